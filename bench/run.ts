@@ -1,0 +1,17 @@
+// `npm run bench`: every scenario, each against tini and dumb-init in the same run.
+import { missingTools } from './measure.ts';
+import * as idleMemory from './idle-memory.ts';
+import * as readinessLatency from './readiness-latency.ts';
+import * as reapOrphans from './reap-orphans.ts';
+import * as startupExit from './startup-exit.ts';
+
+const missing = missingTools();
+if (missing.length > 0) {
+  console.error(`bench needs ${missing.join(', ')}: apt-get install -y tini dumb-init util-linux`);
+  process.exit(2);
+}
+console.log(`sidecar-init benchmarks on Node ${process.version}`);
+startupExit.run();
+reapOrphans.run();
+await idleMemory.run();
+await readinessLatency.run();

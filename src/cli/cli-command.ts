@@ -1,0 +1,13 @@
+import type { CliInput } from '../config/cli-input.ts';
+
+/** What the command line asks for; the caller (main.ts) acts on it and sets the exit code. */
+export type CliCommand =
+  /** Supervise: build the plan from the file and the flags (loadPlan takes this as is), then run it. */
+  | { readonly kind: 'run'; readonly cli: CliInput; readonly configFile: string | undefined }
+  /** Check the same inputs a run would use, without starting anything. */
+  | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string }
+  /**
+   * Help, version or a usage error: write `output` (to stdout when `code` is 0,
+   * else to stderr) and exit with `code`.
+   */
+  | { readonly kind: 'exit'; readonly code: number; readonly output: string };

@@ -1,0 +1,85 @@
+import { Command } from 'commander';
+import type { ProcessFlag } from '../config/cli-input.ts';
+import { formatDuration } from '../config/duration.ts';
+import { LOG_LEVELS } from '../config/literals.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../config/plan.ts';
+import { VERSION } from './version.ts';
+
+export const PROGRAM_NAME = 'sidecar-init';
+export const VALIDATE_COMMAND = 'validate';
+export const CONFIG_ENV = 'SIDECAR_INIT_CONFIG';
+
+export type ProgramMode = 'run' | typeof VALIDATE_COMMAND;
+
+/** What commander collects beyond its own option values: repeatable flags in command-line order. */
+export interface CollectedFlags {
+  readonly processes: ProcessFlag[];
+  readonly ready: string[];
+}
+
+/** Everything commander writes: help and version (exit 0) or a usage error (exit 2), never both. */
+export interface ProgramOutput {
+  text: string;
+}
+
+export const HELP_HINT = `(${PROGRAM_NAME} --help shows the usage)`;
+
+const USAGE: Record<ProgramMode, string> = {
+  run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--ready NAME=PROBE]... [--grace DURATION] [--] APP [ARGS...]',
+  validate: '-c FILE [OPTIONS] [-- APP [ARGS...]]',
+};
+
+const READY_HELP = 'a sidecar is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH or exec:CMD';
+
+const RUN_HELP = `
+The app is the first operand and everything after it, its own options included:
+  ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
+Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}".
+
+Commands:
+  ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]
+      check a configuration without starting anything; exit 0, or 2 listing every problem
+
+Exit codes: the app's; 128+N when signal N killed it; 127 not found; 126 not executable;
+2 for a usage or configuration error (nothing is started).`;
+
+/**
+ * A fresh commander program (commander keeps parsed values on the instance).
+ * It never exits the process and writes only into `output`.
+ */
+export function createProgram(mode: ProgramMode, collected: CollectedFlags, output: ProgramOutput): Command {
+  const program = new Command(mode === 'run' ? PROGRAM_NAME : `${PROGRAM_NAME} ${VALIDATE_COMMAND}`)
+    .usage(USAGE[mode])
+    .description(
+      mode === 'run'
+        ? 'Runs init steps and sidecars in order, then the app; stops the sidecars in reverse when the app exits.'
+        : 'Checks a configuration (the file, and any flags and app given) without starting anything.',
+    )
+    .argument('[app...]', 'the app and its arguments')
+    .option('-c, --config <file>', `YAML config file (default: $${CONFIG_ENV})`)
+    .option('--init <name=cmd>', 'an init step, run to completion in turn (repeatable)', (value: string) => {
+      collected.processes.push({ flag: '--init', value });
+      return value;
+    })
+    .option('--sidecar <name=cmd>', 'a sidecar, kept running from its turn on (repeatable)', (value: string) => {
+      collected.processes.push({ flag: '--sidecar', value });
+      return value;
+    })
+    .option('--ready <name=probe>', READY_HELP, (value: string) => {
+      collected.ready.push(value);
+      return value;
+    })
+    .option('--grace <duration>', `budget for stopping everything, e.g. 10s (default: ${formatDuration(DEFAULT_GRACE_MS)})`)
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})`)
+    .helpOption('-h, --help', 'show this help')
+    // Options after the first operand are the app's: `sidecar-init python -u job.py`.
+    .passThroughOptions()
+    .exitOverride()
+    .showHelpAfterError(HELP_HINT)
+    .configureOutput({
+      writeOut: (text) => void (output.text += text),
+      writeErr: (text) => void (output.text += text),
+    });
+  if (mode === 'run') program.version(VERSION, '-V, --version', 'show the version').addHelpText('after', RUN_HELP);
+  return program;
+}

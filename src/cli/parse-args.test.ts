@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { loadPlan } from '../config/load-plan.ts';
+import { parseArgs } from './parse-args.ts';
+import { VERSION } from './version.ts';
+
+const NO_ENV = {};
+
+describe('parseArgs', () => {
+  it('takes the first operand and everything after it as the app, its options included', () => {
+    expect(parseArgs(['python', '-u', 'job.py', '--grace', '5s', '--', 'x'], NO_ENV)).toEqual({
+      kind: 'run',
+      cli: { processes: [], ready: [], grace: undefined, logLevel: undefined, app: ['python', '-u', 'job.py', '--grace', '5s', '--', 'x'] },
+      configFile: undefined,
+    });
+  });
+
+  it('takes everything after -- as the app, even an app named like the validate command', () => {
+    expect(parseArgs(['--', 'validate', '-c', 'x.yaml'], NO_ENV)).toMatchObject({
+      kind: 'run',
+      cli: { app: ['validate', '-c', 'x.yaml'] },
+      configFile: undefined,
+    });
+    expect(parseArgs(['--grace', '5s', '--', '--weird-app'], NO_ENV)).toMatchObject({ kind: 'run', cli: { grace: '5s', app: ['--weird-app'] } });
+  });
+
+  it('keeps --init and --sidecar in command-line order, interleaved as written', () => {
+    const command = parseArgs(
+      ['--sidecar', 'proxy=envoy', '--init', 'setup=x', '--sidecar=log=tail -f x', '--init', 'b=y', '--ready', 'proxy=tcp://h:1', 'job'],
+      NO_ENV,
+    );
+    expect(command).toMatchObject({
+      kind: 'run',
+      cli: {
+        processes: [
+          { flag: '--sidecar', value: 'proxy=envoy' },
+          { flag: '--init', value: 'setup=x' },
+          { flag: '--sidecar', value: 'log=tail -f x' },
+          { flag: '--init', value: 'b=y' },
+        ],
+        ready: ['proxy=tcp://h:1'],
+        app: ['job'],
+      },
+    });
+  });
+
+  it('reads the config file from -c/--config, else from SIDECAR_INIT_CONFIG', () => {
+    const env = { SIDECAR_INIT_CONFIG: '/etc/env.yaml' };
+    expect(parseArgs(['-c', 'a.yaml'], env)).toMatchObject({ kind: 'run', configFile: 'a.yaml' });
+    expect(parseArgs(['--config=b.yaml'], env)).toMatchObject({ kind: 'run', configFile: 'b.yaml' });
+    expect(parseArgs([], env)).toMatchObject({ kind: 'run', configFile: '/etc/env.yaml' });
+    expect(parseArgs([], { SIDECAR_INIT_CONFIG: '' })).toMatchObject({ kind: 'run', configFile: undefined });
+  });
+
+  it('passes --grace and --log-level through as written, for config to check', () => {
+    expect(parseArgs(['--grace', '5', '--log-level', 'loud', 'job'], NO_ENV)).toMatchObject({
+      kind: 'run',
+      cli: { grace: '5', logLevel: 'loud' },
+    });
+  });
+
+  it('shows the help on stdout and exits 0', () => {
+    const command = parseArgs(['--help'], NO_ENV);
+    expect(command).toMatchObject({ kind: 'exit', code: 0 });
+    expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init \[-c FILE\] \[--init NAME=CMD\]\.\.\./);
+    expect(command.kind === 'exit' && command.output).toContain('sidecar-init validate -c FILE');
+  });
+
+  it('shows the version on stdout and exits 0', () => {
+    expect(parseArgs(['--version'], NO_ENV)).toEqual({ kind: 'exit', code: 0, output: `${VERSION}\n` });
+  });
+
+  it.each([
+    [['--bogus', 'job'], "error: unknown option '--bogus'"],
+    [['--grace'], "error: option '--grace <duration>' argument missing"],
+    [['-c'], "error: option '-c, --config <file>' argument missing"],
+  ])('exits 2 on a usage error, with the message on stderr: %j', (argv, message) => {
+    const command = parseArgs(argv, NO_ENV);
+    expect(command).toEqual({ kind: 'exit', code: 2, output: `${message}\n(sidecar-init --help shows the usage)\n` });
+  });
+
+  it('recognizes validate only as the first argument, with the same options and an optional app', () => {
+    expect(parseArgs(['validate', '-c', 'x.yaml'], NO_ENV)).toMatchObject({ kind: 'validate', configFile: 'x.yaml', cli: { app: [] } });
+    expect(parseArgs(['validate', '--sidecar', 'p=envoy', '--', 'job'], { SIDECAR_INIT_CONFIG: 'e.yaml' })).toMatchObject({
+      kind: 'validate',
+      configFile: 'e.yaml',
+      cli: { processes: [{ flag: '--sidecar', value: 'p=envoy' }], app: ['job'] },
+    });
+    expect(parseArgs(['-c', 'x.yaml', 'validate'], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['validate'] } });
+  });
+
+  it('exits 2 when validate has no config file', () => {
+    expect(parseArgs(['validate'], NO_ENV)).toEqual({
+      kind: 'exit',
+      code: 2,
+      output: 'error: validate needs a config file: -c FILE, or $SIDECAR_INIT_CONFIG\n(sidecar-init --help shows the usage)\n',
+    });
+  });
+
+  it('shows the help of validate and exits 0', () => {
+    const command = parseArgs(['validate', '--help'], NO_ENV);
+    expect(command).toMatchObject({ kind: 'exit', code: 0 });
+    expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init validate -c FILE/);
+  });
+
+  it('gives loadPlan its input as is, for run and validate alike', () => {
+    const readFile = () => 'processes:\n  - { name: proxy, role: sidecar, command: envoy }\n';
+    for (const argv of [['-c', 'x.yaml', 'python', 'job.py'], ['validate', '-c', 'x.yaml', '--', 'python', 'job.py']]) {
+      const command = parseArgs(argv, NO_ENV);
+      if (command.kind === 'exit') throw new Error(command.output);
+      const plan = loadPlan({ ...command, readFile });
+      expect(plan.processes.map((process) => [process.name, process.command])).toEqual([
+        ['proxy', ['envoy']],
+        ['app', ['python', 'job.py']],
+      ]);
+    }
+  });
+});

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { formatDuration, MAX_DURATION_MS, parseDuration } from './duration.ts';
+
+describe('parseDuration', () => {
+  it.each([
+    ['500ms', 500],
+    ['5s', 5_000],
+    ['1m', 60_000],
+    ['1h', 3_600_000],
+    ['1m30s', 90_000],
+    ['1h2m3s4ms', 3_723_004],
+    ['1.5s', 1_500],
+    ['0s', 0],
+  ])('reads %s as %i ms', (text, ms) => {
+    expect(parseDuration(text)).toEqual({ ok: true, value: ms });
+  });
+
+  it('rejects a bare number with a hint to add a unit', () => {
+    expect(parseDuration('5')).toEqual({ ok: false, message: '5 has no unit; write e.g. 5s or 5ms' });
+  });
+
+  it.each(['5x', '', ' 5s', '5 s', '-5s', '5S', 's', '1d'])('rejects %j with examples', (text) => {
+    expect(parseDuration(text)).toEqual({
+      ok: false,
+      message: `${JSON.stringify(text)} is not a duration; use e.g. 500ms, 5s, 1m`,
+    });
+  });
+
+  it("rejects durations longer than Node's timers can hold", () => {
+    expect(parseDuration('596h31m23s647ms')).toEqual({ ok: true, value: MAX_DURATION_MS });
+    expect(parseDuration('597h')).toMatchObject({ ok: false, message: expect.stringMatching(/^"597h" is too long/) });
+  });
+});
+
+describe('formatDuration', () => {
+  it.each([
+    [0, '0s'],
+    [100, '100ms'],
+    [25_000, '25s'],
+    [90_000, '1m30s'],
+    [3_600_500, '1h500ms'],
+  ])('writes %i ms as %s', (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+    expect(parseDuration(text)).toEqual({ ok: true, value: ms });
+  });
+});

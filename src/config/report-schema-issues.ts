@@ -1,0 +1,27 @@
+import type * as z from 'zod';
+import { fileOrigin, type PathSegment, type Report } from './problem.ts';
+import { unknownKeyMessage } from './unknown-key.ts';
+
+/** Zod's issues as problems at their field paths; messages come from describe-issue.ts. */
+export function reportSchemaIssues(issues: readonly z.core.$ZodIssue[], report: Report): void {
+  for (const issue of issues) reportIssue(issue, [], report);
+}
+
+function reportIssue(issue: z.core.$ZodIssue, prefix: readonly PathSegment[], report: Report): void {
+  const path = [...prefix, ...issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))];
+  switch (issue.code) {
+    case 'unrecognized_keys':
+      for (const key of issue.keys) report(fileOrigin(...path, key), unknownKeyMessage(key, path));
+      return;
+    case 'invalid_union': {
+      // When only one branch got past the type check (a list with a bad item),
+      // its issues say more than "expected a string or a list".
+      const deeper = issue.errors.filter((branch) => branch.every((inner) => inner.path.length > 0));
+      if (deeper.length === 1) for (const inner of deeper[0]!) reportIssue(inner, path, report);
+      else report(fileOrigin(...path), issue.message);
+      return;
+    }
+    default:
+      report(fileOrigin(...path), issue.message);
+  }
+}

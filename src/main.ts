@@ -1,0 +1,95 @@
+import type { Logger } from 'pino';
+import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
+import { parseArgs } from './cli/parse-args.ts';
+import type { CliCommand } from './cli/parse-args.ts';
+import { ConfigError } from './config/config-error.ts';
+import { loadPlan } from './config/load-plan.ts';
+import type { Plan } from './config/plan.ts';
+import { startSupervision } from './lifecycle/supervise.ts';
+import { createLogger } from './observe/logger.ts';
+import { writeAllSync } from './observe/write-sync.ts';
+import { loadNativeProcessApi } from './process/native.ts';
+import { createReaper } from './process/reaper.ts';
+import { subscribeSignals } from './process/signals.ts';
+import { createSpawner } from './process/spawn.ts';
+import { sweepDescendants } from './process/sweep.ts';
+import { createProbe } from './probes/create-probe.ts';
+import { assertNever } from './util/assert-never.ts';
+
+const STDOUT_FD = 1;
+const STDERR_FD = 2;
+
+/** The composition root: argv → plan → supervise → exit code. Nothing else wires modules together. */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const command = parseArgs(argv, env);
+  switch (command.kind) {
+    case 'exit':
+      writeAllSync(command.code === 0 ? STDOUT_FD : STDERR_FD, command.output);
+      return command.code;
+    case 'validate':
+      return validate(command);
+    case 'run':
+      return run(command);
+    default:
+      return assertNever(command);
+  }
+}
+
+function validate(command: CliCommand & { kind: 'validate' }): number {
+  const plan = planOrReport(command);
+  if (plan === undefined) return EXIT_USAGE;
+  writeAllSync(STDOUT_FD, `${command.configFile}: valid (${describePlan(plan)})\n`);
+  return 0;
+}
+
+async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
+  const plan = planOrReport(command);
+  if (plan === undefined) return EXIT_USAGE;
+  const logger = createLogger(plan.logLevel);
+  try {
+    return await supervise(plan, logger);
+  } catch (error) {
+    logger.fatal({ event: 'internal-error', err: error }, 'sidecar-init failed');
+    return EXIT_INTERNAL;
+  }
+}
+
+async function supervise(plan: Plan, logger: Logger): Promise<number> {
+  const spawner = createSpawner();
+  const reaper = createReaper({
+    native: loadNativeProcessApi(),
+    ownedPids: spawner.ownedPids,
+    onReaped: (orphans) => logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans'),
+  });
+  reaper.start();
+  logger.info({ event: 'starting', mode: reaper.mode, graceMs: plan.graceMs }, `starting ${describePlan(plan)}`);
+
+  const supervision = startSupervision(plan, { spawner, createProbe: (spec) => createProbe(spec, { spawner }), logger });
+  // Listeners stay installed until the process exits: as PID 1 an unhandled
+  // signal would vanish, and elsewhere SIGTERM's default action would kill the
+  // supervisor mid-teardown and lose the app's exit code.
+  subscribeSignals((signal) => supervision.dispatch({ type: 'signal', signal }));
+  supervision.dispatch({ type: 'boot' });
+  const exitCode = await supervision.done;
+
+  const swept = await sweepDescendants({ reaper, graceMs: supervision.remainingGraceMs() });
+  if (swept.terminated + swept.killed > 0) logger.warn({ event: 'swept', ...swept }, 'stopped leftover processes');
+  reaper.stop();
+  logger.info({ event: 'exit', exitCode }, 'exiting');
+  return exitCode;
+}
+
+function planOrReport(command: CliCommand & { kind: 'run' | 'validate' }): Plan | undefined {
+  try {
+    return loadPlan(command);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    writeAllSync(STDERR_FD, `sidecar-init: ${error.message}\n`);
+    return undefined;
+  }
+}
+
+function describePlan(plan: Plan): string {
+  const count = (role: string) => plan.processes.filter((spec) => spec.role === role).length;
+  return `${count('init')} init steps, ${count('sidecar')} sidecars, app ${plan.processes.at(-1)?.name ?? '?'}`;
+}

@@ -1,0 +1,29 @@
+import { writeSync } from 'node:fs';
+
+/** How long to back off when a non-blocking pipe is full, before trying again. */
+const PIPE_FULL_RETRY_MS = 1;
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to a file descriptor before returning. The supervisor's
+ * own output is written synchronously so that its last lines are never lost
+ * when it exits right after (queued async writes are dropped by process.exit).
+ * A reader that went away (EPIPE) must not crash PID 1 or change its exit code,
+ * so that is swallowed: there is nobody left to tell.
+ */
+export function writeAllSync(fd: number, text: string): void {
+  let buffer = Buffer.from(text);
+  while (buffer.length > 0) {
+    try {
+      buffer = buffer.subarray(writeSync(fd, buffer));
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN') {
+        Atomics.wait(sleeper, 0, 0, PIPE_FULL_RETRY_MS);
+        continue;
+      }
+      if (code === 'EPIPE' || code === 'EBADF') return;
+      throw error;
+    }
+  }
+}

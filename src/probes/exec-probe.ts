@@ -1,0 +1,52 @@
+import type { Spawner } from '../process/child.ts';
+import type { ExitStatus } from '../process/exit-status.ts';
+import { isSuccess } from '../process/exit-status.ts';
+import { assertNever } from '../util/assert-never.ts';
+import type { Probe } from './probe.ts';
+import { failure, runAttempt } from './run-attempt.ts';
+
+// Ready when a command exits 0, as Kubernetes' exec probe. It runs through the
+// Spawner so its pid is in ownedPids (the reaper leaves it to libuv) and in its
+// own process group, which is what lets one SIGKILL end it and anything it started.
+
+export function createExecProbe(command: readonly string[], spawner: Spawner): Probe {
+  const [program, ...args] = command;
+  if (program === undefined) throw new Error('exec probe: the command is empty');
+  const description = `exec:${command.join(' ')}`;
+  return {
+    description,
+    check: (timeoutMs, signal) =>
+      runAttempt(timeoutMs, signal, (settle) => {
+        const spawned = spawner.spawn({ name: description, command: [program, ...args], env: {}, cwd: undefined });
+        if (!spawned.ok) {
+          settle(failure(spawned.status.reason));
+          return () => {};
+        }
+        const { child } = spawned;
+        void child.exited.then((status) =>
+          settle(isSuccess(status) ? { ok: true } : failure(`${description}: ${describeStatus(status)}`)),
+        );
+        return async () => {
+          // On timeout or abort this kills the probe; after a normal exit it ends
+          // whatever the probe left running in its group (a probe runs every
+          // period, so a leak would repeat). SIGKILL: a probe gets no grace.
+          // ESRCH (nothing left) is the common case and returns false.
+          child.signal('SIGKILL', 'group');
+          await child.exited;
+        };
+      }),
+  };
+}
+
+function describeStatus(status: ExitStatus): string {
+  switch (status.kind) {
+    case 'exited':
+      return `exited with code ${status.code}`;
+    case 'signaled':
+      return `killed by ${status.signal}`;
+    case 'spawn-failed':
+      return status.reason;
+    default:
+      return assertNever(status);
+  }
+}

@@ -1,0 +1,62 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { NATIVE_ADDON_ENV, NativeAddonError, decodeWaitStatus, loadNativeProcessApi } from './native.ts';
+
+describe('decodeWaitStatus', () => {
+  test('a normal exit carries its code', () => {
+    expect(decodeWaitStatus(0)).toEqual({ kind: 'exited', code: 0 });
+    expect(decodeWaitStatus(3 << 8)).toEqual({ kind: 'exited', code: 3 });
+    expect(decodeWaitStatus(255 << 8)).toEqual({ kind: 'exited', code: 255 });
+  });
+
+  test('a signal death carries Node’s name for it, core dump or not', () => {
+    expect(decodeWaitStatus(9)).toEqual({ kind: 'signaled', signal: 'SIGKILL' });
+    expect(decodeWaitStatus(15)).toEqual({ kind: 'signaled', signal: 'SIGTERM' });
+    expect(decodeWaitStatus(0x80 | 6)).toEqual({ kind: 'signaled', signal: 'SIGABRT' });
+  });
+
+  test('a real-time signal, which Node cannot name, reads as a shell would report it', () => {
+    expect(decodeWaitStatus(40)).toEqual({ kind: 'exited', code: 168 });
+  });
+
+  test('stopped and continued are not exits', () => {
+    expect(() => decodeWaitStatus((19 << 8) | 0x7f)).toThrow(RangeError);
+    expect(() => decodeWaitStatus(0xffff)).toThrow(RangeError);
+  });
+});
+
+describe('loadNativeProcessApi', () => {
+  let dir: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sidecar-init-native-'));
+    const root = fileURLToPath(new URL('../..', import.meta.url));
+    execFileSync(join(root, 'node_modules/.bin/node'), [join(root, 'scripts/build-native.mjs'), join(dir, 'reaper.node')], {
+      stdio: 'pipe',
+    });
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  test('a missing override says how to build the addon', () => {
+    const load = () => loadNativeProcessApi({ [NATIVE_ADDON_ENV]: join(dir, 'missing.node') });
+    expect(load).toThrow(NativeAddonError);
+    expect(load).toThrow(/npm run build/);
+  });
+
+  test('a file that is not an addon fails to load with the fix', () => {
+    const bogus = join(dir, 'bogus.node');
+    writeFileSync(bogus, 'not a shared object');
+    expect(() => loadNativeProcessApi({ [NATIVE_ADDON_ENV]: bogus })).toThrow(/could not load .*npm run build/);
+  });
+
+  test('the built addon waits only on the PID it is given', () => {
+    const native = loadNativeProcessApi({ [NATIVE_ADDON_ENV]: join(dir, 'reaper.node') });
+    expect(native.reapPid(process.ppid)).toBeUndefined(); // not our child: ECHILD
+    for (const pid of [0, -1, 1.5, Number.NaN]) expect(() => native.reapPid(pid)).toThrow(RangeError);
+  });
+});

@@ -1,0 +1,73 @@
+/*
+ * The two syscalls the reaper needs and Node does not expose. Kept to exactly
+ * these two: everything else (finding zombies, deciding whom to reap) is in
+ * TypeScript, where it is tested.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <node_api.h>
+
+static napi_value throw_errno(napi_env env, const char *call, int err) {
+  char message[128];
+  snprintf(message, sizeof message, "%s failed: %s (errno %d)", call, strerror(err), err);
+  napi_throw_error(env, NULL, message);
+  return NULL;
+}
+
+/* setChildSubreaper(): void. Orphans of our descendants are re-parented to us
+ * instead of to PID 1 (prctl(2), Linux 3.4+). */
+static napi_value set_child_subreaper(napi_env env, napi_callback_info info) {
+  (void)info;
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+    return throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", errno);
+  }
+  return NULL;
+}
+
+/* reapPid(pid): number | undefined. Waits for exactly one pid, never -1 or a
+ * group: waitpid(-1) would also collect the children libuv spawned, and their
+ * exit events (execa's promises) would never fire. */
+static napi_value reap_pid(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  double number;
+  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok) return NULL;
+  /* Written so that NaN fails too; pid 0 and negatives would wait on a group. */
+  if (argc < 1 || napi_get_value_double(env, arg, &number) != napi_ok ||
+      !(number >= 1 && number <= INT_MAX) || (double)(pid_t)number != number) {
+    napi_throw_range_error(env, NULL, "reapPid: pid must be a positive integer");
+    return NULL;
+  }
+
+  pid_t pid = (pid_t)number;
+  int status;
+  pid_t result;
+  do {
+    result = waitpid(pid, &status, WNOHANG);
+  } while (result == -1 && errno == EINTR);
+
+  /* 0: still running. ECHILD: not our child, or already reaped by someone else. */
+  if (result == 0 || (result == -1 && errno == ECHILD)) return NULL;
+  if (result == -1) return throw_errno(env, "waitpid", errno);
+
+  napi_value value;
+  if (napi_create_int32(env, status, &value) != napi_ok) return NULL;
+  return value;
+}
+
+NAPI_MODULE_INIT() {
+  napi_property_descriptor properties[] = {
+    {"setChildSubreaper", NULL, set_child_subreaper, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"reapPid", NULL, reap_pid, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok) {
+    return NULL;
+  }
+  return exports;
+}

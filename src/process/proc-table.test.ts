@@ -1,0 +1,55 @@
+import { describe, expect, test } from 'vitest';
+import type { ProcEntry } from './proc-table.ts';
+import { isAlive, isLiveEntry, listDescendants, parseProcStat, readProcTable } from './proc-table.ts';
+
+const STAT_TAIL = '0 0 0 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 1234 2289664 229 18446744073709551615\n';
+
+describe('parseProcStat', () => {
+  test('reads pid, comm, state and ppid', () => {
+    expect(parseProcStat(`42 (sleep) S 7 42 ${STAT_TAIL}`)).toEqual({ pid: 42, ppid: 7, state: 'S', comm: 'sleep' });
+  });
+
+  test('a comm with spaces and parentheses ends at the last )', () => {
+    expect(parseProcStat(`123 ((a) b)) Z 1 123 ${STAT_TAIL}`)).toEqual({ pid: 123, ppid: 1, state: 'Z', comm: '(a) b)' });
+    expect(parseProcStat(`9 (x ) S 5) R 3 9 ${STAT_TAIL}`)).toEqual({ pid: 9, ppid: 3, state: 'R', comm: 'x ) S 5' });
+  });
+
+  test('rejects what is not a stat line', () => {
+    expect(parseProcStat('')).toBeUndefined();
+    expect(parseProcStat('42 sleep S 7')).toBeUndefined();
+    expect(parseProcStat('x (sleep) S 7')).toBeUndefined();
+    expect(parseProcStat('42 (sleep)')).toBeUndefined();
+  });
+});
+
+describe('listDescendants', () => {
+  const entry = (pid: number, ppid: number, state = 'S'): ProcEntry => ({ pid, ppid, state, comm: `p${pid}` });
+  const table = [entry(1, 0), entry(10, 1), entry(11, 10), entry(12, 11, 'Z'), entry(20, 1), entry(30, 99)];
+
+  test('finds children, grandchildren and zombies, not the root or strangers', () => {
+    expect(listDescendants(10, table).map(({ pid }) => pid).sort()).toEqual([11, 12]);
+    expect(listDescendants(1, table).map(({ pid }) => pid).sort()).toEqual([10, 11, 12, 20]);
+    expect(listDescendants(30, table)).toEqual([]);
+  });
+
+  test('isLiveEntry excludes zombies and dead entries', () => {
+    expect([entry(1, 0, 'R'), entry(2, 0, 'D'), entry(3, 0, 'Z'), entry(4, 0, 'X')].map(isLiveEntry)).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
+  });
+});
+
+describe('the live /proc', () => {
+  test('contains this process with its parent', () => {
+    expect(readProcTable()).toContainEqual(expect.objectContaining({ pid: process.pid, ppid: process.ppid }));
+    expect(listDescendants(process.ppid).map(({ pid }) => pid)).toContain(process.pid);
+  });
+
+  test('isAlive is true for this process and false for a PID that does not exist', () => {
+    expect(isAlive(process.pid)).toBe(true);
+    expect(isAlive(2 ** 22 + 1)).toBe(false); // above Linux's PID_MAX_LIMIT
+  });
+});

@@ -1,0 +1,236 @@
+import { chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Child, SpawnRequest, SpawnResult, Spawner } from './child.ts';
+import { createSpawner } from './spawn.ts';
+
+// Real processes only. Every pid a test starts (children and the grandchildren
+// they report) is tracked; afterEach asserts none survived, then kills any that did.
+
+const POLL_INTERVAL_MS = 10;
+const WAIT_BOUND_MS = 5_000;
+
+let spawner: Spawner;
+let workDir: string;
+let startedPids: number[];
+
+beforeEach(async () => {
+  spawner = createSpawner();
+  workDir = await mkdtemp(join(tmpdir(), 'spawn-test-'));
+  startedPids = [];
+});
+
+afterEach(async () => {
+  const survivors = startedPids.filter(isAlive);
+  for (const pid of survivors) killQuietly(pid);
+  await rm(workDir, { recursive: true, force: true });
+  expect(survivors).toEqual([]);
+});
+
+function spawn(command: SpawnRequest['command'], extra: Partial<SpawnRequest> = {}): SpawnResult {
+  const result = spawner.spawn({ name: 'test', command, env: {}, cwd: undefined, ...extra });
+  if (result.ok) startedPids.push(result.child.pid);
+  return result;
+}
+
+function spawnChild(command: SpawnRequest['command'], extra: Partial<SpawnRequest> = {}): Child {
+  const result = spawn(command, extra);
+  if (!result.ok) throw new Error(`spawn failed: ${result.status.reason}`);
+  return result.child;
+}
+
+describe('createSpawner', () => {
+  it('reports the exit code', async () => {
+    const child = spawnChild(['sh', '-c', 'exit 7']);
+    await expect(child.exited).resolves.toEqual({ kind: 'exited', code: 7 });
+  });
+
+  it('reports the signal that killed the child', async () => {
+    const selfKilled = spawnChild(['sh', '-c', 'kill -TERM $$']);
+    await expect(selfKilled.exited).resolves.toEqual({ kind: 'signaled', signal: 'SIGTERM' });
+
+    const sleeper = spawnChild(['sleep', '30']);
+    expect(sleeper.signal('SIGKILL', 'process')).toBe(true);
+    await expect(sleeper.exited).resolves.toEqual({ kind: 'signaled', signal: 'SIGKILL' });
+  });
+
+  it('fails with 127 naming the program and the PATH when it does not exist', () => {
+    const result = spawn(['no-such-program-for-spawn-test'], { env: { PATH: '/nonexistent-a:/nonexistent-b' } });
+    expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 127 } });
+    if (result.ok) return;
+    expect(result.status.reason).toContain('no-such-program-for-spawn-test');
+    expect(result.status.reason).toContain('/nonexistent-a:/nonexistent-b');
+    expect(spawner.ownedPids.size).toBe(0);
+  });
+
+  it('fails with 127 for a missing explicit path', () => {
+    const result = spawn(['./missing.sh'], { cwd: workDir });
+    expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 127 } });
+    if (!result.ok) expect(result.status.reason).toContain(join(workDir, 'missing.sh'));
+  });
+
+  it('fails with 126 for a file without the execute bit', async () => {
+    const script = join(workDir, 'not-executable.sh');
+    await writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    const result = spawn([script]);
+    expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 126 } });
+    if (!result.ok) expect(result.status.reason).toContain(script);
+  });
+
+  it('fails with 126 for a directory, given as a path or found in PATH', async () => {
+    await mkdir(join(workDir, 'bin', 'tool'), { recursive: true });
+    expect(spawn([join(workDir, 'bin')])).toMatchObject({ ok: false, status: { code: 126 } });
+    const viaPath = spawn(['tool'], { env: { PATH: join(workDir, 'bin') } });
+    expect(viaPath).toMatchObject({ ok: false, status: { code: 126 } });
+    if (!viaPath.ok) expect(viaPath.status.reason).toContain(join(workDir, 'bin', 'tool'));
+  });
+
+  it('keeps searching PATH past a non-executable match, like execvp', async () => {
+    await mkdir(join(workDir, 'first'));
+    await mkdir(join(workDir, 'second'));
+    await writeFile(join(workDir, 'first', 'tool'), '#!/bin/sh\nexit 1\n', { mode: 0o644 });
+    await writeFile(join(workDir, 'second', 'tool'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+    const child = spawnChild(['tool'], { env: { PATH: `${join(workDir, 'first')}:${join(workDir, 'second')}` } });
+    await expect(child.exited).resolves.toEqual({ kind: 'exited', code: 3 });
+  });
+
+  it('fails with 126 when the working directory does not exist', () => {
+    const missing = join(workDir, 'gone');
+    const result = spawn(['true'], { cwd: missing });
+    expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 126 } });
+    if (!result.ok) expect(result.status.reason).toContain(`working directory ${missing} does not exist`);
+  });
+
+  it('fails with 127 naming the interpreter of a script whose #! program is missing', async () => {
+    const script = join(workDir, 'bad-interpreter.sh');
+    await writeFile(script, '#!/nonexistent/interpreter -x\nexit 0\n', { mode: 0o755 });
+    const result = spawn([script]);
+    expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 127 } });
+    if (!result.ok) expect(result.status.reason).toContain('/nonexistent/interpreter');
+  });
+
+  it('fails with 127 naming the loader of a binary built for a libc the system lacks', async () => {
+    // A copy of `true` whose PT_INTERP names a loader that does not exist: what a
+    // glibc binary looks like on a musl image.
+    const original = readFileSync('/bin/true');
+    const loader = original.toString('latin1').match(/\/lib[^\0]*ld-[^\0]+\.so[^\0]*/)?.[0];
+    if (loader === undefined) throw new Error('no dynamic loader found in /bin/true');
+    const missingLoader = `/x${loader.slice(2)}`;
+    const binary = join(workDir, 'foreign-libc');
+    await copyFile('/bin/true', binary);
+    await writeFile(binary, Buffer.from(original.toString('latin1').replace(loader, missingLoader), 'latin1'));
+    await chmod(binary, 0o755);
+    const result = spawn([binary]);
+    expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 127 } });
+    if (!result.ok) expect(result.status.reason).toContain(missingLoader);
+  });
+
+  it('applies env and cwd, and keeps argv[0] as written', async () => {
+    const out = join(workDir, 'out.txt');
+    const child = spawnChild(['sh', '-c', 'pwd > "$OUT"; echo "$GREETING" >> "$OUT"; tr "\\0" " " < /proc/$$/cmdline >> "$OUT"'], {
+      env: { OUT: out, GREETING: 'hello from env' },
+      cwd: workDir,
+    });
+    await expect(child.exited).resolves.toEqual({ kind: 'exited', code: 0 });
+    const [pwd, greeting, cmdline] = (await readFile(out, 'utf8')).split('\n');
+    expect(pwd).toBe(await realpath(workDir));
+    expect(greeting).toBe('hello from env');
+    expect(cmdline?.startsWith('sh -c ')).toBe(true);
+  });
+
+  it('inherits the supervisor environment under the request env', async () => {
+    process.env.SPAWN_TEST_INHERITED = 'from-parent';
+    try {
+      const out = join(workDir, 'env.txt');
+      const child = spawnChild(['sh', '-c', 'echo "$SPAWN_TEST_INHERITED $OVERRIDE" > "$OUT"'], { env: { OUT: out, OVERRIDE: 'mine' } });
+      await child.exited;
+      expect((await readFile(out, 'utf8')).trim()).toBe('from-parent mine');
+    } finally {
+      delete process.env.SPAWN_TEST_INHERITED;
+    }
+  });
+
+  it('reaches a grandchild when signaling the group', async () => {
+    const pidFile = join(workDir, 'grandchild.pid');
+    const child = spawnChild(['sh', '-c', `sleep 300 & echo $! > "${pidFile}"; wait`]);
+    const grandchild = Number(await waitForFile(pidFile));
+    startedPids.push(grandchild);
+    expect(isAlive(grandchild)).toBe(true);
+
+    expect(child.signal('SIGTERM')).toBe(true);
+    await expect(child.exited).resolves.toEqual({ kind: 'signaled', signal: 'SIGTERM' });
+    await waitUntil(() => !isAlive(grandchild));
+  });
+
+  it('signals only the child with scope "process"', async () => {
+    const pidFile = join(workDir, 'grandchild.pid');
+    const child = spawnChild(['sh', '-c', `sleep 300 & echo $! > "${pidFile}"; wait`]);
+    const grandchild = Number(await waitForFile(pidFile));
+    startedPids.push(grandchild);
+
+    child.signal('SIGTERM', 'process');
+    await child.exited;
+    expect(isAlive(grandchild)).toBe(true);
+    // The group outlives its leader while a member lives, so a group stop still reaches it.
+    expect(child.signal('SIGKILL', 'group')).toBe(true);
+    await waitUntil(() => !isAlive(grandchild));
+  });
+
+  it('returns false when signaling a child that is gone', async () => {
+    const child = spawnChild(['true']);
+    await child.exited;
+    expect(child.signal('SIGTERM', 'group')).toBe(false);
+    expect(child.signal('SIGTERM', 'process')).toBe(false);
+  });
+
+  it('owns the pid from spawn until the exit is reported', async () => {
+    const child = spawnChild(['sleep', '30']);
+    expect(spawner.ownedPids.has(child.pid)).toBe(true);
+    child.signal('SIGKILL');
+    await child.exited;
+    expect(spawner.ownedPids.has(child.pid)).toBe(false);
+    expect(spawner.ownedPids.size).toBe(0);
+  });
+});
+
+function isAlive(pid: number): boolean {
+  try {
+    // A zombie has exited; only its parent's wait is missing. State follows the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}
+
+function killQuietly(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // Already gone.
+  }
+}
+
+async function waitUntil(predicate: () => boolean): Promise<void> {
+  const giveUpAt = Date.now() + WAIT_BOUND_MS;
+  while (!predicate()) {
+    if (Date.now() > giveUpAt) throw new Error(`condition not met within ${WAIT_BOUND_MS}ms`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_INTERVAL_MS));
+  }
+}
+
+async function waitForFile(path: string): Promise<string> {
+  let content = '';
+  await waitUntil(() => {
+    try {
+      content = readFileSync(path, 'utf8');
+      return content.endsWith('\n');
+    } catch {
+      return false;
+    }
+  });
+  return content.trim();
+}

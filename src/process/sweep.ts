@@ -1,0 +1,65 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { isLiveEntry, listDescendants } from './proc-table.ts';
+import type { Reaper } from './reaper.ts';
+
+// There is no event for "a process that is not our child died", so the sweep
+// polls /proc; at this interval a pass costs well under a millisecond per
+// dozen processes.
+const SWEEP_POLL_MS = 20;
+// After SIGKILL the kernel still has to tear each process down (and re-parent
+// its children to us); bound that wait so an unkillable (D state) process
+// cannot hold the supervisor's exit forever.
+const KILL_SETTLE_MS = 1_000;
+
+export interface SweepOptions {
+  readonly reaper: Reaper;
+  /** How long SIGTERM gets before SIGKILL. */
+  readonly graceMs: number;
+  /** PIDs to leave alone (their descendants are still swept). */
+  readonly exclude?: ReadonlySet<number>;
+}
+
+export interface SweepResult {
+  /** Descendants that ended within the grace after SIGTERM. */
+  readonly terminated: number;
+  /** Descendants still alive after the grace, sent SIGKILL. */
+  readonly killed: number;
+}
+
+/**
+ * Ends every live descendant of this process, so nothing the supervisor spawned
+ * or adopted outlives it: SIGTERM, up to graceMs, SIGKILL, then reap.
+ * Descendants that appear meanwhile (forked while shutting down) are included.
+ */
+export async function sweepDescendants({ reaper, graceMs, exclude = new Set() }: SweepOptions): Promise<SweepResult> {
+  const sentTerm = new Set<number>();
+  const sentKill = new Set<number>();
+  const graceEnd = Date.now() + graceMs;
+  const killEnd = graceEnd + KILL_SETTLE_MS;
+  for (;;) {
+    reaper.reapZombies();
+    const live = listDescendants(process.pid).filter((entry) => isLiveEntry(entry) && !exclude.has(entry.pid));
+    const now = Date.now();
+    if (live.length === 0 || now >= killEnd) break;
+    const [signal, sent] = now < graceEnd ? (['SIGTERM', sentTerm] as const) : (['SIGKILL', sentKill] as const);
+    for (const { pid } of live) {
+      if (sent.has(pid)) continue;
+      sent.add(pid);
+      sendSignal(pid, signal);
+    }
+    await delay(SWEEP_POLL_MS);
+  }
+  // The last ones may have become our zombies after the pass above.
+  reaper.reapZombies();
+  const terminated = [...sentTerm].filter((pid) => !sentKill.has(pid)).length;
+  return { terminated, killed: sentKill.size };
+}
+
+function sendSignal(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch (error) {
+    // Gone between the /proc read and the kill: that is what we wanted.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+  }
+}

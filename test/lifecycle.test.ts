@@ -1,0 +1,203 @@
+import { writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { fixture, freePort, tcpServer } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { runSupervisor, startSupervisor } from './support/supervisor.ts';
+
+// Ordered start, readiness gating, reverse teardown and exit codes, through the
+// real CLI with real processes. Every test ends by checking that no process of
+// its run is left alive, and afterEach kills any that were, by PID.
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+
+describe('startup order and teardown', () => {
+  it('starts entries in list order gated on readiness, stops sidecars in reverse, exits with the app code', async () => {
+    const events = createEvents();
+    const [portA, portB] = [await freePort(), await freePort()];
+    const run = track(
+      await runSupervisor(
+        [
+          ['--sidecar', `a=${tcpServer('a', portA, 200)}`],
+          ['--ready', `a=tcp://127.0.0.1:${portA}`],
+          ['--init', `step=${fixture('exit-with.sh', 'step', '0')}`],
+          ['--sidecar', `b=${tcpServer('b', portB, 100)}`],
+          ['--ready', `b=tcp://127.0.0.1:${portB}`],
+          ['--', `${'/bin/sh'}`, '-c', `. ${fixture('record.sh')}; NAME=app; record start; exit 3`],
+        ].flat(),
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    expect(run.code).toBe(3);
+    expect(events.sequence()).toEqual([
+      'a start',
+      'a listening',
+      'step start',
+      'step exit-0',
+      'b start',
+      'b listening',
+      'app start',
+      'b stop',
+      'a stop',
+    ]);
+    await expectNothingLeft(run);
+  });
+
+  it('logs each event with stable fields, and its last line is never lost', async () => {
+    const events = createEvents();
+    const run = track(await runSupervisor(['--sidecar', `s=${fixture('serve.sh', 's')}`, '--', ...['/bin/sh', '-c', 'exit 0']], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    const spawned = run.logs.filter((line) => line.event === 'spawned');
+    expect(spawned.map((line) => [line.proc, line.role, typeof line.pid])).toEqual([
+      ['s', 'sidecar', 'number'],
+      ['app', 'app', 'number'],
+    ]);
+    expect(run.logs.find((line) => line.event === 'exited' && line.proc === 's')).toMatchObject({ exitCode: 0 });
+    expect(run.logs.at(-1)).toMatchObject({ event: 'exit', exitCode: 0 });
+    await expectNothingLeft(run);
+  });
+
+  it('reports 128+N when a signal killed the app', async () => {
+    const run = track(await runSupervisor(['--', '/bin/sh', '-c', 'kill -KILL $$']));
+    expect(run.code).toBe(137);
+    await expectNothingLeft(run);
+  });
+
+  it('does not let a sidecar that ignores SIGTERM hold the exit past the grace budget', async () => {
+    const events = createEvents();
+    const started = Date.now();
+    const run = track(
+      await runSupervisor(['--grace', '1s', '--sidecar', `stubborn=${fixture('ignore-term.sh', 'stubborn')}`, '--', '/bin/sh', '-c', 'exit 0'], {
+        env: { EVENTS: events.file },
+      }),
+    );
+    // Grace 1s, then SIGTERM, then SIGKILL 2s later: a generous upper bound, not a benchmark.
+    expect(Date.now() - started).toBeLessThan(1_000 + 2_000 + 3_000);
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toContain('stubborn ignored-term');
+    expect(run.logs.some((line) => line.event === 'stopping' && line.signal === 'SIGKILL' && line.proc === 'stubborn')).toBe(true);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('startup failures', () => {
+  it('an init step that fails stops started sidecars, never starts the app, and exits with its code', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const run = track(
+      await runSupervisor(
+        [
+          ['--sidecar', `a=${tcpServer('a', port)}`],
+          ['--ready', `a=tcp://127.0.0.1:${port}`],
+          ['--init', `bad=${fixture('exit-with.sh', 'bad', '4')}`],
+          ['--', ...['/bin/sh', '-c', `. ${fixture('record.sh')}; NAME=app; record start`]],
+        ].flat(),
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    expect(run.code).toBe(4);
+    expect(events.sequence()).toEqual(['a start', 'a listening', 'bad start', 'bad exit-4', 'a stop']);
+    await expectNothingLeft(run);
+  });
+
+  it('a sidecar whose probe never passes before its deadline fails startup', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const config = events.dir + '/deadline.yaml';
+    writeFileSync(
+      config,
+      [
+        'processes:',
+        '  - name: slow',
+        '    role: sidecar',
+        `    command: ${JSON.stringify(tcpServer('slow', port, 60_000))}`,
+        '    readiness:',
+        `      probe: tcp://127.0.0.1:${port}`,
+        '      deadline: 300ms',
+        '  - name: app',
+        '    role: app',
+        `    command: ${JSON.stringify(fixture('exit-with.sh', 'app', '0'))}`,
+      ].join('\n'),
+    );
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(1);
+    expect(events.sequence()).toEqual(['slow start', 'slow stop']);
+    expect(run.logs.find((line) => line.event === 'not-ready')?.msg).toMatch(/tcp:\/\/127\.0\.0\.1:\d+ did not pass within 300ms/);
+    await expectNothingLeft(run);
+  });
+
+  it('a sidecar that exits before it is ready fails startup with its code', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const run = track(
+      await runSupervisor(
+        ['--sidecar', `crash=${fixture('exit-with.sh', 'crash', '5')}`, '--ready', `crash=tcp://127.0.0.1:${port}`, '--', fixture('exit-with.sh', 'app', '0')],
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    expect(run.code).toBe(5);
+    expect(events.sequence()).toEqual(['crash start', 'crash exit-5']);
+    await expectNothingLeft(run);
+  });
+
+  it('exits 127 naming a program that does not exist, and starts nothing after it', async () => {
+    const events = createEvents();
+    const run = track(
+      await runSupervisor(['--sidecar', 'proxy=no-such-proxy --flag', '--', fixture('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+    );
+    expect(run.code).toBe(127);
+    expect(run.stderr()).toContain('no-such-proxy');
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+
+  it('exits 126 for an app that is not executable', async () => {
+    const run = track(await runSupervisor(['--', fixture('record.sh')]));
+    expect(run.code).toBe(126);
+    expect(run.stderr()).toContain('record.sh');
+  });
+});
+
+describe('termination', () => {
+  it('on SIGTERM stops the app first, then sidecars in reverse order, and exits with the app code', async () => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(
+        ['--sidecar', `a=${fixture('serve.sh', 'a')}`, '--sidecar', `b=${fixture('serve.sh', 'b')}`, '--', fixture('serve.sh', 'app')],
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
+    await events.waitFor('app start');
+    run.process.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(events.sequence().filter((entry) => entry.endsWith('stop'))).toEqual(['app stop', 'b stop', 'a stop']);
+    await expectNothingLeft(run);
+  });
+
+  it('on SIGINT passes SIGINT to the app, whose death by it sets the exit code', async () => {
+    const run = track(startSupervisor(['--', 'sleep', '300']));
+    await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
+    run.process.kill('SIGINT');
+    expect((await run.exited).code).toBe(130);
+    expect(run.logs.find((line) => line.event === 'stopping' && line.proc === 'app')).toMatchObject({ signal: 'SIGINT' });
+    await expectNothingLeft(run);
+  });
+
+  it('on SIGTERM during startup stops what runs, starts nothing new, and exits non-zero promptly', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const run = track(
+      startSupervisor(
+        ['--sidecar', `slow=${tcpServer('slow', port, 60_000)}`, '--ready', `slow=tcp://127.0.0.1:${port}`, '--', fixture('exit-with.sh', 'app', '0')],
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    await events.waitFor('slow start');
+    const signalled = Date.now();
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(143);
+    expect(Date.now() - signalled).toBeLessThan(5_000);
+    expect(events.sequence()).toEqual(['slow start', 'slow stop']);
+    await expectNothingLeft(run);
+  });
+});

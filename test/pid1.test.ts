@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { fixture, shellJoin } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { runSupervisor, startSupervisor } from './support/supervisor.ts';
+
+// The supervisor as real PID 1 (a new PID namespace; needs root, as in CI), and
+// as a child subreaper when it is not PID 1.
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+const ORPHANS = 150;
+
+describe('as PID 1', () => {
+  it('reaps every orphaned zombie in the container', async () => {
+    const events = createEvents();
+    const app = shellJoin('/bin/sh', '-c', `${fixture('make-orphans.sh', String(ORPHANS))} && ${fixture('count-zombies.sh', 'app')}`);
+    const run = track(await runSupervisor(['--', ...['/bin/sh', '-c', app]], { pid1: true, env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    expect(run.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'pid1' });
+    expect(events.sequence()).toEqual(['app zombies-0']);
+    const reaped = run.logs.filter((line) => line.event === 'reaped').reduce((sum, line) => sum + Number(line.count), 0);
+    expect(reaped).toBeGreaterThanOrEqual(ORPHANS);
+    await expectNothingLeft(run);
+  });
+
+  it('runs the whole lifecycle and stops what the app left behind', async () => {
+    const events = createEvents();
+    const run = track(
+      await runSupervisor(['--grace', '1s', '--sidecar', `s=${fixture('serve.sh', 's')}`, '--', fixture('leave-daemon.sh', 'app')], {
+        pid1: true,
+        env: { EVENTS: events.file },
+      }),
+    );
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toEqual(expect.arrayContaining(['s start', 'app start', 's stop']));
+    // The daemon and its subshell ignore SIGTERM: the sweep had to SIGKILL them.
+    expect(Number(run.logs.find((line) => line.event === 'swept')?.killed)).toBeGreaterThan(0);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('as a subreaper (not PID 1)', () => {
+  it('adopts orphans of its children and stops them before it exits', async () => {
+    const events = createEvents();
+    const run = track(startSupervisor(['--', fixture('adopt-me.sh', 'app')], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    const orphan = events.read().find((entry) => entry.event === 'orphan');
+    expect(orphan).toBeDefined();
+    expect(parentOf(orphan!.pid)).toBe(run.process.pid);
+    expect(run.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'subreaper' });
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    expect(run.logs.find((line) => line.event === 'swept')).toMatchObject({ terminated: 1 });
+    await expectNothingLeft(run);
+  });
+});
+
+function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}

@@ -1,0 +1,78 @@
+import { connect } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { fixture } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { startSupervisor } from './support/supervisor.ts';
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+const INSPECTOR_PORT = 9229;
+
+describe('signal forwarding', () => {
+  it('forwards HUP, QUIT, USR1, USR2 and WINCH to the app unchanged', async () => {
+    const events = createEvents();
+    const run = track(startSupervisor(['--', fixture('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    for (const signal of ['SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const) {
+      run.process.kill(signal);
+      await events.waitFor(`app got-${signal.slice(3)}`);
+    }
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    expect(run.logs.filter((line) => line.event === 'forwarded').map((line) => line.signal)).toEqual(['SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH']);
+    await expectNothingLeft(run);
+  });
+
+  it('never opens the Node inspector when SIGUSR1 arrives', async () => {
+    const events = createEvents();
+    const run = track(startSupervisor(['--', fixture('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    run.process.kill('SIGUSR1');
+    await events.waitFor('app got-USR1');
+    expect(await isListening(INSPECTOR_PORT)).toBe(false);
+    expect(run.stderr()).not.toContain('Debugger listening');
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it('a second SIGTERM during teardown kills everything at once', async () => {
+    const events = createEvents();
+    const run = track(startSupervisor(['--grace', '60s', '--', fixture('ignore-term.sh', 'app')], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    run.process.kill('SIGTERM');
+    await events.waitFor('app ignored-term');
+    const second = Date.now();
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(137);
+    expect(Date.now() - second).toBeLessThan(5_000);
+    expect(run.logs.some((line) => line.msg === 'second stop signal: killing everything now')).toBe(true);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('output robustness', () => {
+  it('keeps the app exit code when whoever reads its stdout and stderr goes away', async () => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(['--', '/bin/sh', '-c', `${fixture('serve.sh', 'app')} & wait`], { env: { EVENTS: events.file } }),
+    );
+    await events.waitFor('app start');
+    run.process.stdout?.destroy();
+    run.process.stderr?.destroy();
+    run.process.kill('SIGTERM');
+    // The shell running `wait` dies of the SIGTERM sent to the whole group: 143, reported without a crash.
+    expect((await run.exited).code).toBe(143);
+    await expectNothingLeft(run);
+  });
+});
+
+function isListening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}

@@ -1,0 +1,27 @@
+import { createServer } from 'node:net';
+import { FIXTURES, NODE } from './supervisor.ts';
+
+/** Quotes argv for a `--sidecar NAME=CMD` flag, which sidecar-init splits like a shell. */
+export function shellJoin(...argv: string[]): string {
+  return argv.map((arg) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`)).join(' ');
+}
+
+/** A shell fixture by file name, quoted for a flag. */
+export function fixture(file: string, ...args: string[]): string {
+  return shellJoin(`${FIXTURES}${file}`, ...args);
+}
+
+/** The TCP sidecar fixture: listens on `port` after `delayMs`. */
+export function tcpServer(name: string, port: number, delayMs = 0): string {
+  return shellJoin(NODE, `${FIXTURES}tcp-server.mjs`, name, String(port), String(delayMs));
+}
+
+/** A port that was free a moment ago (the kernel does not hand it out again at once). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (address === null || typeof address === 'string') throw new Error('no port');
+  return address.port;
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+// Integration tests start real processes and sometimes a whole PID namespace; a
+// generous per-test bound keeps a hung supervisor from hanging CI, while each
+// test still waits on events (exits, files, sockets), never on sleeps alone.
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+    pool: 'forks',
+  },
+});

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fixture, freePort, tcpServer } from './support/commands.ts';
+import { fixture, fixtureArgv, freePort, tcpServer } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -22,7 +22,7 @@ describe('startup order and teardown', () => {
           ['--init', `step=${fixture('exit-with.sh', 'step', '0')}`],
           ['--sidecar', `b=${tcpServer('b', portB, 100)}`],
           ['--ready', `b=tcp://127.0.0.1:${portB}`],
-          ['--', `${'/bin/sh'}`, '-c', `. ${fixture('record.sh')}; NAME=app; record start; exit 3`],
+          ['--', '/bin/sh', '-c', `. ${fixture('record.sh')}; NAME=app; record start; exit 3`],
         ].flat(),
         { env: { EVENTS: events.file } },
       ),
@@ -44,7 +44,7 @@ describe('startup order and teardown', () => {
 
   it('logs each event with stable fields, and its last line is never lost', async () => {
     const events = createEvents();
-    const run = track(await runSupervisor(['--sidecar', `s=${fixture('serve.sh', 's')}`, '--', ...['/bin/sh', '-c', 'exit 0']], { env: { EVENTS: events.file } }));
+    const run = track(await runSupervisor(['--sidecar', `s=${fixture('serve.sh', 's')}`, '--', '/bin/sh', '-c', 'exit 0'], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(0);
     const spawned = run.logs.filter((line) => line.event === 'spawned');
     expect(spawned.map((line) => [line.proc, line.role, typeof line.pid])).toEqual([
@@ -89,7 +89,7 @@ describe('startup failures', () => {
           ['--sidecar', `a=${tcpServer('a', port)}`],
           ['--ready', `a=tcp://127.0.0.1:${port}`],
           ['--init', `bad=${fixture('exit-with.sh', 'bad', '4')}`],
-          ['--', ...['/bin/sh', '-c', `. ${fixture('record.sh')}; NAME=app; record start`]],
+          ['--', '/bin/sh', '-c', `. ${fixture('record.sh')}; NAME=app; record start`],
         ].flat(),
         { env: { EVENTS: events.file } },
       ),
@@ -130,7 +130,7 @@ describe('startup failures', () => {
     const port = await freePort();
     const run = track(
       await runSupervisor(
-        ['--sidecar', `crash=${fixture('exit-with.sh', 'crash', '5')}`, '--ready', `crash=tcp://127.0.0.1:${port}`, '--', fixture('exit-with.sh', 'app', '0')],
+        ['--sidecar', `crash=${fixture('exit-with.sh', 'crash', '5')}`, '--ready', `crash=tcp://127.0.0.1:${port}`, '--', ...fixtureArgv('exit-with.sh', 'app', '0')],
         { env: { EVENTS: events.file } },
       ),
     );
@@ -142,7 +142,7 @@ describe('startup failures', () => {
   it('exits 127 naming a program that does not exist, and starts nothing after it', async () => {
     const events = createEvents();
     const run = track(
-      await runSupervisor(['--sidecar', 'proxy=no-such-proxy --flag', '--', fixture('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+      await runSupervisor(['--sidecar', 'proxy=no-such-proxy --flag', '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
     );
     expect(run.code).toBe(127);
     expect(run.stderr()).toContain('no-such-proxy');
@@ -151,9 +151,12 @@ describe('startup failures', () => {
   });
 
   it('exits 126 for an app that is not executable', async () => {
-    const run = track(await runSupervisor(['--', fixture('record.sh')]));
+    const script = `${createEvents().dir}/no-exec-bit.sh`;
+    writeFileSync(script, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    const run = track(await runSupervisor(['--', script]));
     expect(run.code).toBe(126);
-    expect(run.stderr()).toContain('record.sh');
+    expect(run.stderr()).toContain('no-exec-bit.sh');
+    await expectNothingLeft(run);
   });
 });
 
@@ -162,7 +165,7 @@ describe('termination', () => {
     const events = createEvents();
     const run = track(
       startSupervisor(
-        ['--sidecar', `a=${fixture('serve.sh', 'a')}`, '--sidecar', `b=${fixture('serve.sh', 'b')}`, '--', fixture('serve.sh', 'app')],
+        ['--sidecar', `a=${fixture('serve.sh', 'a')}`, '--sidecar', `b=${fixture('serve.sh', 'b')}`, '--', ...fixtureArgv('serve.sh', 'app')],
         { env: { EVENTS: events.file } },
       ),
     );
@@ -188,7 +191,7 @@ describe('termination', () => {
     const port = await freePort();
     const run = track(
       startSupervisor(
-        ['--sidecar', `slow=${tcpServer('slow', port, 60_000)}`, '--ready', `slow=tcp://127.0.0.1:${port}`, '--', fixture('exit-with.sh', 'app', '0')],
+        ['--sidecar', `slow=${tcpServer('slow', port, 60_000)}`, '--ready', `slow=tcp://127.0.0.1:${port}`, '--', ...fixtureArgv('exit-with.sh', 'app', '0')],
         { env: { EVENTS: events.file } },
       ),
     );

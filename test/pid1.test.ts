@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fixture, shellJoin } from './support/commands.ts';
+import { fixture, fixtureArgv, shellJoin } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -14,7 +14,7 @@ describe('as PID 1', () => {
   it('reaps every orphaned zombie in the container', async () => {
     const events = createEvents();
     const app = shellJoin('/bin/sh', '-c', `${fixture('make-orphans.sh', String(ORPHANS))} && ${fixture('count-zombies.sh', 'app')}`);
-    const run = track(await runSupervisor(['--', ...['/bin/sh', '-c', app]], { pid1: true, env: { EVENTS: events.file } }));
+    const run = track(await runSupervisor(['--', '/bin/sh', '-c', app], { pid1: true, env: { EVENTS: events.file } }));
     expect(run.code).toBe(0);
     expect(run.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'pid1' });
     expect(events.sequence()).toEqual(['app zombies-0']);
@@ -26,7 +26,7 @@ describe('as PID 1', () => {
   it('runs the whole lifecycle and stops what the app left behind', async () => {
     const events = createEvents();
     const run = track(
-      await runSupervisor(['--grace', '1s', '--sidecar', `s=${fixture('serve.sh', 's')}`, '--', fixture('leave-daemon.sh', 'app')], {
+      await runSupervisor(['--grace', '1s', '--sidecar', `s=${fixture('serve.sh', 's')}`, '--', ...fixtureArgv('leave-daemon.sh', 'app')], {
         pid1: true,
         env: { EVENTS: events.file },
       }),
@@ -42,7 +42,7 @@ describe('as PID 1', () => {
 describe('as a subreaper (not PID 1)', () => {
   it('adopts orphans of its children and stops them before it exits', async () => {
     const events = createEvents();
-    const run = track(startSupervisor(['--', fixture('adopt-me.sh', 'app')], { env: { EVENTS: events.file } }));
+    const run = track(startSupervisor(['--', ...fixtureArgv('adopt-me.sh', 'app')], { env: { EVENTS: events.file } }));
     await events.waitFor('app start');
     const orphan = events.read().find((entry) => entry.event === 'orphan');
     expect(orphan).toBeDefined();

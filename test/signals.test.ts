@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { fixture } from './support/commands.ts';
+import { fixture, fixtureArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { startSupervisor } from './support/supervisor.ts';
 
@@ -10,7 +10,7 @@ const INSPECTOR_PORT = 9229;
 describe('signal forwarding', () => {
   it('forwards HUP, QUIT, USR1, USR2 and WINCH to the app unchanged', async () => {
     const events = createEvents();
-    const run = track(startSupervisor(['--', fixture('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
+    const run = track(startSupervisor(['--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
     await events.waitFor('app start');
     for (const signal of ['SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const) {
       run.process.kill(signal);
@@ -24,7 +24,7 @@ describe('signal forwarding', () => {
 
   it('never opens the Node inspector when SIGUSR1 arrives', async () => {
     const events = createEvents();
-    const run = track(startSupervisor(['--', fixture('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
+    const run = track(startSupervisor(['--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
     await events.waitFor('app start');
     run.process.kill('SIGUSR1');
     await events.waitFor('app got-USR1');
@@ -37,7 +37,7 @@ describe('signal forwarding', () => {
 
   it('a second SIGTERM during teardown kills everything at once', async () => {
     const events = createEvents();
-    const run = track(startSupervisor(['--grace', '60s', '--', fixture('ignore-term.sh', 'app')], { env: { EVENTS: events.file } }));
+    const run = track(startSupervisor(['--grace', '60s', '--', ...fixtureArgv('ignore-term.sh', 'app')], { env: { EVENTS: events.file } }));
     await events.waitFor('app start');
     run.process.kill('SIGTERM');
     await events.waitFor('app ignored-term');

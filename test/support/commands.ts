@@ -11,6 +11,11 @@ export function fixture(file: string, ...args: string[]): string {
   return shellJoin(`${FIXTURES}${file}`, ...args);
 }
 
+/** A fixture as argv, for the app after `--`. */
+export function fixtureArgv(file: string, ...args: string[]): string[] {
+  return [`${FIXTURES}${file}`, ...args];
+}
+
 /** The TCP sidecar fixture: listens on `port` after `delayMs`. */
 export function tcpServer(name: string, port: number, delayMs = 0): string {
   return shellJoin(NODE, `${FIXTURES}tcp-server.mjs`, name, String(port), String(delayMs));

@@ -84,7 +84,9 @@ function planOrReport(command: CliCommand & { kind: 'run' | 'validate' }): Plan 
     return loadPlan(command);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    writeAllSync(STDERR_FD, `sidecar-init: ${error.message}\n`);
+    const count = error.problems.length;
+    const lines = error.problems.map((problem) => `  ${problem.text}\n`).join('');
+    writeAllSync(STDERR_FD, `sidecar-init: ${count} configuration problem${count === 1 ? '' : 's'}; nothing was started:\n${lines}`);
     return undefined;
   }
 }

@@ -21,6 +21,8 @@ const ORPHANS = 150;
 const ORPHAN_MAKER = `for i in $(seq ${ORPHANS}); do (exit 3 &); done`;
 const NEW_PID_NAMESPACE = ['--pid', '--fork', '--mount-proc', '--kill-child'];
 const TAG_ENV = 'SIDECAR_INIT_TEST_TAG';
+// Under vitest's 30 s test timeout, above the harness's own 10 s waits.
+const RUN_TIMEOUT_MS = 25_000;
 
 // A PID 1 that never reaps: waits for the orphan maker, then until nothing but
 // zombies is left (bounded), and counts them.
@@ -72,7 +74,8 @@ afterEach(() => {
 
 async function run(command: string, args: readonly string[]): Promise<Run> {
   const env = { ...process.env, [TAG_ENV]: tag, SIDECAR_INIT_NATIVE_ADDON: join(addonDir, 'reaper.node') };
-  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  // SIGKILL reaches even a PID 1; killing unshare takes its namespace along (--kill-child).
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], timeout: RUN_TIMEOUT_MS, killSignal: 'SIGKILL' });
   const { pid } = child;
   if (pid !== undefined) {
     started.add(pid);

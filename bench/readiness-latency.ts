@@ -33,8 +33,9 @@ export async function run(): Promise<void> {
       { env: { ...process.env, EVENTS: events }, stdio: 'ignore' },
     );
     if (result.status !== 0) throw new Error(`readiness run exited ${result.status}`);
-    const at = (event: string) => BigInt(readFileSync(events, 'utf8').split('\n').find((line) => line.includes(` ${event} `))!.split(' ')[0]!);
-    latencies.push(Number(at('start') - at('listening')) / 1e6);
+    const lines = readFileSync(events, 'utf8').split('\n');
+    const at = (entry: string) => BigInt(lines.find((line) => line.includes(` ${entry} `))!.split(' ')[0]!);
+    latencies.push(Number(at('app start') - at('proxy listening')) / 1e6);
     rmSync(dir, { recursive: true, force: true });
   }
   console.log(`\nport open -> app start through a tcp readiness probe (period ${PROBE_PERIOD}, median of ${RUNS})`);

@@ -10,6 +10,11 @@ import {
   DEFAULT_PROBE_TIMEOUT_MS,
 } from './plan.ts';
 
+// The config is validated once per start, so zod's compiled fast path buys
+// nothing; its eval probe also touches globalThis.navigator, which makes Node
+// load its fetch stack (measured: ~40 ms of a 140 ms start).
+z.config({ jitless: true });
+
 // The shape of the YAML file: what the user wrote (RawConfig), checked for
 // structure and unknown keys. Values with a grammar of their own (names,
 // durations, probes, command strings) are checked by the normalize steps, with

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Plan, ProbeSpec } from '../config/plan.ts';
+import type { Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import type { Child, Spawner } from '../process/child.ts';
 import type { Probe } from '../probes/probe.ts';
 import { waitForReady } from '../probes/wait-for-ready.ts';
@@ -21,7 +21,8 @@ const SIGNAL_LOG: Readonly<Record<SignalPurpose, { level: 'info' | 'warn'; messa
 
 export interface SuperviseDeps {
   readonly spawner: Spawner;
-  readonly createProbe: (spec: ProbeSpec) => Probe;
+  /** A probe of `owner`: exec probes run with its env and cwd. */
+  readonly createProbe: (probe: ProbeSpec, owner: ProcessSpec) => Probe;
   readonly logger: Logger;
 }
 
@@ -104,7 +105,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
 
   function spawnProcess(name: string): void {
     const spec = graph.spec(name);
-    const result = deps.spawner.spawn({ name, command: spec.command, env: spec.env, cwd: spec.cwd });
+    const stdio = spec.role === 'app' ? 'inherit' : 'output';
+    const result = deps.spawner.spawn({ name, command: spec.command, env: spec.env, cwd: spec.cwd, stdio });
     if (!result.ok) {
       deps.logger.error({ event: 'spawn-failed', proc: name, role: spec.role, exitCode: result.status.code }, result.status.reason);
       dispatch({ type: 'exited', name, status: result.status });
@@ -117,11 +119,12 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   }
 
   function watchReadiness(name: string): void {
-    const readiness = graph.spec(name).readiness;
+    const spec = graph.spec(name);
+    const readiness = spec.readiness;
     if (readiness === undefined) return;
     const controller = new AbortController();
     readinessWatches.set(name, controller);
-    const probe = deps.createProbe(readiness.probe);
+    const probe = deps.createProbe(readiness.probe, spec);
     void waitForReady(probe, readiness, controller.signal).then((result) => {
       readinessWatches.delete(name);
       switch (result.kind) {

@@ -3,7 +3,7 @@ import { createSpawner } from '../process/spawn.ts';
 import { createProbe } from './create-probe.ts';
 
 describe('createProbe', () => {
-  const deps = { spawner: createSpawner() };
+  const deps = { spawner: createSpawner(), env: {}, cwd: undefined };
 
   it('builds each kind from its spec', () => {
     expect(createProbe({ kind: 'tcp', host: '127.0.0.1', port: 15000 }, deps).description).toBe('tcp://127.0.0.1:15000');

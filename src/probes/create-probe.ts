@@ -9,6 +9,9 @@ import { createTcpProbe } from './tcp-probe.ts';
 export interface ProbeDeps {
   /** Exec probes run through it, so the reaper knows their pids. */
   readonly spawner: Spawner;
+  /** The env and cwd of the process being probed, for exec probes. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string | undefined;
 }
 
 export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
@@ -18,7 +21,7 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
     case 'http':
       return createHttpProbe(spec.url);
     case 'exec':
-      return createExecProbe(spec.command, deps.spawner);
+      return createExecProbe(spec.command, deps);
     default:
       return assertNever(spec);
   }

@@ -31,28 +31,37 @@ afterEach(async () => {
 });
 
 const noAbort = () => new AbortController().signal;
+/** Probe options for a process with the given env and cwd. */
+const inside = (env: Record<string, string> = {}, cwd?: string) => ({ spawner, env, cwd });
 
 describe('createExecProbe', () => {
   it('succeeds when the command exits 0', async () => {
-    await expect(createExecProbe(['true'], spawner).check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({ ok: true });
+    await expect(createExecProbe(['true'], inside()).check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({ ok: true });
+  });
+
+  it("runs with the probed process's env and cwd", async () => {
+    const probe = createExecProbe(['sh', '-c', 'test "$PROBE_TOKEN" = yes && test "$(pwd)" = "$1"', 'sh', workDir], inside({ PROBE_TOKEN: 'yes' }, workDir));
+    await expect(probe.check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({ ok: true });
+    const elsewhere = createExecProbe(['sh', '-c', 'test "$PROBE_TOKEN" = yes'], inside());
+    await expect(elsewhere.check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toMatchObject({ ok: false });
   });
 
   it('fails with the exit code otherwise', async () => {
-    await expect(createExecProbe(['sh', '-c', 'exit 3'], spawner).check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({
+    await expect(createExecProbe(['sh', '-c', 'exit 3'], inside()).check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({
       ok: false,
       reason: 'exec:sh -c exit 3: exited with code 3',
     });
   });
 
   it('fails with the spawn reason when the program does not exist', async () => {
-    const outcome = await createExecProbe(['no-such-probe-program'], spawner).check(ATTEMPT_TIMEOUT_MS, noAbort());
+    const outcome = await createExecProbe(['no-such-probe-program'], inside()).check(ATTEMPT_TIMEOUT_MS, noAbort());
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.reason).toContain('no-such-probe-program: command not found');
   });
 
   it('kills a hanging command and its children at the timeout, and returns after they are gone', async () => {
     const pids = join(workDir, 'pids');
-    const probe = createExecProbe(['sh', '-c', `sleep 300 & echo "$$ $!" > ${pids}; wait`], spawner);
+    const probe = createExecProbe(['sh', '-c', `sleep 300 & echo "$$ $!" > ${pids}; wait`], inside());
     const startedAt = performance.now();
     const outcome = await probe.check(SHORT_TIMEOUT_MS, noAbort());
     const elapsedMs = performance.now() - startedAt;
@@ -70,7 +79,7 @@ describe('createExecProbe', () => {
   it('kills the command when aborted', async () => {
     const pidFile = join(workDir, 'pid');
     const controller = new AbortController();
-    const attempt = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], spawner).check(ATTEMPT_TIMEOUT_MS, controller.signal);
+    const attempt = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], inside()).check(ATTEMPT_TIMEOUT_MS, controller.signal);
     await expect.poll(() => readPid(pidFile)).toBeGreaterThan(0);
     controller.abort();
     await expect(attempt).resolves.toEqual({ ok: false, reason: 'aborted' });
@@ -81,7 +90,7 @@ describe('createExecProbe', () => {
 
   it('ends what a passing command left running in its group', async () => {
     const pidFile = join(workDir, 'pid');
-    const outcome = await createExecProbe(['sh', '-c', `sleep 300 & echo $! > ${pidFile}`], spawner).check(ATTEMPT_TIMEOUT_MS, noAbort());
+    const outcome = await createExecProbe(['sh', '-c', `sleep 300 & echo $! > ${pidFile}`], inside()).check(ATTEMPT_TIMEOUT_MS, noAbort());
     expect(outcome).toEqual({ ok: true });
     const pid = readPid(pidFile);
     reportedPids.push(pid);
@@ -89,7 +98,7 @@ describe('createExecProbe', () => {
   });
 
   it('rejects an empty command', () => {
-    expect(() => createExecProbe([], spawner)).toThrow(/empty/);
+    expect(() => createExecProbe([], inside())).toThrow(/empty/);
   });
 });
 

@@ -9,7 +9,14 @@ import { failure, runAttempt } from './run-attempt.ts';
 // Spawner so its pid is in ownedPids (the reaper leaves it to libuv) and in its
 // own process group, which is what lets one SIGKILL end it and anything it started.
 
-export function createExecProbe(command: readonly string[], spawner: Spawner): Probe {
+export interface ExecProbeOptions {
+  readonly spawner: Spawner;
+  /** The probed process's own env and cwd: the probe runs "inside" it, as in a container. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly cwd: string | undefined;
+}
+
+export function createExecProbe(command: readonly string[], { spawner, env, cwd }: ExecProbeOptions): Probe {
   const [program, ...args] = command;
   if (program === undefined) throw new Error('exec probe: the command is empty');
   const description = `exec:${command.join(' ')}`;
@@ -17,7 +24,7 @@ export function createExecProbe(command: readonly string[], spawner: Spawner): P
     description,
     check: (timeoutMs, signal) =>
       runAttempt(timeoutMs, signal, (settle) => {
-        const spawned = spawner.spawn({ name: description, command: [program, ...args], env: {}, cwd: undefined });
+        const spawned = spawner.spawn({ name: description, command: [program, ...args], env, cwd, stdio: 'none' });
         if (!spawned.ok) {
           settle(failure(spawned.status.reason));
           return () => {};

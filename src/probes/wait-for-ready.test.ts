@@ -175,7 +175,7 @@ describe('waitForReady with real probes', () => {
 
   it('on abort, kills the exec attempt in flight and leaves no timer, socket or process behind', async () => {
     const pidFile = join(workDir, 'pid');
-    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], spawner);
+    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], { spawner, env: {}, cwd: undefined });
     const before = countResources();
     const controller = new AbortController();
     const waiting = waitForReady(probe, { periodMs: 100, timeoutMs: 30_000, deadlineMs: 60_000 }, controller.signal);
@@ -194,7 +194,7 @@ describe('waitForReady with real probes', () => {
 
   it('on the deadline, kills the exec attempt in flight', async () => {
     const pidFile = join(workDir, 'pid');
-    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], spawner);
+    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], { spawner, env: {}, cwd: undefined });
     const before = countResources();
     const result = await waitForReady(probe, { periodMs: 100, timeoutMs: 30_000, deadlineMs: 200 }, noAbort());
 

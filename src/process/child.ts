@@ -11,7 +11,17 @@ export interface SpawnRequest {
   /** Added to the supervisor's environment. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
+  readonly stdio: StdioMode;
 }
+
+/**
+ * inherit: stdin, stdout and stderr are the supervisor's (the app: `docker run -i`
+ * still reaches it). output: stdout and stderr inherited, stdin from /dev/null
+ * (init steps and sidecars must not steal the app's input). none: all to
+ * /dev/null (exec probes: as in Kubernetes, a probe's chatter every period is not
+ * the container's log).
+ */
+export type StdioMode = 'inherit' | 'output' | 'none';
 
 /** Where a signal goes: the child's whole process group, or the child alone. */
 export type SignalScope = 'group' | 'process';

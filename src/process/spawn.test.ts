@@ -30,7 +30,7 @@ afterEach(async () => {
 });
 
 function spawn(command: SpawnRequest['command'], extra: Partial<SpawnRequest> = {}): SpawnResult {
-  const result = spawner.spawn({ name: 'test', command, env: {}, cwd: undefined, ...extra });
+  const result = spawner.spawn({ name: 'test', command, env: {}, cwd: undefined, stdio: 'output', ...extra });
   if (result.ok) startedPids.push(result.child.pid);
   return result;
 }

@@ -2,7 +2,7 @@ import process from 'node:process';
 import { resolve } from 'node:path';
 import { execa } from 'execa';
 import type { Options } from 'execa';
-import type { Child, SignalScope, SpawnRequest, SpawnResult, Spawner } from './child.ts';
+import type { Child, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
 import type { ExitStatus } from './exit-status.ts';
 import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
@@ -10,11 +10,15 @@ import { resolveProgram } from './resolve-program.ts';
 
 // The only place that starts processes. Every execa default that matters for a
 // PID-1 supervisor is set here on purpose, with the reason beside it.
+// Children's output goes straight to the container log, byte for byte and at no
+// cost (inherited stdout measured at 2.6 GB/s, DESIGN.md §2): never piped.
+const STDIO = {
+  inherit: 'inherit',
+  output: ['ignore', 'inherit', 'inherit'],
+  none: 'ignore',
+} as const satisfies Record<StdioMode, Options['stdio']>;
+
 const EXECA_OPTIONS = {
-  // Children's output goes straight to the container log, byte for byte and at no
-  // cost (inherited stdout measured at 2.6 GB/s, DESIGN.md §2); stdin too, so an
-  // app run with `docker run -i` still reads it.
-  stdio: 'inherit',
   // setsid(): each child leads its own process group, so a stop signal reaches
   // its whole tree, and a terminal's Ctrl-C reaches only us (we forward it).
   detached: true,
@@ -58,7 +62,7 @@ function spawnChild(request: SpawnRequest, ownedPids: Set<number>): SpawnResult 
 
   // argv0 keeps argv[0] as written (what execvp passes), so `ps` shows it and
   // multi-call binaries like busybox dispatch on it.
-  const subprocess = execa(resolved.path, args, { ...EXECA_OPTIONS, cwd, env, argv0: program });
+  const subprocess = execa(resolved.path, args, { ...EXECA_OPTIONS, stdio: STDIO[request.stdio], cwd, env, argv0: program });
   const pid = subprocess.pid;
   if (pid === undefined) {
     // Node failed the spawn and will only say why on a later tick; the promise

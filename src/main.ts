@@ -9,6 +9,7 @@ import { startSupervision } from './lifecycle/supervise.ts';
 import { createLogger } from './observe/logger.ts';
 import { writeAllSync } from './observe/write-sync.ts';
 import { loadNativeProcessApi } from './process/native.ts';
+import { killDescendantsNow } from './process/kill-descendants.ts';
 import { createReaper } from './process/reaper.ts';
 import { subscribeSignals } from './process/signals.ts';
 import { createSpawner } from './process/spawn.ts';
@@ -46,11 +47,19 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   const plan = planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
   const logger = createLogger(plan.logLevel);
+  // A failure of the supervisor itself must not leave its children running
+  // (each in its own session, a Job would hang): kill them all, exit non-zero.
+  const crash = (error: unknown): number => {
+    const killed = killDescendantsNow();
+    logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
+    return EXIT_INTERNAL;
+  };
+  process.on('uncaughtException', (error) => process.exit(crash(error)));
+  process.on('unhandledRejection', (error) => process.exit(crash(error)));
   try {
     return await supervise(plan, logger);
   } catch (error) {
-    logger.fatal({ event: 'internal-error', err: error }, 'sidecar-init failed');
-    return EXIT_INTERNAL;
+    return crash(error);
   }
 }
 
@@ -60,6 +69,7 @@ async function supervise(plan: Plan, logger: Logger): Promise<number> {
     native: loadNativeProcessApi(),
     ownedPids: spawner.ownedPids,
     onReaped: (orphans) => logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans'),
+    onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
   });
   reaper.start();
   logger.info({ event: 'starting', mode: reaper.mode, graceMs: plan.graceMs }, `starting ${describePlan(plan)}`);

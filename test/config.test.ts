@@ -72,3 +72,19 @@ describe('validate', () => {
     expect(run.stderr()).toContain(`${config}:2:5 processes[0].name: "Bad_Name" is not a valid name`);
   });
 });
+
+describe('internal failures', () => {
+  it('exits 1 with a way to fix it when the native reaper cannot load, before starting anything', async () => {
+    const events = createEvents();
+    const run = track(
+      await runSupervisor(['--', ...fixtureArgv('exit-with.sh', 'app', '0')], {
+        env: { EVENTS: events.file, SIDECAR_INIT_NATIVE_ADDON: `${events.dir}/missing.node` },
+      }),
+    );
+    expect(run.code).toBe(1);
+    expect(run.logs.find((line) => line.event === 'internal-error')?.msg).toContain('sidecar-init failed');
+    expect(run.stderr()).toContain('npm run build');
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+});

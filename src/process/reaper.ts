@@ -16,6 +16,11 @@ export interface ReaperOptions {
   readonly ownedPids: ReadonlySet<number>;
   /** Called after each pass that reaped something; the reaper does not log. */
   readonly onReaped?: (orphans: readonly ReapedOrphan[]) => void;
+  /**
+   * A pass that failed (say /proc unreadable). PID 1 must not die of it: the
+   * next SIGCHLD tries again, so the caller only reports it.
+   */
+  readonly onError?: (error: unknown) => void;
 }
 
 export interface Reaper {
@@ -27,7 +32,7 @@ export interface Reaper {
   reapZombies(): readonly ReapedOrphan[];
 }
 
-export function createReaper({ native, ownedPids, onReaped }: ReaperOptions): Reaper {
+export function createReaper({ native, ownedPids, onReaped, onError }: ReaperOptions): Reaper {
   // The kernel re-parents every orphan in the namespace to PID 1; anywhere else
   // they go to the nearest subreaper, so we must ask to be one.
   const mode: ReaperMode = process.pid === 1 ? 'pid1' : 'subreaper';
@@ -52,7 +57,11 @@ export function createReaper({ native, ownedPids, onReaped }: ReaperOptions): Re
   function handleSigchld(): void {
     pendingPass ??= setImmediate(() => {
       pendingPass = undefined;
-      reapZombies();
+      try {
+        reapZombies();
+      } catch (error) {
+        onError?.(error);
+      }
     });
   }
 

@@ -39,6 +39,8 @@ describe('startup order and teardown', () => {
       'b stop',
       'a stop',
     ]);
+    // Sidecars restart on any exit, but never once teardown has begun.
+    expect(run.logs.some((line) => line.event === 'restarting')).toBe(false);
     await expectNothingLeft(run);
   });
 
@@ -121,16 +123,16 @@ describe('startup failures', () => {
     const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(1);
     expect(events.sequence()).toEqual(['slow start', 'slow stop']);
-    expect(run.logs.find((line) => line.event === 'not-ready')?.msg).toMatch(/tcp:\/\/127\.0\.0\.1:\d+ did not pass within 300ms/);
+    expect(run.logs.find((line) => line.event === 'teardown')?.msg).toBe('sidecar slow failed to start: not ready within its 300ms deadline; the app will not start');
     await expectNothingLeft(run);
   });
 
-  it('a sidecar that exits before it is ready fails startup with its code', async () => {
+  it('a sidecar that exits before it is ready, with restart never, fails startup with its code', async () => {
     const events = createEvents();
     const port = await freePort();
     const run = track(
       await runSupervisor(
-        ['--sidecar', `crash=${fixture('exit-with.sh', 'crash', '5')}`, '--ready', `crash=tcp://127.0.0.1:${port}`, '--', ...fixtureArgv('exit-with.sh', 'app', '0')],
+        ['--sidecar', `crash=${fixture('exit-with.sh', 'crash', '5')}`, '--ready', `crash=tcp://127.0.0.1:${port}`, '--restart', 'crash=never', '--', ...fixtureArgv('exit-with.sh', 'app', '0')],
         { env: { EVENTS: events.file } },
       ),
     );

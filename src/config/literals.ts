@@ -1,4 +1,4 @@
-import type { LogLevel, Role } from './plan.ts';
+import type { LogLevel, ProbeSpec, RestartPolicy, Role } from './plan.ts';
 
 // Runtime lists of the string-literal unions in plan.ts, for validation and help.
 
@@ -12,13 +12,20 @@ export const LOG_LEVELS = [
   'fatal',
   'silent',
 ] as const satisfies readonly LogLevel[];
+export const RESTART_POLICIES = ['always', 'on-failure', 'never'] as const satisfies readonly RestartPolicy[];
+/** The keys of a probe's object form, one per kind. */
+export const PROBE_KINDS = ['tcp', 'http', 'exec', 'log', 'file'] as const satisfies readonly ProbeSpec['kind'][];
+/** The methods an http hook may use (HookSpec['method'] is their upper-case name). */
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
 
 // Compile-time checks that the lists cover the unions in plan.ts: adding a
 // role or a level there without listing it here fails to compile.
 type Covers<Union, List extends readonly unknown[]> = [Exclude<Union, List[number]>] extends [never] ? true : false;
 const rolesCovered: Covers<Role, typeof ROLES> = true;
 const logLevelsCovered: Covers<LogLevel, typeof LOG_LEVELS> = true;
-void [rolesCovered, logLevelsCovered];
+const policiesCovered: Covers<RestartPolicy, typeof RESTART_POLICIES> = true;
+const probeKindsCovered: Covers<ProbeSpec['kind'], typeof PROBE_KINDS> = true;
+void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered];
 
 export function isRole(value: unknown): value is Role {
   return (ROLES as readonly unknown[]).includes(value);
@@ -26,4 +33,8 @@ export function isRole(value: unknown): value is Role {
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return (LOG_LEVELS as readonly unknown[]).includes(value);
+}
+
+export function isRestartPolicy(value: unknown): value is RestartPolicy {
+  return (RESTART_POLICIES as readonly unknown[]).includes(value);
 }

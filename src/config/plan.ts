@@ -9,8 +9,18 @@ export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' |
 
 export type ProbeSpec =
   | { readonly kind: 'tcp'; readonly host: string; readonly port: number }
-  | { readonly kind: 'http'; readonly url: string }
-  | { readonly kind: 'exec'; readonly command: readonly string[] };
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      /** Statuses that pass; undefined means any 2xx or 3xx. */
+      readonly expectStatus: readonly number[] | undefined;
+    }
+  | { readonly kind: 'exec'; readonly command: readonly string[] }
+  /** Passes once a line of the process's stdout or stderr matches (readiness only). */
+  | { readonly kind: 'log'; readonly pattern: string }
+  /** Passes while the file exists. */
+  | { readonly kind: 'file'; readonly path: string };
 
 export interface ReadinessSpec {
   readonly probe: ProbeSpec;
@@ -18,9 +28,50 @@ export interface ReadinessSpec {
   readonly periodMs: number;
   /** Bound on one attempt. */
   readonly timeoutMs: number;
-  /** Bound on the whole wait for the first success; startup fails past it. */
+  /** Bound on the whole wait for the first success, across restarts; startup fails past it. */
   readonly deadlineMs: number;
+  /** Once started, readiness keeps being tracked at this slower period (it never restarts anything). */
+  readonly periodAfterStartMs: number;
 }
+
+/** After failureThreshold consecutive failures the process is stopped and restarted under its policy. */
+export interface LivenessSpec {
+  /** Any kind but 'log'. */
+  readonly probe: ProbeSpec;
+  readonly periodMs: number;
+  readonly timeoutMs: number;
+  readonly failureThreshold: number;
+  /** Counted from the moment the process is started (a sidecar: ready). */
+  readonly initialDelayMs: number;
+}
+
+/**
+ * always: restart on any exit (a sidecar's default, as Kubernetes). on-failure:
+ * restart on a non-zero exit or a signal. never: an init step's and the app's default.
+ */
+export type RestartPolicy = 'always' | 'on-failure' | 'never';
+
+export interface RestartSpec {
+  readonly policy: RestartPolicy;
+  /** First restart is immediate; then initialMs, doubling up to maxMs. */
+  readonly initialBackoffMs: number;
+  readonly maxBackoffMs: number;
+  /** A run at least this long resets the backoff and the restart count. */
+  readonly resetAfterMs: number;
+  /** After this many restarts the process counts as failed; undefined: no limit. */
+  readonly maxRestarts: number | undefined;
+}
+
+/** preStop, postStart and the pod-level drain command. Hooks inherit the process's env and cwd. */
+export type HookSpec =
+  | { readonly kind: 'exec'; readonly command: readonly [string, ...string[]]; readonly timeoutMs: number }
+  | { readonly kind: 'http'; readonly url: string; readonly method: string; readonly timeoutMs: number };
+
+/** Runs first on termination, before any stop signal: a plain delay or a command. */
+export type DrainSpec = { readonly kind: 'delay'; readonly ms: number } | { readonly kind: 'hook'; readonly hook: HookSpec };
+
+/** Where signals go: the child's whole process group, or the child alone (--single-child). */
+export type SignalTarget = 'group' | 'process';
 
 export interface ProcessSpec {
   readonly name: string;
@@ -31,11 +82,31 @@ export interface ProcessSpec {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
   readonly readiness: ReadinessSpec | undefined;
+  readonly liveness: LivenessSpec | undefined;
+  readonly restart: RestartSpec;
+  /** A sidecar whose exit (or exhausted maxRestarts) ends the pod with EXIT_FATAL_SIDECAR. */
+  readonly fatal: boolean;
+  /** Runs right after spawn; the next entry in the startup sequence waits for it. */
+  readonly postStart: HookSpec | undefined;
+  /** Runs when termination starts; the process gets its stop signal once it has finished or failed. */
+  readonly preStop: HookSpec | undefined;
+  /**
+   * The signal that stops this process. undefined: SIGTERM, except that on
+   * termination the app hears the signal the supervisor received.
+   */
+  readonly stopSignal: NodeJS.Signals | undefined;
+  /** Caps how long this process alone is waited for after its stop signal, within the budget. */
+  readonly graceMs: number | undefined;
+  readonly signalTarget: SignalTarget;
+  /** The app's exit codes that count as 0 (e.g. 143 for a JVM stopped by SIGTERM); [] elsewhere. */
+  readonly successCodes: readonly number[];
   /**
    * Names this entry waits for before it starts: an init step must have exited 0,
-   * a sidecar must be started. Without explicit dependencies each entry waits for
-   * the one listed before it and the app waits for all of them, which gives the
-   * Kubernetes initContainers order. Teardown runs this graph backwards.
+   * a sidecar must be started. Without `after:` anywhere in the config each entry
+   * waits for the one listed before it, which gives the Kubernetes initContainers
+   * order; with it, only for the names given, so independent entries start
+   * together. The app waits for its `after`, or for every other entry. Teardown
+   * runs this graph backwards.
    */
   readonly after: readonly string[];
 }
@@ -46,10 +117,26 @@ export interface Plan {
   readonly logLevel: LogLevel;
   /** Every process in list order; exactly one has role 'app' and it is last. */
   readonly processes: readonly ProcessSpec[];
+  readonly drain: DrainSpec | undefined;
+  /**
+   * Signals rewritten before they reach the app (dumb-init's --rewrite, by name);
+   * null drops the signal. A rewritten SIGTERM or SIGINT still starts termination.
+   */
+  readonly signalRewrites: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
 }
 
 export const DEFAULT_GRACE_MS = 25_000;
 export const DEFAULT_PROBE_PERIOD_MS = 100;
 export const DEFAULT_PROBE_TIMEOUT_MS = 1_000;
 export const DEFAULT_PROBE_DEADLINE_MS = 60_000;
+export const DEFAULT_PROBE_PERIOD_AFTER_START_MS = 1_000;
+export const DEFAULT_LIVENESS_PERIOD_MS = 1_000;
+export const DEFAULT_LIVENESS_TIMEOUT_MS = 1_000;
+export const DEFAULT_LIVENESS_FAILURE_THRESHOLD = 3;
+export const DEFAULT_LIVENESS_INITIAL_DELAY_MS = 0;
+export const DEFAULT_BACKOFF_INITIAL_MS = 1_000;
+export const DEFAULT_BACKOFF_MAX_MS = 60_000;
+export const DEFAULT_BACKOFF_RESET_AFTER_MS = 10 * 60_000;
+export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
+export const DEFAULT_HOOK_HTTP_METHOD = 'GET';
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';

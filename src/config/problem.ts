@@ -1,3 +1,5 @@
+import type { Result } from './result.ts';
+
 // A problem is a message plus where the offending value came from. Positions in
 // the file are resolved only when the problems are reported (format-problem.ts),
 // so the steps that find problems need no YAML document.
@@ -43,4 +45,11 @@ export function createProblemList(): { readonly problems: Problem[]; readonly re
     problems.push({ origin, message, related });
   };
   return { problems, report };
+}
+
+/** The parsed value, or undefined after reporting why it could not be parsed. */
+export function valueOrReport<T>(result: Result<T>, origin: Origin, report: Report): T | undefined {
+  if (result.ok) return result.value;
+  report(origin, result.message);
+  return undefined;
 }

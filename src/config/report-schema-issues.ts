@@ -14,10 +14,11 @@ function reportIssue(issue: z.core.$ZodIssue, prefix: readonly PathSegment[], re
       for (const key of issue.keys) report(fileOrigin(...path, key), unknownKeyMessage(key, path));
       return;
     case 'invalid_union': {
-      // When only one branch got past the type check (a list with a bad item),
-      // its issues say more than "expected a string or a list".
-      const deeper = issue.errors.filter((branch) => branch.every((inner) => inner.path.length > 0));
-      if (deeper.length === 1) for (const inner of deeper[0]!) reportIssue(inner, path, report);
+      // When only one branch accepted the value's type (a list with a bad item,
+      // a probe mapping with a bad field), its issues say more than "expected a
+      // string or a mapping".
+      const typed = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
+      if (typed.length === 1) for (const inner of typed[0]!) reportIssue(inner, path, report);
       else report(fileOrigin(...path), issue.message);
       return;
     }

@@ -18,3 +18,8 @@ export function fail<T = never>(message: string): Result<T> {
 export function quote(value: string): string {
   return JSON.stringify(value);
 }
+
+/** "a, b or c", for the accepted values in a message. */
+export function listAlternatives(values: readonly string[]): string {
+  return values.length <= 1 ? (values[0] ?? '') : `${values.slice(0, -1).join(', ')} or ${values.at(-1)}`;
+}

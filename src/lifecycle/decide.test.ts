@@ -1,39 +1,27 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan, ProcessSpec, Role } from '../config/plan.ts';
+import type { Plan } from '../config/plan.ts';
 import type { ExitStatus } from '../process/exit-status.ts';
 import { decide, KILL_AFTER_GRACE_MS } from './decide.ts';
 import type { Effect, LifecycleEvent } from './events.ts';
+import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from './graph.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
+import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from './test-plan.ts';
 
-const GRACE_MS = 25_000;
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });
-
-function proc(name: string, role: Role, options: { probe?: boolean } = {}): Omit<ProcessSpec, 'after'> {
-  return {
-    name,
-    role,
-    command: ['true'],
-    env: {},
-    cwd: undefined,
-    readiness: options.probe === true ? { probe: { kind: 'tcp', host: '127.0.0.1', port: 1 }, periodMs: 100, timeoutMs: 1000, deadlineMs: 1000 } : undefined,
-  };
-}
-
-/** The default chain: each entry after the previous one, the app after all. */
-function chainPlan(specs: readonly Omit<ProcessSpec, 'after'>[]): Plan {
-  const processes = specs.map((spec, index) => ({
-    ...spec,
-    after: spec.role === 'app' ? specs.filter((other) => other.role !== 'app').map((other) => other.name) : index === 0 ? [] : [specs[index - 1]!.name],
-  }));
-  return { graceMs: GRACE_MS, logLevel: 'info', processes };
-}
+const signaled = (signal: NodeJS.Signals): ExitStatus => ({ kind: 'signaled', signal });
 
 /** Feeds events one at a time, as the runner does, and keeps every effect in order. */
-function createDriver(plan: Plan) {
-  const context = { graph: createProcessGraph(plan), graceMs: plan.graceMs };
-  let state: LifecycleState = createInitialState(plan);
+function createDriver(testPlan: Plan) {
+  const context = {
+    graph: createProcessGraph(testPlan),
+    graceMs: testPlan.graceMs,
+    hasDrain: testPlan.drain !== undefined,
+    signalRewrites: testPlan.signalRewrites,
+  };
+  let state: LifecycleState = createInitialState(testPlan);
+  let now = 0;
   return {
     send(...events: LifecycleEvent[]): Effect[] {
       const effects: Effect[] = [];
@@ -44,6 +32,12 @@ function createDriver(plan: Plan) {
       }
       return effects;
     },
+    /** Moves the driver's clock, stamped on the spawned/exited helpers below. */
+    advance(ms: number) {
+      now += ms;
+    },
+    spawned: (name: string): LifecycleEvent => ({ type: 'spawned', name, now }),
+    exited: (name: string, status: ExitStatus): LifecycleEvent => ({ type: 'exited', name, status, now }),
     get state() {
       return state;
     },
@@ -52,149 +46,305 @@ function createDriver(plan: Plan) {
 
 const spawn = (name: string): Effect => ({ type: 'spawn', name });
 const stop = (name: string, signal: NodeJS.Signals = 'SIGTERM'): Effect => ({ type: 'signal', name, signal, purpose: 'stop' });
+const graceTimer: Effect = { type: 'start-timer', timer: { kind: 'grace' }, ms: GRACE_MS };
+const ready = (name: string): LifecycleEvent => ({ type: 'readiness', name, ready: true });
+const finish = (exitCode: number): Effect => ({ type: 'finish', exitCode });
+const spawnsIn = (effects: readonly Effect[]) => effects.filter((effect) => effect.type === 'spawn').map((effect) => (effect as { name: string }).name);
+const signalsIn = (effects: readonly Effect[]) =>
+  effects.filter((effect) => effect.type === 'signal').map((effect) => {
+    const signal = effect as { name: string; signal: string; purpose: string };
+    return `${signal.name} ${signal.signal} ${signal.purpose}`;
+  });
 
 describe('startup order', () => {
   it('starts each entry only when the one before it is done or started, then the app', () => {
-    const driver = createDriver(chainPlan([proc('net', 'init'), proc('proxy', 'sidecar', { probe: true }), proc('migrate', 'init'), proc('app', 'app')]));
-    expect(driver.send({ type: 'boot' })).toEqual([spawn('net')]);
-    expect(driver.send({ type: 'spawned', name: 'net' })).toEqual([]);
-    expect(driver.send({ type: 'exited', name: 'net', status: exited(0) })).toEqual([spawn('proxy')]);
-    expect(driver.send({ type: 'spawned', name: 'proxy' })).toEqual([{ type: 'watch-readiness', name: 'proxy' }]);
-    expect(driver.send({ type: 'ready', name: 'proxy' })).toEqual([spawn('migrate')]);
-    expect(driver.send({ type: 'spawned', name: 'migrate' }, { type: 'exited', name: 'migrate', status: exited(0) })).toEqual([spawn('app')]);
-    expect(driver.state.phase).toBe('running');
+    const d = createDriver(plan([proc('net', 'init'), proc('proxy', 'sidecar', { probe: true }), proc('migrate', 'init'), proc('app', 'app')]));
+    expect(d.send({ type: 'boot' })).toEqual([spawn('net')]);
+    expect(d.send(d.spawned('net'))).toEqual([]);
+    expect(d.send(d.exited('net', exited(0)))).toEqual([spawn('proxy')]);
+    expect(d.send(d.spawned('proxy'))).toEqual([
+      { type: 'start-watch', name: 'proxy', watch: 'readiness' },
+      { type: 'start-timer', timer: { kind: 'deadline', name: 'proxy' }, ms: 1_000 },
+    ]);
+    expect(d.send(ready('proxy'))).toEqual([{ type: 'cancel-timer', timer: { kind: 'deadline', name: 'proxy' } }, spawn('migrate')]);
+    expect(spawnsIn(d.send(d.spawned('migrate'), d.exited('migrate', exited(0))))).toEqual(['app']);
+    expect(d.state.phase).toBe('running');
   });
 
   it('counts a sidecar without a probe as started once it is spawned', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('b', 'sidecar'), proc('app', 'app')]));
-    expect(driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' })).toEqual([spawn('a'), spawn('b')]);
-    expect(driver.send({ type: 'spawned', name: 'b' })).toEqual([spawn('app')]);
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('b', 'sidecar'), proc('app', 'app')]));
+    expect(d.send({ type: 'boot' }, d.spawned('a'))).toEqual([spawn('a'), spawn('b')]);
+    expect(d.send(d.spawned('b'))).toEqual([spawn('app')]);
   });
 
-  it('still starts the app when a sidecar that had started crashed during a later init step', () => {
-    const driver = createDriver(chainPlan([proc('proxy', 'sidecar'), proc('step', 'init'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'proxy' }, { type: 'spawned', name: 'step' });
-    expect(driver.send({ type: 'exited', name: 'proxy', status: exited(1) })).toEqual([]);
-    expect(driver.send({ type: 'exited', name: 'step', status: exited(0) })).toEqual([spawn('app')]);
+  it('waits for a postStart hook before the next entry starts', () => {
+    const hook = { kind: 'exec' as const, command: ['true'] as [string], timeoutMs: 1_000 };
+    const d = createDriver(plan([proc('a', 'sidecar', { postStart: hook }), proc('app', 'app')]));
+    d.send({ type: 'boot' });
+    expect(d.send(d.spawned('a'))).toEqual([{ type: 'run-hook', name: 'a', hook: 'postStart' }]);
+    expect(d.send({ type: 'hook-done', name: 'a', hook: 'postStart', ok: true })).toEqual([spawn('app')]);
+  });
+
+  it('with explicit dependencies starts independent entries together', () => {
+    const d = createDriver(plan([proc('a', 'sidecar', { after: [] }), proc('b', 'sidecar', { after: [] }), proc('c', 'sidecar', { after: ['a'] }), proc('app', 'app')]));
+    expect(spawnsIn(d.send({ type: 'boot' }))).toEqual(['a', 'b']);
+    expect(spawnsIn(d.send(d.spawned('a')))).toEqual(['c']);
+    expect(spawnsIn(d.send(d.spawned('b'), d.spawned('c')))).toEqual(['app']);
+  });
+});
+
+describe('restarts', () => {
+  it('restarts a sidecar that crashes before it is ready and keeps the sequence waiting, with backoff', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'));
+    expect(d.send(d.exited('proxy', exited(1)))).toEqual([
+      { type: 'stop-watch', name: 'proxy', watch: 'readiness' },
+      { type: 'restart-scheduled', name: 'proxy', attempt: 1, delayMs: 0 },
+      { type: 'start-timer', timer: { kind: 'restart', name: 'proxy' }, ms: 0 },
+    ]);
+    expect(d.send({ type: 'timer', timer: { kind: 'restart', name: 'proxy' } })).toEqual([spawn('proxy')]);
+    // The deadline runs from the first spawn: a restart does not start it again.
+    expect(d.send(d.spawned('proxy'))).toEqual([{ type: 'start-watch', name: 'proxy', watch: 'readiness' }]);
+    expect(d.send(d.exited('proxy', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 'proxy', attempt: 2, delayMs: 1_000 });
+    d.send({ type: 'timer', timer: { kind: 'restart', name: 'proxy' } }, d.spawned('proxy'));
+    expect(spawnsIn(d.send(ready('proxy')))).toEqual(['app']);
+  });
+
+  it('doubles the backoff up to the maximum and resets it after a long run', () => {
+    const d = createDriver(plan([proc('s', 'sidecar', { restart: { policy: 'always', initialBackoffMs: 1_000, maxBackoffMs: 3_000, resetAfterMs: 10_000, maxRestarts: undefined } }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
+    const delays: number[] = [];
+    for (let crash = 0; crash < 4; crash += 1) {
+      const effects = d.send(d.exited('s', exited(1)));
+      delays.push((effects.find((effect) => effect.type === 'restart-scheduled') as { delayMs: number }).delayMs);
+      d.send({ type: 'timer', timer: { kind: 'restart', name: 's' } }, d.spawned('s'));
+    }
+    expect(delays).toEqual([0, 1_000, 2_000, 3_000]);
+    d.advance(10_000);
+    expect(d.send(d.exited('s', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 's', attempt: 1, delayMs: 0 });
+  });
+
+  it('never re-runs init steps or disturbs the app when a started sidecar restarts', () => {
+    const d = createDriver(plan([proc('s', 'sidecar'), proc('step', 'init'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('step'), d.exited('step', exited(0)), d.spawned('app'));
+    const effects = d.send(d.exited('s', exited(0)), { type: 'timer', timer: { kind: 'restart', name: 's' } }, d.spawned('s'));
+    expect(spawnsIn(effects)).toEqual(['s']);
+    expect(signalsIn(effects)).toEqual([]);
+  });
+
+  it('restarts nothing once teardown has begun', () => {
+    const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'), d.exited('app', exited(0)));
+    const effects = d.send(d.exited('s', exited(1)));
+    expect(effects.some((effect) => effect.type === 'restart-scheduled')).toBe(false);
+    expect(effects).toContainEqual(finish(0));
+  });
+
+  it('cancels a pending restart when teardown begins', () => {
+    const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'), d.exited('s', exited(1)));
+    expect(d.send(d.exited('app', exited(0)))).toEqual([graceTimer, { type: 'cancel-timer', timer: { kind: 'restart', name: 's' } }, finish(0)]);
+  });
+
+  it('retries an on-failure init step and fails it once maxRestarts is used up', () => {
+    const restart = { policy: 'on-failure' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: 1 };
+    const d = createDriver(plan([proc('step', 'init', { restart }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('step'));
+    expect(d.send(d.exited('step', exited(3)))).toContainEqual({ type: 'restart-scheduled', name: 'step', attempt: 1, delayMs: 0 });
+    d.send({ type: 'timer', timer: { kind: 'restart', name: 'step' } }, d.spawned('step'));
+    expect(d.send(d.exited('step', exited(4)))).toEqual([graceTimer, finish(4)]);
+  });
+
+  it('restarts an on-failure app in place while the sidecars keep running', () => {
+    const restart = { policy: 'on-failure' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: undefined };
+    const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app', { restart })]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
+    expect(signalsIn(d.send(d.exited('app', exited(1))))).toEqual([]);
+    d.send({ type: 'timer', timer: { kind: 'restart', name: 'app' } }, d.spawned('app'));
+    expect(d.send(d.exited('app', exited(0)))).toEqual([graceTimer, stop('s')]);
+  });
+
+  it('stops a process whose liveness fails and restarts it even when it then exits 0', () => {
+    const liveness = { probe: { kind: 'tcp' as const, host: '127.0.0.1', port: 1 }, periodMs: 1_000, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 0 };
+    const restart = { policy: 'on-failure' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: undefined };
+    const d = createDriver(plan([proc('s', 'sidecar', { liveness, restart, graceMs: 5_000 }), proc('app', 'app')]));
+    expect(d.send({ type: 'boot' }, d.spawned('s'))).toContainEqual({ type: 'start-watch', name: 's', watch: 'liveness' });
+    d.send(d.spawned('app'));
+    expect(d.send({ type: 'liveness-failed', name: 's', reason: 'refused' })).toEqual([
+      { type: 'stop-watch', name: 's', watch: 'liveness' },
+      { type: 'signal', name: 's', signal: 'SIGTERM', purpose: 'unhealthy' },
+      { type: 'start-timer', timer: { kind: 'process-grace', name: 's' }, ms: 5_000 },
+    ]);
+    expect(d.send(d.exited('s', exited(0)))).toContainEqual({ type: 'restart-scheduled', name: 's', attempt: 1, delayMs: 0 });
+  });
+});
+
+describe('fatal sidecars', () => {
+  it('ends the pod when a fatal sidecar exits: the app is stopped and the exit code is 69', () => {
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('db', 'sidecar', { fatal: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('db'), d.spawned('app'));
+    expect(signalsIn(d.send(d.exited('db', exited(1))))).toEqual(['app SIGTERM stop']);
+    expect(signalsIn(d.send(d.exited('app', exited(0))))).toEqual(['a SIGTERM stop']);
+    expect(d.send(d.exited('a', exited(0)))).toContainEqual(finish(EXIT_FATAL_SIDECAR));
+  });
+
+  it('restarts a fatal sidecar with maxRestarts until they are used up', () => {
+    const restart = { policy: 'always' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: 1 };
+    const d = createDriver(plan([proc('db', 'sidecar', { fatal: true, restart }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('db'), d.spawned('app'));
+    expect(d.send(d.exited('db', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 'db', attempt: 1, delayMs: 0 });
+    d.send({ type: 'timer', timer: { kind: 'restart', name: 'db' } }, d.spawned('db'));
+    expect(signalsIn(d.send(d.exited('db', exited(1))))).toEqual(['app SIGTERM stop']);
   });
 });
 
 describe('teardown when the app exits', () => {
   it('stops sidecars in reverse start order, one at a time, and exits with the app code', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('b', 'sidecar'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'b' }, { type: 'spawned', name: 'app' });
-    expect(driver.send({ type: 'exited', name: 'app', status: exited(3) })).toEqual([{ type: 'start-grace-timer', ms: GRACE_MS }, stop('b')]);
-    expect(driver.send({ type: 'exited', name: 'b', status: { kind: 'signaled', signal: 'SIGTERM' } })).toEqual([stop('a')]);
-    expect(driver.send({ type: 'exited', name: 'a', status: exited(1) })).toEqual([{ type: 'finish', exitCode: 3 }]);
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('b', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('b'), d.spawned('app'));
+    expect(d.send(d.exited('app', exited(3)))).toEqual([graceTimer, stop('b')]);
+    expect(signalsIn(d.send(d.exited('b', signaled('SIGTERM'))))).toEqual(['a SIGTERM stop']);
+    expect(d.send(d.exited('a', exited(1)))).toContainEqual(finish(3));
+  });
+
+  it('with explicit dependencies stops a process only after everything that depends on it', () => {
+    const d = createDriver(plan([proc('a', 'sidecar', { after: [] }), proc('b', 'sidecar', { after: [] }), proc('c', 'sidecar', { after: ['a'] }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('b'), d.spawned('c'), d.spawned('app'));
+    expect(signalsIn(d.send(d.exited('app', exited(0))))).toEqual(['b SIGTERM stop', 'c SIGTERM stop']);
+    expect(signalsIn(d.send(d.exited('c', exited(0))))).toEqual(['a SIGTERM stop']);
+  });
+
+  it('maps the app code through successCodes', () => {
+    const d = createDriver(plan([proc('app', 'app', { successCodes: [143] })]));
+    d.send({ type: 'boot' }, d.spawned('app'));
+    expect(d.send(d.exited('app', signaled('SIGTERM')))).toContainEqual(finish(0));
   });
 
   it('reports 128+N when a signal killed the app', () => {
-    const driver = createDriver(chainPlan([proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'app' });
-    expect(driver.send({ type: 'exited', name: 'app', status: { kind: 'signaled', signal: 'SIGKILL' } })).toContainEqual({ type: 'finish', exitCode: 137 });
+    const d = createDriver(plan([proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('app'));
+    expect(d.send(d.exited('app', signaled('SIGKILL')))).toContainEqual(finish(137));
   });
 
-  it('skips a sidecar that already exited while the app ran', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('b', 'sidecar'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'b' }, { type: 'spawned', name: 'app' });
-    expect(driver.send({ type: 'exited', name: 'b', status: exited(2) })).toEqual([]);
-    expect(driver.send({ type: 'exited', name: 'app', status: exited(0) })).toEqual([{ type: 'start-grace-timer', ms: GRACE_MS }, stop('a')]);
+  it('uses a sidecar stopSignal and its own grace cap', () => {
+    const d = createDriver(plan([proc('nginx', 'sidecar', { stopSignal: 'SIGQUIT', graceMs: 3_000 }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('nginx'), d.spawned('app'));
+    expect(d.send(d.exited('app', exited(0)))).toEqual([
+      graceTimer,
+      stop('nginx', 'SIGQUIT'),
+      { type: 'start-timer', timer: { kind: 'process-grace', name: 'nginx' }, ms: 3_000 },
+    ]);
+    expect(d.send({ type: 'timer', timer: { kind: 'process-grace', name: 'nginx' } })).toEqual([{ type: 'signal', name: 'nginx', signal: 'SIGKILL', purpose: 'kill' }]);
   });
 });
 
 describe('startup failures', () => {
   it('an init step failing stops started sidecars in reverse order and exits with its code', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('b', 'sidecar'), proc('step', 'init'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'b' }, { type: 'spawned', name: 'step' });
-    expect(driver.send({ type: 'exited', name: 'step', status: exited(4) })).toEqual([{ type: 'start-grace-timer', ms: GRACE_MS }, stop('b')]);
-    expect(driver.state.procs.get('app')?.status).toBe('skipped');
-    expect(driver.send({ type: 'exited', name: 'b', status: exited(0) })).toEqual([stop('a')]);
-    expect(driver.send({ type: 'exited', name: 'a', status: exited(0) })).toEqual([{ type: 'finish', exitCode: 4 }]);
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('b', 'sidecar'), proc('step', 'init'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('b'), d.spawned('step'));
+    expect(d.send(d.exited('step', exited(4)))).toEqual([graceTimer, stop('b')]);
+    expect(d.state.procs.get('app')?.status).toBe('skipped');
+    expect(signalsIn(d.send(d.exited('b', exited(0))))).toEqual(['a SIGTERM stop']);
+    expect(d.send(d.exited('a', exited(0)))).toContainEqual(finish(4));
   });
 
-  it('a sidecar that misses its readiness deadline fails startup with exit 1', () => {
-    const driver = createDriver(chainPlan([proc('proxy', 'sidecar', { probe: true }), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'proxy' });
-    expect(driver.send({ type: 'not-ready', name: 'proxy', reason: 'timed out' })).toEqual([
-      { type: 'start-grace-timer', ms: GRACE_MS },
-      { type: 'cancel-readiness', name: 'proxy' },
-      stop('proxy'),
-    ]);
-    expect(driver.send({ type: 'exited', name: 'proxy', status: { kind: 'signaled', signal: 'SIGTERM' } })).toEqual([{ type: 'finish', exitCode: 1 }]);
+  it('a sidecar that misses its readiness deadline, across restarts, fails startup with exit 1', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'));
+    expect(signalsIn(d.send({ type: 'timer', timer: { kind: 'deadline', name: 'proxy' } }))).toEqual(['proxy SIGTERM stop']);
+    expect(d.send(d.exited('proxy', signaled('SIGTERM')))).toContainEqual(finish(1));
   });
 
-  it('a sidecar that exits before it is ready fails startup with its own code', () => {
-    const driver = createDriver(chainPlan([proc('proxy', 'sidecar', { probe: true }), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'proxy' });
-    expect(driver.send({ type: 'exited', name: 'proxy', status: exited(9) })).toEqual([
-      { type: 'cancel-readiness', name: 'proxy' },
-      { type: 'start-grace-timer', ms: GRACE_MS },
-      { type: 'finish', exitCode: 9 },
-    ]);
+  it('a sidecar that exits before it is ready and is not restarted fails startup with its own code', () => {
+    const restart = { policy: 'never' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: undefined };
+    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true, restart }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'));
+    expect(d.send(d.exited('proxy', exited(9)))).toContainEqual(finish(9));
   });
 
-  it('a sidecar program that does not exist fails startup with 127', () => {
-    const driver = createDriver(chainPlan([proc('proxy', 'sidecar'), proc('app', 'app')]));
-    driver.send({ type: 'boot' });
-    const effects = driver.send({ type: 'exited', name: 'proxy', status: { kind: 'spawn-failed', code: 127, reason: 'not found' } });
-    expect(effects).toContainEqual({ type: 'finish', exitCode: 127 });
-    expect(effects).not.toContainEqual(spawn('app'));
+  it('a sidecar program that does not exist fails startup with 127 and is not retried', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' });
+    const effects = d.send(d.exited('proxy', { kind: 'spawn-failed', code: 127, reason: 'not found' }));
+    expect(effects).toContainEqual(finish(127));
+    expect(spawnsIn(effects)).toEqual([]);
   });
 });
 
 describe('termination by signal', () => {
   it('passes SIGINT to the app first and keeps sidecars up until the app has exited', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'app' });
-    expect(driver.send({ type: 'signal', signal: 'SIGINT' })).toEqual([{ type: 'start-grace-timer', ms: GRACE_MS }, stop('app', 'SIGINT')]);
-    expect(driver.send({ type: 'exited', name: 'app', status: exited(0) })).toEqual([stop('a')]);
-    expect(driver.send({ type: 'exited', name: 'a', status: exited(0) })).toEqual([{ type: 'finish', exitCode: 0 }]);
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'));
+    expect(d.send({ type: 'signal', signal: 'SIGINT' })).toEqual([graceTimer, stop('app', 'SIGINT')]);
+    expect(signalsIn(d.send(d.exited('app', exited(0))))).toEqual(['a SIGTERM stop']);
+    expect(d.send(d.exited('a', exited(0)))).toContainEqual(finish(0));
+  });
+
+  it('runs the drain first, then every preStop at once; each stop signal follows its own preStop', () => {
+    const hook = { kind: 'exec' as const, command: ['true'] as [string], timeoutMs: 1_000 };
+    const d = createDriver(plan([proc('a', 'sidecar', { preStop: hook }), proc('app', 'app', { preStop: hook })], { drain: { kind: 'delay', ms: 500 } }));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'));
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([graceTimer, { type: 'run-drain' }]);
+    expect(d.send({ type: 'drain-done' })).toEqual([
+      { type: 'run-hook', name: 'a', hook: 'preStop' },
+      { type: 'run-hook', name: 'app', hook: 'preStop' },
+    ]);
+    // a's preStop is done, but the app still runs: a waits for it.
+    expect(d.send({ type: 'hook-done', name: 'a', hook: 'preStop', ok: true })).toEqual([]);
+    expect(d.send({ type: 'hook-done', name: 'app', hook: 'preStop', ok: false })).toEqual([stop('app')]);
+    expect(signalsIn(d.send(d.exited('app', exited(0))))).toEqual(['a SIGTERM stop']);
+  });
+
+  it('rewrites the signal the app hears, and drops a forwarded one rewritten to none', () => {
+    const d = createDriver(plan([proc('app', 'app')], { signalRewrites: { SIGTERM: 'SIGQUIT', SIGHUP: null } }));
+    d.send({ type: 'boot' }, d.spawned('app'));
+    expect(d.send({ type: 'signal', signal: 'SIGHUP' })).toEqual([]);
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([graceTimer, stop('app', 'SIGQUIT')]);
   });
 
   it('during startup stops what runs, starts nothing new and exits 128+N', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('step', 'init'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'step' });
-    expect(driver.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([{ type: 'start-grace-timer', ms: GRACE_MS }, stop('step')]);
-    expect(driver.send({ type: 'exited', name: 'step', status: exited(0) })).toEqual([stop('a')]);
-    expect(driver.send({ type: 'exited', name: 'a', status: exited(0) })).toEqual([{ type: 'finish', exitCode: 143 }]);
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('step', 'init'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('step'));
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([graceTimer, stop('step')]);
+    expect(signalsIn(d.send(d.exited('step', exited(0))))).toEqual(['a SIGTERM stop']);
+    expect(d.send(d.exited('a', exited(0)))).toContainEqual(finish(143));
   });
 
   it('sends SIGTERM to everything alive when the grace runs out, then SIGKILL', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'app' }, { type: 'signal', signal: 'SIGTERM' });
-    expect(driver.send({ type: 'grace-expired' })).toEqual([
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'), { type: 'signal', signal: 'SIGTERM' });
+    expect(d.send({ type: 'timer', timer: { kind: 'grace' } })).toEqual([
       { type: 'signal', name: 'a', signal: 'SIGTERM', purpose: 'expire' },
       { type: 'signal', name: 'app', signal: 'SIGTERM', purpose: 'expire' },
-      { type: 'start-kill-timer', ms: KILL_AFTER_GRACE_MS },
+      { type: 'start-timer', timer: { kind: 'kill' }, ms: KILL_AFTER_GRACE_MS },
     ]);
-    expect(driver.send({ type: 'kill-timer' })).toEqual([
-      { type: 'signal', name: 'a', signal: 'SIGKILL', purpose: 'kill' },
-      { type: 'signal', name: 'app', signal: 'SIGKILL', purpose: 'kill' },
-    ]);
-    driver.send({ type: 'exited', name: 'app', status: { kind: 'signaled', signal: 'SIGKILL' } });
-    expect(driver.send({ type: 'exited', name: 'a', status: { kind: 'signaled', signal: 'SIGKILL' } })).toEqual([{ type: 'finish', exitCode: 137 }]);
+    expect(signalsIn(d.send({ type: 'timer', timer: { kind: 'kill' } }))).toEqual(['a SIGKILL kill', 'app SIGKILL kill']);
+    d.send(d.exited('app', signaled('SIGKILL')));
+    expect(d.send(d.exited('a', signaled('SIGKILL')))).toContainEqual(finish(137));
   });
 
-  it('kills everything at once on a second stop signal', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'app' }, { type: 'signal', signal: 'SIGINT' });
-    expect(driver.send({ type: 'signal', signal: 'SIGINT' })).toEqual([
+  it('kills everything at once on a second stop signal, cutting a preStop short', () => {
+    const hook = { kind: 'exec' as const, command: ['sleep', '60'] as [string, ...string[]], timeoutMs: 60_000 };
+    const d = createDriver(plan([proc('a', 'sidecar', { preStop: hook }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'), { type: 'signal', signal: 'SIGINT' });
+    expect(d.send({ type: 'signal', signal: 'SIGINT' })).toEqual([
+      { type: 'cancel-hook', name: 'a', hook: 'preStop' },
       { type: 'signal', name: 'a', signal: 'SIGKILL', purpose: 'kill' },
       { type: 'signal', name: 'app', signal: 'SIGKILL', purpose: 'kill' },
     ]);
   });
 
   it('does not escalate on the first signal after the app exited on its own', () => {
-    const driver = createDriver(chainPlan([proc('a', 'sidecar'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'a' }, { type: 'spawned', name: 'app' }, { type: 'exited', name: 'app', status: exited(0) });
-    expect(driver.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([]);
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'), d.exited('app', exited(0)));
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([]);
   });
 
   it('forwards other signals to the app, and drops them before the app runs', () => {
-    const driver = createDriver(chainPlan([proc('step', 'init'), proc('app', 'app')]));
-    driver.send({ type: 'boot' }, { type: 'spawned', name: 'step' });
-    expect(driver.send({ type: 'signal', signal: 'SIGHUP' })).toEqual([]);
-    driver.send({ type: 'exited', name: 'step', status: exited(0) }, { type: 'spawned', name: 'app' });
-    expect(driver.send({ type: 'signal', signal: 'SIGUSR1' })).toEqual([{ type: 'signal', name: 'app', signal: 'SIGUSR1', purpose: 'forward' }]);
+    const d = createDriver(plan([proc('step', 'init'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('step'));
+    expect(d.send({ type: 'signal', signal: 'SIGHUP' })).toEqual([]);
+    d.send(d.exited('step', exited(0)), d.spawned('app'));
+    expect(d.send({ type: 'signal', signal: 'SIGUSR1' })).toEqual([{ type: 'signal', name: 'app', signal: 'SIGUSR1', purpose: 'forward' }]);
   });
 });

@@ -1,30 +1,60 @@
 import type { ExitStatus } from '../process/exit-status.ts';
 
+/** The lifecycle's timers: one each at most, so a key names it. */
+export type TimerKey =
+  /** The whole grace budget, from the start of teardown. */
+  | { readonly kind: 'grace' }
+  /** SIGKILL for what outlived the budget's SIGTERM. */
+  | { readonly kind: 'kill' }
+  /** A sidecar's readiness deadline, from its first spawn, across restarts. */
+  | { readonly kind: 'deadline'; readonly name: string }
+  /** The end of a process's restart backoff. */
+  | { readonly kind: 'restart'; readonly name: string }
+  /** A process's own grace after its stop signal: SIGKILL when it runs out. */
+  | { readonly kind: 'process-grace'; readonly name: string };
+
+export type HookName = 'postStart' | 'preStop';
+export type WatchKind = 'readiness' | 'liveness';
+
 // Everything that can happen to the supervisor arrives as one of these, through
-// one queue, in order: process exits, probe results, signals and timers.
+// one queue, in order. `now` is the runner's monotonic clock (ms), so decisions
+// that depend on time (backoff reset) stay pure.
 export type LifecycleEvent =
   | { readonly type: 'boot' }
-  | { readonly type: 'spawned'; readonly name: string }
-  | { readonly type: 'exited'; readonly name: string; readonly status: ExitStatus }
-  | { readonly type: 'ready'; readonly name: string }
-  | { readonly type: 'not-ready'; readonly name: string; readonly reason: string }
+  | { readonly type: 'spawned'; readonly name: string; readonly now: number }
+  | { readonly type: 'exited'; readonly name: string; readonly status: ExitStatus; readonly now: number }
+  | { readonly type: 'readiness'; readonly name: string; readonly ready: boolean }
+  | { readonly type: 'liveness-failed'; readonly name: string; readonly reason: string }
+  | { readonly type: 'hook-done'; readonly name: string; readonly hook: HookName; readonly ok: boolean }
+  | { readonly type: 'drain-done' }
   | { readonly type: 'signal'; readonly signal: NodeJS.Signals }
-  | { readonly type: 'grace-expired' }
-  | { readonly type: 'kill-timer' };
+  | { readonly type: 'timer'; readonly timer: TimerKey };
 
 /**
  * Why a signal is sent: 'stop' is a process's orderly stop, 'forward' passes on
- * a signal the supervisor received, 'expire' and 'kill' end what outlived the grace.
+ * a signal the supervisor received, 'unhealthy' stops a process whose liveness
+ * probe or postStart hook failed (to restart it), 'expire' and 'kill' end what
+ * outlived a grace.
  */
-export type SignalPurpose = 'stop' | 'forward' | 'expire' | 'kill';
+export type SignalPurpose = 'stop' | 'forward' | 'unhealthy' | 'expire' | 'kill';
 
 // What decide.ts asks the runner to do. Effects carry names, never PIDs: the
 // runner owns the handles.
 export type Effect =
   | { readonly type: 'spawn'; readonly name: string }
-  | { readonly type: 'watch-readiness'; readonly name: string }
-  | { readonly type: 'cancel-readiness'; readonly name: string }
+  | { readonly type: 'start-watch'; readonly name: string; readonly watch: WatchKind }
+  | { readonly type: 'stop-watch'; readonly name: string; readonly watch: WatchKind }
+  | { readonly type: 'run-hook'; readonly name: string; readonly hook: HookName }
+  | { readonly type: 'cancel-hook'; readonly name: string; readonly hook: HookName }
+  | { readonly type: 'run-drain' }
+  | { readonly type: 'cancel-drain' }
   | { readonly type: 'signal'; readonly name: string; readonly signal: NodeJS.Signals; readonly purpose: SignalPurpose }
-  | { readonly type: 'start-grace-timer'; readonly ms: number }
-  | { readonly type: 'start-kill-timer'; readonly ms: number }
+  | { readonly type: 'start-timer'; readonly timer: TimerKey; readonly ms: number }
+  | { readonly type: 'cancel-timer'; readonly timer: TimerKey }
+  /** A restart was scheduled: for the log (attempt number and the delay chosen). */
+  | { readonly type: 'restart-scheduled'; readonly name: string; readonly attempt: number; readonly delayMs: number }
   | { readonly type: 'finish'; readonly exitCode: number };
+
+export function timerId(timer: TimerKey): string {
+  return 'name' in timer ? `${timer.kind}:${timer.name}` : timer.kind;
+}

@@ -1,3 +1,4 @@
+import type { ProcessSpec } from '../config/plan.ts';
 import { exitCodeOf, isSuccess, signalExitCode } from '../process/exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { ProcState, StopReason } from './state.ts';
@@ -7,24 +8,33 @@ import type { ProcState, StopReason } from './state.ts';
  * exited 0 during startup) and has no failing code of its own to report.
  */
 export const EXIT_SIDECAR_FAILED = 1;
+/** A fatal sidecar went down for good (sysexits' EX_UNAVAILABLE: a service the app needs is gone). */
+export const EXIT_FATAL_SIDECAR = 69;
 
 /**
  * The supervisor's exit code, decided once teardown is complete. The app's code
- * wins whenever the app ran, so a Job reports what the job did; sidecars' own
- * codes never change it.
+ * wins whenever the app ran, so a Job reports what the job did (its
+ * successCodes counting as 0); sidecars' own codes never change it, except a
+ * fatal sidecar's end.
  */
-export function decideExitCode(reason: StopReason, app: ProcState): number {
+export function decideExitCode(reason: StopReason, app: ProcState, appSpec: ProcessSpec): number {
   switch (reason.kind) {
     case 'app-exited':
-      return exitCodeOf(reason.status);
+      return appExitCode(exitCodeOf(reason.status), appSpec);
     case 'signal':
-      // The app got the signal and decided; if it never started, report the signal as a shell would.
-      return app.exit !== undefined ? exitCodeOf(app.exit) : signalExitCode(reason.signal);
+      // The app got the signal and decided; if it never ran, report the signal as a shell would.
+      return app.exit !== undefined ? appExitCode(exitCodeOf(app.exit), appSpec) : signalExitCode(reason.signal);
     case 'init-failed':
       return exitCodeOf(reason.status);
     case 'sidecar-failed':
       return reason.status !== undefined && !isSuccess(reason.status) ? exitCodeOf(reason.status) : EXIT_SIDECAR_FAILED;
+    case 'fatal-sidecar':
+      return EXIT_FATAL_SIDECAR;
     default:
       return assertNever(reason);
   }
+}
+
+function appExitCode(code: number, appSpec: ProcessSpec): number {
+  return appSpec.successCodes.includes(code) ? 0 : code;
 }

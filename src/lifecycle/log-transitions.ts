@@ -17,6 +17,7 @@ export function logEvent(
   before: LifecycleState,
   after: LifecycleState,
 ): void {
+  logSidecarsUp(logger, graph, children, before, after);
   switch (event.type) {
     case 'exited': {
       if (event.status.kind === 'spawn-failed') return; // logged where the spawn failed
@@ -31,32 +32,34 @@ export function logEvent(
       };
       return logger.info(fields, 'exited');
     }
-    case 'ready':
-      if (after.procs.get(event.name)?.started === true && before.procs.get(event.name)?.started !== true) {
-        logger.info({ event: 'ready', proc: event.name, role: 'sidecar', pid: children.get(event.name)?.pid }, 'ready');
-      }
-      return;
-    case 'spawned': {
-      const spec = graph.spec(event.name);
-      if (spec.role === 'sidecar' && spec.readiness === undefined && before.phase !== 'stopping') {
-        logger.info({ event: 'ready', proc: event.name, role: spec.role, pid: children.get(event.name)?.pid }, 'started (no readiness probe)');
-      }
-      return;
-    }
-    case 'not-ready':
-      return logger.error({ event: 'not-ready', proc: event.name, role: 'sidecar' }, event.reason);
     case 'signal':
       if (before.phase === 'stopping' && after.stopSignalsReceived >= 2 && (event.signal === 'SIGTERM' || event.signal === 'SIGINT')) {
         return logger.warn({ event: 'signal', signal: event.signal }, 'second stop signal: killing everything now');
       }
       return logger.info({ event: 'signal', signal: event.signal }, 'received signal');
-    case 'grace-expired':
-      return logger.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
-    case 'kill-timer':
+    case 'timer':
+      if (event.timer.kind === 'grace' && after.graceExpired && !before.graceExpired) {
+        logger.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
+      }
+      return;
+    case 'spawned':
+    case 'readiness':
+    case 'liveness-failed':
+    case 'hook-done':
+    case 'drain-done':
     case 'boot':
       return;
     default:
       return assertNever(event);
+  }
+}
+
+/** A sidecar is up: ready and past its postStart (at its first start, and again after each restart). */
+function logSidecarsUp(logger: Logger, graph: ProcessGraph, children: ReadonlyMap<string, Child>, before: LifecycleState, after: LifecycleState): void {
+  for (const [name, proc] of after.procs) {
+    if (!proc.up || before.procs.get(name)?.up === true || graph.spec(name).role !== 'sidecar') continue;
+    const message = graph.spec(name).readiness === undefined ? 'started (no readiness probe)' : 'ready';
+    logger.info({ event: 'ready', proc: name, role: 'sidecar', pid: children.get(name)?.pid }, message);
   }
 }
 
@@ -80,6 +83,8 @@ function describeStopReason(reason: StopReason, appRunning: boolean): string {
       return `init step ${reason.name} failed (exit ${exitCodeOf(reason.status)}); the app will not start`;
     case 'sidecar-failed':
       return `sidecar ${reason.name} failed to start: ${reason.reason}; the app will not start`;
+    case 'fatal-sidecar':
+      return `fatal sidecar ${reason.name} is down (exit ${exitCodeOf(reason.status)}); stopping the app and the other sidecars`;
     default:
       return assertNever(reason);
   }

@@ -1,17 +1,23 @@
+import { resolve } from 'node:path';
 import type { ProbeSpec } from '../config/plan.ts';
 import type { Spawner } from '../process/child.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { createExecProbe } from './exec-probe.ts';
+import { createFileProbe } from './file-probe.ts';
 import { createHttpProbe } from './http-probe.ts';
+import type { LogMatcher } from './log-matcher.ts';
+import { createLogProbe } from './log-probe.ts';
 import type { Probe } from './probe.ts';
 import { createTcpProbe } from './tcp-probe.ts';
 
 export interface ProbeDeps {
   /** Exec probes run through it, so the reaper knows their pids. */
   readonly spawner: Spawner;
-  /** The env and cwd of the process being probed, for exec probes. */
+  /** The env and cwd of the process being probed: exec probes run with them, a relative file path is read from that cwd. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
+  /** The matcher fed with the probed process's output (stdio 'tee'); required for a log probe. */
+  readonly logMatcher?: LogMatcher | undefined;
 }
 
 export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
@@ -19,9 +25,20 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
     case 'tcp':
       return createTcpProbe(spec.host, spec.port);
     case 'http':
-      return createHttpProbe(spec.url);
+      return createHttpProbe(spec.url, { headers: spec.headers, expectStatus: spec.expectStatus });
     case 'exec':
       return createExecProbe(spec.command, deps);
+    case 'file':
+      return createFileProbe(resolve(deps.cwd ?? process.cwd(), spec.path));
+    case 'log':
+      // Without a matcher nobody reads the output, so the probe could never pass.
+      if (deps.logMatcher === undefined) {
+        throw new Error(`log probe log:${spec.pattern}: no log matcher was given (the process must be spawned with stdio 'tee' and its onOutput fed to one)`);
+      }
+      if (deps.logMatcher.pattern !== spec.pattern) {
+        throw new Error(`log probe log:${spec.pattern}: the log matcher given watches for ${JSON.stringify(deps.logMatcher.pattern)}`);
+      }
+      return createLogProbe(deps.logMatcher);
     default:
       return assertNever(spec);
   }

@@ -1,10 +1,9 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Spawner } from '../process/child.ts';
-import { createSpawner } from '../process/spawn.ts';
+import { describe, expect, it } from 'vitest';
+import { readPid } from '../../test/support/pid-file.ts';
+import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
+import { isAlive } from '../process/proc-table.ts';
 import { createExecProbe } from './exec-probe.ts';
 
 const ATTEMPT_TIMEOUT_MS = 5_000;
@@ -12,27 +11,11 @@ const SHORT_TIMEOUT_MS = 200;
 /** Generous bound on how late a killed attempt may come back. */
 const KILL_SLACK_MS = 500;
 
-let spawner: Spawner;
-let workDir: string;
-let reportedPids: number[];
-
-beforeEach(async () => {
-  spawner = createSpawner();
-  workDir = await mkdtemp(join(tmpdir(), 'exec-probe-test-'));
-  reportedPids = [];
-});
-
-afterEach(async () => {
-  const survivors = reportedPids.filter(isAlive);
-  for (const pid of survivors) process.kill(pid, 'SIGKILL');
-  await rm(workDir, { recursive: true, force: true });
-  expect(survivors).toEqual([]);
-  expect([...spawner.ownedPids]).toEqual([]);
-});
+const sandbox = useProcessSandbox('exec-probe-test-', { expectNoOwnedPids: true });
 
 const noAbort = () => new AbortController().signal;
 /** Probe options for a process with the given env and cwd. */
-const inside = (env: Record<string, string> = {}, cwd?: string) => ({ spawner, env, cwd });
+const inside = (env: Record<string, string> = {}, cwd?: string) => ({ spawner: sandbox.spawner, env, cwd });
 
 describe('createExecProbe', () => {
   it('succeeds when the command exits 0', async () => {
@@ -40,7 +23,7 @@ describe('createExecProbe', () => {
   });
 
   it("runs with the probed process's env and cwd", async () => {
-    const probe = createExecProbe(['sh', '-c', 'test "$PROBE_TOKEN" = yes && test "$(pwd)" = "$1"', 'sh', workDir], inside({ PROBE_TOKEN: 'yes' }, workDir));
+    const probe = createExecProbe(['sh', '-c', 'test "$PROBE_TOKEN" = yes && test "$(pwd)" = "$1"', 'sh', sandbox.workDir], inside({ PROBE_TOKEN: 'yes' }, sandbox.workDir));
     await expect(probe.check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({ ok: true });
     const elsewhere = createExecProbe(['sh', '-c', 'test "$PROBE_TOKEN" = yes'], inside());
     await expect(elsewhere.check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toMatchObject({ ok: false });
@@ -60,7 +43,7 @@ describe('createExecProbe', () => {
   });
 
   it('kills a hanging command and its children at the timeout, and returns after they are gone', async () => {
-    const pids = join(workDir, 'pids');
+    const pids = join(sandbox.workDir, 'pids');
     const probe = createExecProbe(['sh', '-c', `sleep 300 & echo "$$ $!" > ${pids}; wait`], inside());
     const startedAt = performance.now();
     const outcome = await probe.check(SHORT_TIMEOUT_MS, noAbort());
@@ -69,7 +52,7 @@ describe('createExecProbe', () => {
     expect(outcome).toEqual({ ok: false, reason: `timed out after ${SHORT_TIMEOUT_MS}ms` });
     expect(elapsedMs).toBeLessThan(SHORT_TIMEOUT_MS + KILL_SLACK_MS);
     const [shell, sleeper] = (await readFile(pids, 'utf8')).trim().split(' ').map(Number);
-    reportedPids.push(shell!, sleeper!);
+    sandbox.track(shell!, sleeper!);
     // The shell was awaited before the outcome; the orphaned sleep is reaped by
     // whoever adopted it, so it is given a moment.
     expect(isAlive(shell!)).toBe(false);
@@ -77,23 +60,23 @@ describe('createExecProbe', () => {
   });
 
   it('kills the command when aborted', async () => {
-    const pidFile = join(workDir, 'pid');
+    const pidFile = join(sandbox.workDir, 'pid');
     const controller = new AbortController();
     const attempt = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], inside()).check(ATTEMPT_TIMEOUT_MS, controller.signal);
     await expect.poll(() => readPid(pidFile)).toBeGreaterThan(0);
     controller.abort();
     await expect(attempt).resolves.toEqual({ ok: false, reason: 'aborted' });
     const pid = readPid(pidFile);
-    reportedPids.push(pid);
+    sandbox.track(pid);
     expect(isAlive(pid)).toBe(false);
   });
 
   it('ends what a passing command left running in its group', async () => {
-    const pidFile = join(workDir, 'pid');
+    const pidFile = join(sandbox.workDir, 'pid');
     const outcome = await createExecProbe(['sh', '-c', `sleep 300 & echo $! > ${pidFile}`], inside()).check(ATTEMPT_TIMEOUT_MS, noAbort());
     expect(outcome).toEqual({ ok: true });
     const pid = readPid(pidFile);
-    reportedPids.push(pid);
+    sandbox.track(pid);
     await expect.poll(() => isAlive(pid)).toBe(false);
   });
 
@@ -101,22 +84,3 @@ describe('createExecProbe', () => {
     expect(() => createExecProbe([], inside())).toThrow(/empty/);
   });
 });
-
-function readPid(path: string): number {
-  try {
-    return Number(readFileSync(path, 'utf8').trim()) || 0;
-  } catch {
-    return 0;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    // A zombie has exited; only its parent's wait is missing. State follows the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}

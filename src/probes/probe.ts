@@ -1,5 +1,5 @@
-// One Probe interface for every kind (tcp, http, exec; later log, file, mesh
-// endpoints). A probe makes one attempt; scheduling lives in wait-for-ready.ts.
+// One Probe interface for every kind (tcp, http, exec, file, log; later mesh
+// endpoints). A probe makes one attempt; scheduling lives in probe-loop.ts.
 
 export type ProbeOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
@@ -11,4 +11,12 @@ export interface Probe {
    * signal ends the attempt early (and kills an exec probe's process).
    */
   check(timeoutMs: number, signal: AbortSignal): Promise<ProbeOutcome>;
+  /**
+   * For probes that can tell when their answer may have changed (a file
+   * appeared, a log line matched): calls wake to say "check again now", so the
+   * change is seen within milliseconds instead of at the next period. A wake is
+   * a hint, never an outcome; it may come more than once or without a change.
+   * Everything it holds (watchers, timers, listeners) is released on abort.
+   */
+  subscribe?(wake: () => void, signal: AbortSignal): void;
 }

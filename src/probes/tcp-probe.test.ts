@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from '../../test/support/commands.ts';
 import { createTcpProbe } from './tcp-probe.ts';
 import { waitForReady } from './wait-for-ready.ts';
 
@@ -86,13 +87,4 @@ function portOf(server: Server): number {
 
 function connectionsOf(server: Server): Promise<number> {
   return new Promise((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-}
-
-/** An ephemeral port nobody listens on (the kernel just handed it out and we closed it). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = portOf(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

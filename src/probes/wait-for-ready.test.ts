@@ -1,13 +1,11 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Spawner } from '../process/child.ts';
-import { createSpawner } from '../process/spawn.ts';
+import { describe, expect, it } from 'vitest';
+import { freePort } from '../../test/support/commands.ts';
+import { readPid } from '../../test/support/pid-file.ts';
+import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
+import { isAlive } from '../process/proc-table.ts';
 import { createExecProbe } from './exec-probe.ts';
 import type { Probe, ProbeOutcome } from './probe.ts';
 import { createTcpProbe } from './tcp-probe.ts';
@@ -144,22 +142,7 @@ describe('waitForReady scheduling', () => {
 });
 
 describe('waitForReady with real probes', () => {
-  let spawner: Spawner;
-  let workDir: string;
-  let reportedPids: number[];
-
-  beforeEach(async () => {
-    spawner = createSpawner();
-    workDir = await mkdtemp(join(tmpdir(), 'wait-for-ready-test-'));
-    reportedPids = [];
-  });
-
-  afterEach(async () => {
-    const survivors = reportedPids.filter(isAlive);
-    for (const pid of survivors) process.kill(pid, 'SIGKILL');
-    await rm(workDir, { recursive: true, force: true });
-    expect(survivors).toEqual([]);
-  });
+  const sandbox = useProcessSandbox('wait-for-ready-test-');
 
   it('gives up at the deadline on a closed port, with the last failure', async () => {
     const port = await freePort();
@@ -174,33 +157,33 @@ describe('waitForReady with real probes', () => {
   });
 
   it('on abort, kills the exec attempt in flight and leaves no timer, socket or process behind', async () => {
-    const pidFile = join(workDir, 'pid');
-    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], { spawner, env: {}, cwd: undefined });
+    const pidFile = join(sandbox.workDir, 'pid');
+    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], { spawner: sandbox.spawner, env: {}, cwd: undefined });
     const before = countResources();
     const controller = new AbortController();
     const waiting = waitForReady(probe, { periodMs: 100, timeoutMs: 30_000, deadlineMs: 60_000 }, controller.signal);
     await expect.poll(() => readPid(pidFile)).toBeGreaterThan(0);
     const pid = readPid(pidFile);
-    reportedPids.push(pid);
+    sandbox.track(pid);
 
     const abortedAt = performance.now();
     controller.abort();
     await expect(waiting).resolves.toEqual({ kind: 'aborted' });
     expect(performance.now() - abortedAt).toBeLessThan(PROMPT_MS);
     expect(isAlive(pid)).toBe(false);
-    expect([...spawner.ownedPids]).toEqual([]);
+    expect([...sandbox.spawner.ownedPids]).toEqual([]);
     await expectNoHandlesBeyond(before);
   });
 
   it('on the deadline, kills the exec attempt in flight', async () => {
-    const pidFile = join(workDir, 'pid');
-    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], { spawner, env: {}, cwd: undefined });
+    const pidFile = join(sandbox.workDir, 'pid');
+    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], { spawner: sandbox.spawner, env: {}, cwd: undefined });
     const before = countResources();
     const result = await waitForReady(probe, { periodMs: 100, timeoutMs: 30_000, deadlineMs: 200 }, noAbort());
 
     expect(result).toMatchObject({ kind: 'deadline' });
     const pid = readPid(pidFile);
-    reportedPids.push(pid);
+    sandbox.track(pid);
     expect(isAlive(pid)).toBe(false);
     await expectNoHandlesBeyond(before);
   });
@@ -258,32 +241,4 @@ async function expectNoHandlesBeyond(before: Record<string, number>): Promise<vo
   await expect
     .poll(() => WATCHED_RESOURCES.filter((kind) => countResources()[kind]! > before[kind]!), { timeout: 1_000 })
     .toEqual([]);
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  if (address === null || typeof address === 'string') throw new Error('server has no port');
-  return address.port;
-}
-
-function readPid(path: string): number {
-  try {
-    return Number(readFileSync(path, 'utf8').trim()) || 0;
-  } catch {
-    return 0;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    // A zombie has exited; only its parent's wait is missing. State follows the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
 }

@@ -12,16 +12,24 @@ export interface SpawnRequest {
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
   readonly stdio: StdioMode;
+  /** With stdio 'tee' or 'capture': every chunk of stdout and stderr, as it arrives. */
+  readonly onOutput?: OutputListener;
 }
+
+export type OutputStream = 'stdout' | 'stderr';
+export type OutputListener = (chunk: Buffer, stream: OutputStream) => void;
 
 /**
  * inherit: stdin, stdout and stderr are the supervisor's (the app: `docker run -i`
  * still reaches it). output: stdout and stderr inherited, stdin from /dev/null
  * (init steps and sidecars must not steal the app's input). none: all to
  * /dev/null (exec probes: as in Kubernetes, a probe's chatter every period is not
- * the container's log).
+ * the container's log). tee: like output, but stdout and stderr pass through
+ * the supervisor, unchanged, and onOutput sees them too (a log readiness probe).
+ * capture: stdin from /dev/null, stdout and stderr only to onOutput (hooks,
+ * whose output is logged under their process's name).
  */
-export type StdioMode = 'inherit' | 'output' | 'none';
+export type StdioMode = 'inherit' | 'output' | 'none' | 'tee' | 'capture';
 
 /** Where a signal goes: the child's whole process group, or the child alone. */
 export type SignalScope = 'group' | 'process';

@@ -1,10 +1,10 @@
-import { chmod, copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Child, SpawnRequest, SpawnResult, Spawner } from './child.ts';
-import { createSpawner } from './spawn.ts';
+import { describe, expect, it } from 'vitest';
+import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
+import type { Child, SpawnRequest, SpawnResult } from './child.ts';
+import { isAlive } from './proc-table.ts';
 
 // Real processes only. Every pid a test starts (children and the grandchildren
 // they report) is tracked; afterEach asserts none survived, then kills any that did.
@@ -12,26 +12,11 @@ import { createSpawner } from './spawn.ts';
 const POLL_INTERVAL_MS = 10;
 const WAIT_BOUND_MS = 5_000;
 
-let spawner: Spawner;
-let workDir: string;
-let startedPids: number[];
-
-beforeEach(async () => {
-  spawner = createSpawner();
-  workDir = await mkdtemp(join(tmpdir(), 'spawn-test-'));
-  startedPids = [];
-});
-
-afterEach(async () => {
-  const survivors = startedPids.filter(isAlive);
-  for (const pid of survivors) killQuietly(pid);
-  await rm(workDir, { recursive: true, force: true });
-  expect(survivors).toEqual([]);
-});
+const sandbox = useProcessSandbox('spawn-test-');
 
 function spawn(command: SpawnRequest['command'], extra: Partial<SpawnRequest> = {}): SpawnResult {
-  const result = spawner.spawn({ name: 'test', command, env: {}, cwd: undefined, stdio: 'output', ...extra });
-  if (result.ok) startedPids.push(result.child.pid);
+  const result = sandbox.spawner.spawn({ name: 'test', command, env: {}, cwd: undefined, stdio: 'output', ...extra });
+  if (result.ok) sandbox.track(result.child.pid);
   return result;
 }
 
@@ -62,17 +47,17 @@ describe('createSpawner', () => {
     if (result.ok) return;
     expect(result.status.reason).toContain('no-such-program-for-spawn-test');
     expect(result.status.reason).toContain('/nonexistent-a:/nonexistent-b');
-    expect(spawner.ownedPids.size).toBe(0);
+    expect(sandbox.spawner.ownedPids.size).toBe(0);
   });
 
   it('fails with 127 for a missing explicit path', () => {
-    const result = spawn(['./missing.sh'], { cwd: workDir });
+    const result = spawn(['./missing.sh'], { cwd: sandbox.workDir });
     expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 127 } });
-    if (!result.ok) expect(result.status.reason).toContain(join(workDir, 'missing.sh'));
+    if (!result.ok) expect(result.status.reason).toContain(join(sandbox.workDir, 'missing.sh'));
   });
 
   it('fails with 126 for a file without the execute bit', async () => {
-    const script = join(workDir, 'not-executable.sh');
+    const script = join(sandbox.workDir, 'not-executable.sh');
     await writeFile(script, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
     const result = spawn([script]);
     expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 126 } });
@@ -80,31 +65,31 @@ describe('createSpawner', () => {
   });
 
   it('fails with 126 for a directory, given as a path or found in PATH', async () => {
-    await mkdir(join(workDir, 'bin', 'tool'), { recursive: true });
-    expect(spawn([join(workDir, 'bin')])).toMatchObject({ ok: false, status: { code: 126 } });
-    const viaPath = spawn(['tool'], { env: { PATH: join(workDir, 'bin') } });
+    await mkdir(join(sandbox.workDir, 'bin', 'tool'), { recursive: true });
+    expect(spawn([join(sandbox.workDir, 'bin')])).toMatchObject({ ok: false, status: { code: 126 } });
+    const viaPath = spawn(['tool'], { env: { PATH: join(sandbox.workDir, 'bin') } });
     expect(viaPath).toMatchObject({ ok: false, status: { code: 126 } });
-    if (!viaPath.ok) expect(viaPath.status.reason).toContain(join(workDir, 'bin', 'tool'));
+    if (!viaPath.ok) expect(viaPath.status.reason).toContain(join(sandbox.workDir, 'bin', 'tool'));
   });
 
   it('keeps searching PATH past a non-executable match, like execvp', async () => {
-    await mkdir(join(workDir, 'first'));
-    await mkdir(join(workDir, 'second'));
-    await writeFile(join(workDir, 'first', 'tool'), '#!/bin/sh\nexit 1\n', { mode: 0o644 });
-    await writeFile(join(workDir, 'second', 'tool'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
-    const child = spawnChild(['tool'], { env: { PATH: `${join(workDir, 'first')}:${join(workDir, 'second')}` } });
+    await mkdir(join(sandbox.workDir, 'first'));
+    await mkdir(join(sandbox.workDir, 'second'));
+    await writeFile(join(sandbox.workDir, 'first', 'tool'), '#!/bin/sh\nexit 1\n', { mode: 0o644 });
+    await writeFile(join(sandbox.workDir, 'second', 'tool'), '#!/bin/sh\nexit 3\n', { mode: 0o755 });
+    const child = spawnChild(['tool'], { env: { PATH: `${join(sandbox.workDir, 'first')}:${join(sandbox.workDir, 'second')}` } });
     await expect(child.exited).resolves.toEqual({ kind: 'exited', code: 3 });
   });
 
   it('fails with 126 when the working directory does not exist', () => {
-    const missing = join(workDir, 'gone');
+    const missing = join(sandbox.workDir, 'gone');
     const result = spawn(['true'], { cwd: missing });
     expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 126 } });
     if (!result.ok) expect(result.status.reason).toContain(`working directory ${missing} does not exist`);
   });
 
   it('fails with 127 naming the interpreter of a script whose #! program is missing', async () => {
-    const script = join(workDir, 'bad-interpreter.sh');
+    const script = join(sandbox.workDir, 'bad-interpreter.sh');
     await writeFile(script, '#!/nonexistent/interpreter -x\nexit 0\n', { mode: 0o755 });
     const result = spawn([script]);
     expect(result).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 127 } });
@@ -118,7 +103,7 @@ describe('createSpawner', () => {
     const loader = original.toString('latin1').match(/\/lib[^\0]*ld-[^\0]+\.so[^\0]*/)?.[0];
     if (loader === undefined) throw new Error('no dynamic loader found in /bin/true');
     const missingLoader = `/x${loader.slice(2)}`;
-    const binary = join(workDir, 'foreign-libc');
+    const binary = join(sandbox.workDir, 'foreign-libc');
     await copyFile('/bin/true', binary);
     await writeFile(binary, Buffer.from(original.toString('latin1').replace(loader, missingLoader), 'latin1'));
     await chmod(binary, 0o755);
@@ -128,14 +113,14 @@ describe('createSpawner', () => {
   });
 
   it('applies env and cwd, and keeps argv[0] as written', async () => {
-    const out = join(workDir, 'out.txt');
+    const out = join(sandbox.workDir, 'out.txt');
     const child = spawnChild(['sh', '-c', 'pwd > "$OUT"; echo "$GREETING" >> "$OUT"; tr "\\0" " " < /proc/$$/cmdline >> "$OUT"'], {
       env: { OUT: out, GREETING: 'hello from env' },
-      cwd: workDir,
+      cwd: sandbox.workDir,
     });
     await expect(child.exited).resolves.toEqual({ kind: 'exited', code: 0 });
     const [pwd, greeting, cmdline] = (await readFile(out, 'utf8')).split('\n');
-    expect(pwd).toBe(await realpath(workDir));
+    expect(pwd).toBe(await realpath(sandbox.workDir));
     expect(greeting).toBe('hello from env');
     expect(cmdline?.startsWith('sh -c ')).toBe(true);
   });
@@ -143,7 +128,7 @@ describe('createSpawner', () => {
   it('inherits the supervisor environment under the request env', async () => {
     process.env.SPAWN_TEST_INHERITED = 'from-parent';
     try {
-      const out = join(workDir, 'env.txt');
+      const out = join(sandbox.workDir, 'env.txt');
       const child = spawnChild(['sh', '-c', 'echo "$SPAWN_TEST_INHERITED $OVERRIDE" > "$OUT"'], { env: { OUT: out, OVERRIDE: 'mine' } });
       await child.exited;
       expect((await readFile(out, 'utf8')).trim()).toBe('from-parent mine');
@@ -153,10 +138,10 @@ describe('createSpawner', () => {
   });
 
   it('reaches a grandchild when signaling the group', async () => {
-    const pidFile = join(workDir, 'grandchild.pid');
+    const pidFile = join(sandbox.workDir, 'grandchild.pid');
     const child = spawnChild(['sh', '-c', `sleep 300 & echo $! > "${pidFile}"; wait`]);
     const grandchild = Number(await waitForFile(pidFile));
-    startedPids.push(grandchild);
+    sandbox.track(grandchild);
     expect(isAlive(grandchild)).toBe(true);
 
     expect(child.signal('SIGTERM')).toBe(true);
@@ -165,10 +150,10 @@ describe('createSpawner', () => {
   });
 
   it('signals only the child with scope "process"', async () => {
-    const pidFile = join(workDir, 'grandchild.pid');
+    const pidFile = join(sandbox.workDir, 'grandchild.pid');
     const child = spawnChild(['sh', '-c', `sleep 300 & echo $! > "${pidFile}"; wait`]);
     const grandchild = Number(await waitForFile(pidFile));
-    startedPids.push(grandchild);
+    sandbox.track(grandchild);
 
     child.signal('SIGTERM', 'process');
     await child.exited;
@@ -187,32 +172,13 @@ describe('createSpawner', () => {
 
   it('owns the pid from spawn until the exit is reported', async () => {
     const child = spawnChild(['sleep', '30']);
-    expect(spawner.ownedPids.has(child.pid)).toBe(true);
+    expect(sandbox.spawner.ownedPids.has(child.pid)).toBe(true);
     child.signal('SIGKILL');
     await child.exited;
-    expect(spawner.ownedPids.has(child.pid)).toBe(false);
-    expect(spawner.ownedPids.size).toBe(0);
+    expect(sandbox.spawner.ownedPids.has(child.pid)).toBe(false);
+    expect(sandbox.spawner.ownedPids.size).toBe(0);
   });
 });
-
-function isAlive(pid: number): boolean {
-  try {
-    // A zombie has exited; only its parent's wait is missing. State follows the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-}
-
-function killQuietly(pid: number): void {
-  try {
-    process.kill(pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
-}
 
 async function waitUntil(predicate: () => boolean): Promise<void> {
   const giveUpAt = Date.now() + WAIT_BOUND_MS;
@@ -234,3 +200,21 @@ async function waitForFile(path: string): Promise<string> {
   });
   return content.trim();
 }
+
+describe('piped output', () => {
+  it("'capture' hands stdout and stderr chunks to onOutput", async () => {
+    const chunks: string[] = [];
+    const result = sandbox.spawner.spawn({
+      name: 'capture',
+      command: ['sh', '-c', 'echo out; echo err >&2'],
+      env: {},
+      cwd: undefined,
+      stdio: 'capture',
+      onOutput: (chunk, stream) => chunks.push(`${stream}:${chunk.toString()}`),
+    });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(await result.child.exited).toEqual({ kind: 'exited', code: 0 });
+    expect(chunks.sort()).toEqual(['stderr:err\n', 'stdout:out\n']);
+  });
+});

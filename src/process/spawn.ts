@@ -2,7 +2,8 @@ import process from 'node:process';
 import { resolve } from 'node:path';
 import { execa } from 'execa';
 import type { Options } from 'execa';
-import type { Child, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
+import type { Readable } from 'node:stream';
+import type { Child, OutputStream, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
 import type { ExitStatus } from './exit-status.ts';
 import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
@@ -16,6 +17,8 @@ const STDIO = {
   inherit: 'inherit',
   output: ['ignore', 'inherit', 'inherit'],
   none: 'ignore',
+  tee: ['ignore', 'pipe', 'pipe'],
+  capture: ['ignore', 'pipe', 'pipe'],
 } as const satisfies Record<StdioMode, Options['stdio']>;
 
 const EXECA_OPTIONS = {
@@ -76,6 +79,10 @@ function spawnChild(request: SpawnRequest, ownedPids: Set<number>): SpawnResult 
   // Synchronously, before any SIGCHLD can be handled: the reaper must never
   // waitpid() a pid libuv is about to reap, or execa's promise would never settle.
   ownedPids.add(pid);
+  if (request.stdio === 'tee' || request.stdio === 'capture') {
+    routeOutput(subprocess.stdout, 'stdout', request);
+    routeOutput(subprocess.stderr, 'stderr', request);
+  }
 
   let running = true;
   const settle = (result: ExecaOutcome): ExitStatus => {
@@ -120,6 +127,32 @@ function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, run
     if (error instanceof Error && 'code' in error && error.code === 'ESRCH') return false;
     throw error;
   }
+}
+
+/**
+ * Hands each chunk to onOutput and, for 'tee', writes it on unchanged. The
+ * supervisor's stdout and stderr are synchronous on Linux for files and pipes,
+ * so a chunk is out before the next is read: order is kept and nothing queues.
+ */
+function routeOutput(readable: Readable | null, stream: OutputStream, request: SpawnRequest): void {
+  if (readable === null) return;
+  const sink = request.stdio === 'tee' ? guardedSink(stream) : undefined;
+  readable.on('data', (chunk: Buffer) => {
+    sink?.write(chunk);
+    request.onOutput?.(chunk, stream);
+  });
+}
+
+const guardedSinks = new Set<OutputStream>();
+
+/** process.stdout/stderr, with EPIPE (the log reader went away) handled: it must not crash PID 1. */
+function guardedSink(stream: OutputStream): NodeJS.WriteStream {
+  const sink = stream === 'stdout' ? process.stdout : process.stderr;
+  if (!guardedSinks.has(stream)) {
+    sink.on('error', ignore);
+    guardedSinks.add(stream);
+  }
+  return sink;
 }
 
 function spawnFailed(code: typeof EXIT_NOT_FOUND | typeof EXIT_NOT_EXECUTABLE, reason: string): SpawnResult {

@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { FIXTURES, NODE } from './supervisor.ts';
 
@@ -29,4 +31,16 @@ export async function freePort(): Promise<number> {
   await new Promise<void>((resolve) => server.close(() => resolve()));
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
+}
+
+/** Writes a YAML config into `dir` and returns its path. */
+export function writeConfig(dir: string, lines: readonly string[]): string {
+  const path = join(dir, 'sidecar-init.yaml');
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+/** A YAML flow sequence for a command, every argument quoted. */
+export function yamlArgv(...argv: string[]): string {
+  return `[${argv.map((arg) => JSON.stringify(arg)).join(', ')}]`;
 }

@@ -1,0 +1,41 @@
+import { fail, ok, quote, type Result } from './result.ts';
+
+// http:// URLs of probes and hooks. Both reach processes inside the container,
+// usually on 127.0.0.1, so plain http is what is supported.
+
+export type UrlUse = 'probe' | 'hook';
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const HTTP_AUTHORITY = /^http:\/\/([^/?#]*)/i;
+const HOST_PORT = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/s;
+const URL_EXAMPLE = 'use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready';
+const MAX_PORT = 65_535;
+
+/** The URL as Node writes it (new URL(text).href). */
+export function parseHttpUrl(text: string, use: UrlUse): Result<string> {
+  const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
+  if (scheme === 'https') {
+    return fail(`https ${use}s are not supported yet; use http:// (${use}s reach processes inside the container, usually on 127.0.0.1)`);
+  }
+  if (scheme !== 'http') return fail(`${quote(text)} is not an http:// URL; ${URL_EXAMPLE}`);
+  const authority = HTTP_AUTHORITY.exec(text)?.[1] ?? '';
+  if (authority.includes('@')) return fail(`${quote(text)}: credentials in a ${use} URL are not supported`);
+  const [, host = '', port] = HOST_PORT.exec(authority) ?? [];
+  if (host === '' || host === '[]') return fail(`${quote(text)} has no host; ${URL_EXAMPLE}`);
+  if (port !== undefined) {
+    const checked = parsePort(port);
+    if (!checked.ok) return checked;
+  }
+  try {
+    return ok(new URL(text).href);
+  } catch {
+    return fail(`${quote(text)} is not a valid URL; ${URL_EXAMPLE}`);
+  }
+}
+
+/** A port written in a URL or a tcp:// probe. */
+export function parsePort(text: string): Result<number> {
+  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(port >= 1 && port <= MAX_PORT)) return fail(`port ${quote(text)} is not a number from 1 to ${MAX_PORT}`);
+  return ok(port);
+}

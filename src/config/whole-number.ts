@@ -1,0 +1,34 @@
+import { fail, ok, quote, type Result } from './result.ts';
+
+// Counts and codes (maxRestarts, failureThreshold, exit codes, HTTP statuses,
+// ports): whole numbers in a range, checked the same way whether the file gave
+// a YAML number or a flag gave text.
+
+export interface WholeNumberRange {
+  /** What the number is, for messages: "an exit code". */
+  readonly what: string;
+  readonly min: number;
+  readonly max?: number | undefined;
+}
+
+export const EXIT_CODE_RANGE: WholeNumberRange = { what: 'an exit code', min: 0, max: 255 };
+export const HTTP_STATUS_RANGE: WholeNumberRange = { what: 'an HTTP status', min: 100, max: 599 };
+export const PORT_RANGE: WholeNumberRange = { what: 'a port', min: 1, max: 65_535 };
+export const FAILURE_THRESHOLD_RANGE: WholeNumberRange = { what: 'a failure threshold', min: 1 };
+export const MAX_RESTARTS_RANGE: WholeNumberRange = { what: 'a number of restarts', min: 0 };
+
+export function checkWholeNumber(value: number, range: WholeNumberRange): Result<number> {
+  const inRange = value >= range.min && (range.max === undefined || value <= range.max);
+  if (Number.isSafeInteger(value) && inRange) return ok(value);
+  return fail(`${String(value)} is not ${range.what}; ${describeRange(range)}`);
+}
+
+/** For flags: decimal digits only, so "1e2", "0x8F" and " 143" are refused rather than guessed. */
+export function parseWholeNumber(text: string, range: WholeNumberRange): Result<number> {
+  if (!/^\d+$/.test(text)) return fail(`${quote(text)} is not ${range.what}; ${describeRange(range)}`);
+  return checkWholeNumber(Number(text), range);
+}
+
+function describeRange({ min, max }: WholeNumberRange): string {
+  return max === undefined ? `use a whole number of ${min} or more` : `use a whole number from ${min} to ${max}`;
+}

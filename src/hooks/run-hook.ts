@@ -1,0 +1,34 @@
+import type { HookSpec } from '../config/plan.ts';
+import type { ProbeOutcome } from '../probes/probe.ts';
+import { assertNever } from '../util/assert-never.ts';
+import type { HookContext, HookOutcome } from './hook.ts';
+import { runExecHook } from './run-exec-hook.ts';
+import { runHttpHook } from './run-http-hook.ts';
+
+/**
+ * Runs one hook to its end, bounded by hook.timeoutMs and by `signal`. Never
+ * rejects: on timeout or abort the hook's attempt is ended (its process group
+ * killed and reaped, or its socket destroyed) before the outcome resolves, with
+ * reason "timed out after Nms" or "aborted".
+ */
+export async function runHook(hook: HookSpec, context: HookContext, signal: AbortSignal): Promise<HookOutcome> {
+  const startedAt = performance.now();
+  const outcome = await attempt(hook, context, signal);
+  return withElapsed(outcome, startedAt);
+}
+
+function attempt(hook: HookSpec, context: HookContext, signal: AbortSignal): Promise<ProbeOutcome> {
+  switch (hook.kind) {
+    case 'exec':
+      return runExecHook(hook, context, signal);
+    case 'http':
+      return runHttpHook(hook, context, signal);
+    default:
+      return assertNever(hook);
+  }
+}
+
+export function withElapsed(outcome: ProbeOutcome, startedAt: number): HookOutcome {
+  const elapsedMs = Math.round(performance.now() - startedAt);
+  return outcome.ok ? { ok: true, elapsedMs } : { ok: false, reason: outcome.reason, elapsedMs };
+}

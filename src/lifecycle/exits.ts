@@ -1,0 +1,52 @@
+import type { ExitStatus } from '../process/exit-status.ts';
+import { isSuccess } from '../process/exit-status.ts';
+import { assertNever } from '../util/assert-never.ts';
+import type { DecideContext, Draft } from './draft.ts';
+import { backoffDelayMs, isExhausted, restartsAfterRun, wantsRestart } from './restart-policy.ts';
+import { stopWatches } from './startup.ts';
+import { beginStop } from './teardown.ts';
+
+/**
+ * A process exited: restart it under its policy, or decide what its end means
+ * for the pod. During teardown an exit only lets the teardown go on.
+ */
+export function handleExited(context: DecideContext, draft: Draft, name: string, status: ExitStatus, now: number): void {
+  const before = draft.get(name);
+  const spec = context.graph.spec(name);
+  draft.set(name, { status: 'exited', exit: status, up: false, ready: false });
+  draft.effects.push(...stopWatches(spec));
+  if (!before.postStartDone && spec.postStart !== undefined) draft.effects.push({ type: 'cancel-hook', name, hook: 'postStart' });
+  if (before.status === 'stopping') draft.effects.push({ type: 'cancel-timer', timer: { kind: 'process-grace', name } });
+  if (draft.phase === 'stopping' || draft.phase === 'done') return;
+
+  const restarts = restartsAfterRun(spec.restart, before.restarts, now - (before.spawnedAt ?? now));
+  // A fatal sidecar without maxRestarts is not restarted: its first exit ends the pod.
+  const restartable = !(spec.fatal && spec.restart.maxRestarts === undefined);
+  if (restartable && wantsRestart(spec.restart, status, before.killedAsUnhealthy) && !isExhausted(spec.restart, restarts)) {
+    const delayMs = backoffDelayMs(spec.restart, restarts);
+    draft.set(name, { status: 'backoff', restarts: restarts + 1 });
+    draft.effects.push(
+      { type: 'restart-scheduled', name, attempt: restarts + 1, delayMs },
+      { type: 'start-timer', timer: { kind: 'restart', name }, ms: delayMs },
+    );
+    return;
+  }
+
+  switch (spec.role) {
+    case 'app':
+      return beginStop(context, draft, { kind: 'app-exited', status });
+    case 'init':
+      if (!isSuccess(status)) beginStop(context, draft, { kind: 'init-failed', name, status });
+      return;
+    case 'sidecar':
+      if (!before.started) {
+        const reason = status.kind === 'spawn-failed' ? status.reason : 'exited before it was ready';
+        return beginStop(context, draft, { kind: 'sidecar-failed', name, status, reason });
+      }
+      // After it started, a sidecar that stays down disturbs nothing, unless it is fatal.
+      if (spec.fatal) beginStop(context, draft, { kind: 'fatal-sidecar', name, status });
+      return;
+    default:
+      return assertNever(spec.role);
+  }
+}

@@ -1,0 +1,114 @@
+import type { ProcessSpec } from '../config/plan.ts';
+import { isSuccess } from '../process/exit-status.ts';
+import { assertNever } from '../util/assert-never.ts';
+import type { DecideContext, Draft } from './draft.ts';
+
+// Starting and keeping processes up: the startup sequence (by the dependency
+// graph), readiness and postStart gating, liveness once up.
+
+/** Spawns every pending entry whose dependencies are satisfied; nothing new once teardown began. */
+export function advanceStartup(context: DecideContext, draft: Draft): void {
+  if (draft.phase !== 'starting' && draft.phase !== 'running') return;
+  for (const spec of context.graph.order) {
+    if (draft.get(spec.name).status !== 'pending') continue;
+    if (!spec.after.every((dependency) => isDependencySatisfied(context, draft, dependency))) continue;
+    draft.set(spec.name, { status: 'spawning' });
+    draft.effects.push({ type: 'spawn', name: spec.name });
+    if (spec.role === 'app') draft.phase = 'running';
+  }
+}
+
+export function handleSpawned(context: DecideContext, draft: Draft, name: string, now: number): void {
+  const before = draft.get(name);
+  if (before.status !== 'spawning') return;
+  const spec = context.graph.spec(name);
+  draft.set(name, {
+    status: 'running',
+    spawnedAt: now,
+    up: false,
+    ready: spec.readiness === undefined,
+    postStartDone: spec.postStart === undefined,
+    killedAsUnhealthy: false,
+  });
+  if (draft.phase === 'stopping') return; // teardown stops it; nothing to gate any more
+  if (spec.readiness !== undefined) {
+    draft.effects.push({ type: 'start-watch', name, watch: 'readiness' });
+    // The deadline covers every attempt until the first start, restarts included.
+    if (before.spawnedAt === undefined) draft.effects.push({ type: 'start-timer', timer: { kind: 'deadline', name }, ms: spec.readiness.deadlineMs });
+  }
+  if (spec.postStart !== undefined) draft.effects.push({ type: 'run-hook', name, hook: 'postStart' });
+  markUpIfReady(context, draft, name);
+}
+
+export function handleReadiness(context: DecideContext, draft: Draft, name: string, ready: boolean): void {
+  if (draft.get(name).status !== 'running') return;
+  draft.set(name, { ready });
+  if (ready) markUpIfReady(context, draft, name);
+}
+
+export function handlePostStartDone(context: DecideContext, draft: Draft, name: string, ok: boolean): void {
+  if (draft.get(name).status !== 'running' || draft.phase === 'stopping') return;
+  // As in Kubernetes, a failed postStart kills the process; its restart policy decides what follows.
+  if (!ok) return stopUnhealthy(context, draft, name);
+  draft.set(name, { postStartDone: true });
+  markUpIfReady(context, draft, name);
+}
+
+export function handleLivenessFailed(context: DecideContext, draft: Draft, name: string): void {
+  const proc = draft.get(name);
+  if (proc.status === 'running' && proc.up && draft.phase !== 'stopping') stopUnhealthy(context, draft, name);
+}
+
+export function handleRestartTimer(draft: Draft, name: string): void {
+  if (draft.get(name).status !== 'backoff' || draft.phase === 'stopping' || draft.phase === 'done') return;
+  draft.set(name, { status: 'spawning' });
+  draft.effects.push({ type: 'spawn', name });
+}
+
+/** The readiness deadline passed before the sidecar ever started: startup fails. */
+export function isDeadlineMissed(draft: Draft, name: string): boolean {
+  return !draft.get(name).started && draft.phase !== 'stopping' && draft.phase !== 'done';
+}
+
+/** A run is up once ready and past its postStart: it counts as started, and liveness begins. */
+function markUpIfReady(context: DecideContext, draft: Draft, name: string): void {
+  const proc = draft.get(name);
+  if (proc.up || !proc.ready || !proc.postStartDone) return;
+  const spec = context.graph.spec(name);
+  if (!proc.started && spec.readiness !== undefined) draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name } });
+  draft.set(name, { up: true, started: true });
+  if (spec.liveness !== undefined) draft.effects.push({ type: 'start-watch', name, watch: 'liveness' });
+}
+
+function stopUnhealthy(context: DecideContext, draft: Draft, name: string): void {
+  const spec = context.graph.spec(name);
+  draft.set(name, { status: 'stopping', killedAsUnhealthy: true });
+  draft.effects.push(
+    ...stopWatches(spec),
+    { type: 'signal', name, signal: spec.stopSignal ?? 'SIGTERM', purpose: 'unhealthy' },
+    { type: 'start-timer', timer: { kind: 'process-grace', name }, ms: spec.graceMs ?? context.graceMs },
+  );
+}
+
+/** Effects that end a process's probe loops (the runner ignores loops that are not running). */
+export function stopWatches(spec: ProcessSpec): { type: 'stop-watch'; name: string; watch: 'readiness' | 'liveness' }[] {
+  const watches: { type: 'stop-watch'; name: string; watch: 'readiness' | 'liveness' }[] = [];
+  if (spec.readiness !== undefined) watches.push({ type: 'stop-watch', name: spec.name, watch: 'readiness' });
+  if (spec.liveness !== undefined) watches.push({ type: 'stop-watch', name: spec.name, watch: 'liveness' });
+  return watches;
+}
+
+function isDependencySatisfied(context: DecideContext, draft: Draft, name: string): boolean {
+  const spec = context.graph.spec(name);
+  const proc = draft.get(name);
+  switch (spec.role) {
+    case 'init':
+      return proc.status === 'exited' && proc.exit !== undefined && isSuccess(proc.exit);
+    case 'sidecar':
+      return proc.started;
+    case 'app':
+      return false;
+    default:
+      return assertNever(spec.role);
+  }
+}

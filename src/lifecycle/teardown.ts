@@ -1,0 +1,142 @@
+import type { ProcessSpec } from '../config/plan.ts';
+import type { DecideContext, Draft } from './draft.ts';
+import { decideExitCode } from './exit-code.ts';
+import { stopWatches } from './startup.ts';
+import type { StopReason } from './state.ts';
+import { isAlive } from './state.ts';
+
+/** After the grace budget, what is still alive gets SIGTERM, then SIGKILL this much later. */
+export const KILL_AFTER_GRACE_MS = 2_000;
+
+/**
+ * Teardown begins, for any reason: the budget starts, nothing new starts, and on
+ * termination the drain runs first; then every preStop starts at once.
+ */
+export function beginStop(context: DecideContext, draft: Draft, reason: StopReason): void {
+  draft.phase = 'stopping';
+  draft.stopReason = reason;
+  draft.effects.push({ type: 'start-timer', timer: { kind: 'grace' }, ms: context.graceMs });
+  for (const spec of context.graph.order) {
+    const proc = draft.get(spec.name);
+    if (proc.status === 'pending') draft.set(spec.name, { status: 'skipped' });
+    if (proc.status === 'backoff') {
+      draft.set(spec.name, { status: 'exited' });
+      draft.effects.push({ type: 'cancel-timer', timer: { kind: 'restart', name: spec.name } });
+    }
+    if (!proc.started && spec.readiness !== undefined) draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name: spec.name } });
+    if (isAlive(proc.status)) draft.effects.push(...stopWatches(spec));
+    if (proc.status === 'running' && !proc.postStartDone && spec.postStart !== undefined) {
+      draft.effects.push({ type: 'cancel-hook', name: spec.name, hook: 'postStart' });
+    }
+  }
+  if (reason.kind === 'signal' && context.hasDrain) {
+    draft.draining = true;
+    draft.effects.push({ type: 'run-drain' });
+    return;
+  }
+  startPreStops(context, draft);
+}
+
+export function handleDrainDone(context: DecideContext, draft: Draft): void {
+  if (!draft.draining) return;
+  draft.draining = false;
+  if (!draft.graceExpired) startPreStops(context, draft);
+}
+
+export function handlePreStopDone(draft: Draft, name: string): void {
+  if (draft.get(name).preStop === 'running') draft.set(name, { preStop: 'done' });
+}
+
+/**
+ * Stops each process whose dependents are all down and whose preStop is over,
+ * and finishes once nothing is alive. With the default chain that is strict
+ * reverse start order, one process at a time.
+ */
+export function advanceTeardown(context: DecideContext, draft: Draft): void {
+  if (draft.phase !== 'stopping') return;
+  if (!draft.draining && !draft.graceExpired) {
+    for (const spec of context.graph.order) {
+      const proc = draft.get(spec.name);
+      if (proc.status !== 'running' || proc.preStop === 'running') continue;
+      if (!context.graph.dependentsOf(spec.name).every((name) => !isAlive(draft.get(name).status))) continue;
+      sendStop(context, draft, spec);
+    }
+  }
+  const anyAlive = context.graph.order.some((spec) => isAlive(draft.get(spec.name).status));
+  if (!anyAlive && draft.stopReason !== undefined) {
+    draft.phase = 'done';
+    const app = context.graph.app;
+    draft.effects.push({ type: 'finish', exitCode: decideExitCode(draft.stopReason, draft.get(app.name), app) });
+  }
+}
+
+/** The budget ran out: SIGTERM to everything alive, SIGKILL shortly after. */
+export function expireGrace(draft: Draft): void {
+  endOrderlySteps(draft);
+  signalAllAlive(draft, 'SIGTERM', 'expire');
+  draft.effects.push({ type: 'start-timer', timer: { kind: 'kill' }, ms: KILL_AFTER_GRACE_MS });
+}
+
+/** A second SIGTERM/SIGINT during teardown, or the final kill timer: SIGKILL now. */
+export function killEverything(draft: Draft): void {
+  endOrderlySteps(draft);
+  signalAllAlive(draft, 'SIGKILL', 'kill');
+}
+
+/** A process outlived its own grace after its stop signal. */
+export function handleProcessGraceOver(draft: Draft, name: string): void {
+  if (draft.get(name).status === 'stopping') draft.effects.push({ type: 'signal', name, signal: 'SIGKILL', purpose: 'kill' });
+}
+
+function startPreStops(context: DecideContext, draft: Draft): void {
+  for (const spec of context.graph.order) {
+    const proc = draft.get(spec.name);
+    if (spec.preStop === undefined || proc.status !== 'running' || proc.preStop !== 'none') continue;
+    draft.set(spec.name, { preStop: 'running' });
+    draft.effects.push({ type: 'run-hook', name: spec.name, hook: 'preStop' });
+  }
+}
+
+function sendStop(context: DecideContext, draft: Draft, spec: ProcessSpec): void {
+  draft.set(spec.name, { status: 'stopping' });
+  const signal = stopSignalFor(context, draft, spec);
+  // A rewrite to `none` sends nothing: the app is left to end on its own within the budget.
+  if (signal !== null) draft.effects.push({ type: 'signal', name: spec.name, signal, purpose: 'stop' });
+  if (spec.graceMs !== undefined) draft.effects.push({ type: 'start-timer', timer: { kind: 'process-grace', name: spec.name }, ms: spec.graceMs });
+}
+
+/**
+ * On termination the app hears the signal the supervisor received, rewritten if
+ * a rewrite says so, or its own stopSignal when it has one; every other stop
+ * uses the process's stopSignal, SIGTERM by default.
+ */
+function stopSignalFor(context: DecideContext, draft: Draft, spec: ProcessSpec): NodeJS.Signals | null {
+  const reason = draft.stopReason;
+  if (spec.role === 'app' && reason?.kind === 'signal') {
+    const rewritten = context.signalRewrites[reason.signal];
+    if (rewritten !== undefined) return rewritten;
+    return spec.stopSignal ?? reason.signal;
+  }
+  return spec.stopSignal ?? 'SIGTERM';
+}
+
+function endOrderlySteps(draft: Draft): void {
+  draft.graceExpired = true;
+  if (draft.draining) {
+    draft.draining = false;
+    draft.effects.push({ type: 'cancel-drain' });
+  }
+  for (const [name, proc] of draft.procs) {
+    if (proc.preStop !== 'running') continue;
+    draft.set(name, { preStop: 'done' });
+    draft.effects.push({ type: 'cancel-hook', name, hook: 'preStop' });
+  }
+}
+
+function signalAllAlive(draft: Draft, signal: NodeJS.Signals, purpose: 'expire' | 'kill'): void {
+  for (const [name, proc] of draft.procs) {
+    if (proc.status !== 'running' && proc.status !== 'stopping') continue;
+    draft.set(name, { status: 'stopping' });
+    draft.effects.push({ type: 'signal', name, signal, purpose });
+  }
+}

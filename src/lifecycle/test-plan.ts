@@ -1,0 +1,60 @@
+import type { Plan, ProcessSpec, Role } from '../config/plan.ts';
+
+// Plans for the lifecycle's unit tests, with the same defaults normalization gives.
+
+export const TEST_GRACE_MS = 25_000;
+
+export type TestProcess = Omit<ProcessSpec, 'after'> & { readonly after?: readonly string[] };
+
+export function testProcess(name: string, role: Role, overrides: Partial<TestProcess> & { probe?: boolean } = {}): TestProcess {
+  const { probe, ...rest } = overrides;
+  return {
+    name,
+    role,
+    command: ['true'],
+    env: {},
+    cwd: undefined,
+    readiness:
+      probe === true
+        ? { probe: { kind: 'tcp', host: '127.0.0.1', port: 1 }, periodMs: 100, timeoutMs: 1_000, deadlineMs: 1_000, periodAfterStartMs: 1_000 }
+        : undefined,
+    liveness: undefined,
+    restart: {
+      policy: role === 'sidecar' ? 'always' : 'never',
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 60_000,
+      resetAfterMs: 600_000,
+      maxRestarts: undefined,
+    },
+    fatal: false,
+    postStart: undefined,
+    preStop: undefined,
+    stopSignal: undefined,
+    graceMs: undefined,
+    signalTarget: 'group',
+    successCodes: [],
+    ...rest,
+  };
+}
+
+/**
+ * Without explicit `after` anywhere: the default chain (each entry after the
+ * previous one, the app after all), as normalization builds it. With it: the
+ * given lists, the app after all unless it has its own.
+ */
+export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<Plan, 'processes'>> = {}): Plan {
+  const explicit = specs.some((spec) => spec.after !== undefined);
+  const others = specs.filter((spec) => spec.role !== 'app').map((spec) => spec.name);
+  const processes = specs.map((spec, index) => ({
+    ...spec,
+    after:
+      spec.role === 'app'
+        ? (spec.after ?? others)
+        : explicit
+          ? (spec.after ?? [])
+          : index === 0
+            ? []
+            : [specs[index - 1]!.name],
+  }));
+  return { graceMs: TEST_GRACE_MS, logLevel: 'info', processes, drain: undefined, signalRewrites: {}, ...overrides };
+}

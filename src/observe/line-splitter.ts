@@ -1,0 +1,41 @@
+/** Lines longer than this are cut and delivered in pieces, so one endless line cannot grow memory without bound. */
+export const MAX_LINE_BYTES = 64 * 1024;
+const NEWLINE = 0x0a;
+
+/**
+ * Splits a byte stream into lines (without their "\n"), carrying a partial
+ * line across chunks. One tight loop over Buffers and indexOf, no per-line
+ * stream transform: DESIGN.md §2 measured 568 MiB/s for this shape against
+ * 108 MiB/s for readline and 57 MiB/s for a per-line transform.
+ */
+export interface LineSplitter {
+  push(chunk: Buffer): void;
+  /** Delivers what is left of an unterminated last line. */
+  end(): void;
+}
+
+export function createLineSplitter(onLine: (line: Buffer) => void): LineSplitter {
+  let partial: Buffer | undefined;
+  return {
+    push(chunk) {
+      let start = 0;
+      for (let newline = chunk.indexOf(NEWLINE); newline !== -1; newline = chunk.indexOf(NEWLINE, start)) {
+        const piece = chunk.subarray(start, newline);
+        onLine(partial === undefined ? piece : Buffer.concat([partial, piece]));
+        partial = undefined;
+        start = newline + 1;
+      }
+      if (start === chunk.length) return;
+      const rest = chunk.subarray(start);
+      partial = partial === undefined ? Buffer.from(rest) : Buffer.concat([partial, rest]);
+      if (partial.length >= MAX_LINE_BYTES) {
+        onLine(partial);
+        partial = undefined;
+      }
+    },
+    end() {
+      if (partial !== undefined && partial.length > 0) onLine(partial);
+      partial = undefined;
+    },
+  };
+}

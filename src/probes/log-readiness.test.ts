@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
+import type { OutputStream } from '../process/child.ts';
+import { isAlive } from '../process/proc-table.ts';
+import { createLogMatcher } from './log-matcher.ts';
+import { createLogProbe } from './log-probe.ts';
+import { countResources, expectNoResourcesBeyond, median } from './probe-test-support.ts';
+import { watchReadiness } from './watch-readiness.ts';
+
+// A real process's output, through the spawner's capture pipes, into the
+// matcher; readiness through watchReadiness with a period far too long to
+// explain a prompt answer, so only the match's wake can.
+
+const LONG_PERIOD_MS = 5_000;
+const TIMING = { periodMs: LONG_PERIOD_MS, timeoutMs: 1_000, periodAfterStartMs: LONG_PERIOD_MS };
+const RUNS = 20;
+/** Generous bound on the median: a wake is a few function calls after the pipe read. */
+const MEDIAN_BOUND_MS = 50;
+
+const sandbox = useProcessSandbox('log-readiness-test-', { expectNoOwnedPids: true });
+
+/** Wall-clock milliseconds with sub-ms precision, comparable across processes. */
+const wallNow = () => performance.timeOrigin + performance.now();
+
+/** A node child that prints noise, then after delayMs one line with the wall time it was written at. */
+function spawnAnnouncer(stream: OutputStream, line: string, onOutput: (chunk: Buffer, stream: OutputStream) => void) {
+  const script = `
+    process.stdout.write('starting\\nloading config\\n');
+    setTimeout(() => process.${stream}.write(${JSON.stringify(line)} + ' ' + (performance.timeOrigin + performance.now()) + '\\n'), 50);
+    setTimeout(() => {}, 60_000);
+  `;
+  const spawned = sandbox.spawner.spawn({ name: 'announcer', command: [process.execPath, '-e', script], env: {}, cwd: undefined, stdio: 'capture', onOutput });
+  if (!spawned.ok) throw new Error(spawned.status.reason);
+  sandbox.track(spawned.child.pid);
+  return spawned.child;
+}
+
+async function timeOneRun(stream: OutputStream): Promise<number> {
+  const matcher = createLogMatcher('^listening on :\\d+ ');
+  let written = '';
+  const child = spawnAnnouncer(stream, 'listening on :8080', (chunk, from) => {
+    written += chunk.toString();
+    matcher.feed(chunk, from);
+  });
+  const controller = new AbortController();
+  const readyAt = await new Promise<number>((resolve) => watchReadiness(createLogProbe(matcher), TIMING, (ready) => ready && resolve(wallNow()), controller.signal));
+  controller.abort();
+  child.signal('SIGKILL');
+  await child.exited;
+  const writtenAt = Number(/listening on :\d+ ([\d.]+)/.exec(written)![1]);
+  return readyAt - writtenAt;
+}
+
+describe('log readiness with a real process', () => {
+  it('is ready within milliseconds of the line being written, on stdout or stderr', async () => {
+    expect(await timeOneRun('stdout')).toBeLessThan(1_000);
+    expect(await timeOneRun('stderr')).toBeLessThan(1_000);
+  });
+
+  it(`takes well under ${MEDIAN_BOUND_MS}ms from the line to onChange(true), median of ${RUNS}`, async () => {
+    const latencies: number[] = [];
+    for (let run = 0; run < RUNS; run += 1) latencies.push(await timeOneRun('stdout'));
+    if (process.env.PROBE_LATENCY_REPORT !== undefined) {
+      console.log(`log line -> ready: median ${median(latencies).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms (${RUNS} runs)`);
+    }
+    expect(median(latencies)).toBeLessThan(MEDIAN_BOUND_MS);
+  });
+
+  it('leaves nothing behind when aborted before the match', async () => {
+    const before = countResources();
+    const matcher = createLogMatcher('never printed');
+    const child = spawnAnnouncer('stdout', 'listening on :8080', matcher.feed);
+    const controller = new AbortController();
+    let changes = 0;
+    watchReadiness(createLogProbe(matcher), TIMING, () => (changes += 1), controller.signal);
+    controller.abort();
+    child.signal('SIGKILL');
+    await child.exited;
+    expect(isAlive(child.pid)).toBe(false);
+    expect(changes).toBe(0);
+    await expectNoResourcesBeyond(before);
+  });
+});

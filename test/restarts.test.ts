@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import { fixtureArgv, freePort, writeConfig, yamlArgv } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { FIXTURES, NODE, runSupervisor, startSupervisor } from './support/supervisor.ts';
+
+// Sidecars that stay up: restarts with backoff, liveness, fatal sidecars,
+// event-driven probes and parallel start, through the real CLI.
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+const recordApp = `. ${FIXTURES}record.sh; NAME=app; record start`;
+
+describe('restarts', () => {
+  it('restarts a sidecar that crashes before it is ready and keeps the sequence waiting for it', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(`${FIXTURES}flaky.sh`, 'proxy', `${events.dir}/runs`, '2', NODE, `${FIXTURES}tcp-server.mjs`, 'proxy', String(port))}`,
+      '    backoff: { initial: 50ms }',
+      '    readiness:',
+      `      probe: tcp://127.0.0.1:${port}`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv('/bin/sh', '-c', recordApp)}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toEqual(['proxy crash', 'proxy crash', 'proxy start', 'proxy listening', 'app start', 'proxy stop']);
+    const restarts = run.logs.filter((line) => line.event === 'restarting').map((line) => [line.attempt, line.delayMs]);
+    expect(restarts).toEqual([
+      [1, 0],
+      [2, 50],
+    ]);
+    await expectNothingLeft(run);
+  });
+
+  it('restarts a started sidecar without re-running init steps or disturbing the app, and gives up after maxRestarts', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: crasher',
+      '    role: sidecar',
+      `    command: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=crasher; record start; exit 1`)}`,
+      '    backoff: { initial: 50ms }',
+      '    maxRestarts: 3',
+      '  - name: step',
+      '    role: init',
+      `    command: ${yamlArgv(...fixtureArgv('exit-with.sh', 'step', '0'))}`,
+      '  - name: app',
+      '    role: app',
+      // The app finishes once it has seen the crasher's fourth run (the third restart).
+      `    command: ${yamlArgv('/bin/sh', '-c', `${recordApp}; until [ "$(grep -c 'crasher start' "$EVENTS")" -ge 4 ]; do sleep 0.02; done; record done`)}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    const sequence = events.sequence();
+    expect(sequence.filter((entry) => entry === 'step start')).toHaveLength(1);
+    expect(sequence.filter((entry) => entry === 'app start')).toHaveLength(1);
+    expect(sequence.filter((entry) => entry === 'crasher start')).toHaveLength(4);
+    expect(sequence.at(-1)).toBe('app done');
+    expect(run.logs.filter((line) => line.event === 'restarting').map((line) => [line.attempt, line.delayMs])).toEqual([
+      [1, 0],
+      [2, 50],
+      [3, 100],
+    ]);
+    await expectNothingLeft(run);
+  });
+
+  it('stops and restarts a sidecar whose liveness probe fails, while the app keeps running', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(NODE, `${FIXTURES}tcp-server.mjs`, 'proxy', String(port))}`,
+      '    readiness:',
+      `      probe: tcp://127.0.0.1:${port}`,
+      '    liveness:',
+      `      probe: tcp://127.0.0.1:${port}`,
+      '      period: 50ms',
+      '      failureThreshold: 2',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+    process.kill(first.pid, 'SIGUSR1'); // closes its port: a hung proxy
+    await run.waitForLog((line) => line.event === 'liveness-failed');
+    await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    expect(events.sequence()).toEqual(['proxy start', 'proxy listening', 'app start', 'proxy closed', 'proxy stop', 'proxy start', 'proxy listening', 'app stop', 'proxy stop']);
+    await expectNothingLeft(run);
+  });
+
+  it('ends the pod with exit 69 when a fatal sidecar exits: the app is stopped first', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: db-proxy',
+      '    role: sidecar',
+      '    fatal: true',
+      `    command: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=db-proxy; record start; until grep -q 'app start' "$EVENTS"; do sleep 0.02; done; record crash; exit 3`)}`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(69);
+    expect(events.sequence()).toEqual(['db-proxy start', 'app start', 'db-proxy crash', 'app stop']);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('event-driven readiness', () => {
+  it('starts the next entry when a log line matches, and the line still reaches the container log', async () => {
+    const events = createEvents();
+    const proxy = `. ${FIXTURES}record.sh; NAME=proxy; record start; sleep 0.2; record said-ready; echo 'proxy: listening on :15000'; exec sleep 300`;
+    const run = track(
+      await runSupervisor(['--sidecar', `proxy=/bin/sh -c "${proxy}"`, '--ready', 'proxy=log:listening on :\\d+', '--', '/bin/sh', '-c', recordApp], {
+        env: { EVENTS: events.file },
+      }),
+    );
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toEqual(['proxy start', 'proxy said-ready', 'app start']);
+    expect(run.stdout()).toContain('proxy: listening on :15000\n');
+    const at = (entry: string) => events.read().find((recorded) => `${recorded.name} ${recorded.event}` === entry)!.ns;
+    console.log(`log line -> app start: ${Number(at('app start') - at('proxy said-ready')) / 1e6} ms`);
+    await expectNothingLeft(run);
+  });
+
+  it('starts the next entry when a file appears', async () => {
+    const events = createEvents();
+    const flag = `${events.dir}/ready-flag`;
+    const proxy = `. ${FIXTURES}record.sh; NAME=proxy; record start; sleep 0.2; record touch; touch ${flag}; exec sleep 300`;
+    const run = track(
+      await runSupervisor(['--sidecar', `proxy=/bin/sh -c "${proxy}"`, '--ready', `proxy=file:${flag}`, '--', '/bin/sh', '-c', recordApp], {
+        env: { EVENTS: events.file },
+      }),
+    );
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toEqual(['proxy start', 'proxy touch', 'app start']);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('dependencies', () => {
+  const threeSidecars = async (withAfter: boolean) => {
+    const events = createEvents();
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const lines = ['processes:'];
+    ports.forEach((port, index) => {
+      lines.push(
+        `  - name: s${index}`,
+        '    role: sidecar',
+        `    command: ${yamlArgv(NODE, `${FIXTURES}tcp-server.mjs`, `s${index}`, String(port), '1000')}`,
+        ...(withAfter ? ['    after: []'] : []),
+        '    readiness:',
+        `      probe: tcp://127.0.0.1:${port}`,
+      );
+    });
+    lines.push('  - name: app', '    role: app', `    command: ${yamlArgv('/bin/sh', '-c', recordApp)}`);
+    const started = Date.now();
+    const run = track(await runSupervisor(['-c', writeConfig(events.dir, lines)], { env: { EVENTS: events.file } }));
+    console.log(`three 1s sidecars ${withAfter ? 'with' : 'without'} after: app after ${Date.now() - started} ms`);
+    expect(run.code).toBe(0);
+    await expectNothingLeft(run);
+    return events.sequence();
+  };
+
+  it('starts independent entries together when after: is used', async () => {
+    const sequence = await threeSidecars(true);
+    const firstListening = sequence.findIndex((entry) => entry.endsWith('listening'));
+    expect(sequence.slice(0, firstListening).sort()).toEqual(['s0 start', 's1 start', 's2 start']);
+    const lastListening = Math.max(...['s0', 's1', 's2'].map((name) => sequence.indexOf(`${name} listening`)));
+    expect(sequence.indexOf('app start')).toBeGreaterThan(lastListening);
+  });
+
+  it('keeps list order without after:', async () => {
+    const sequence = await threeSidecars(false);
+    expect(sequence.slice(0, 7)).toEqual(['s0 start', 's0 listening', 's1 start', 's1 listening', 's2 start', 's2 listening', 'app start']);
+  });
+});

@@ -1,6 +1,6 @@
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { OutputStream } from '../process/child.ts';
@@ -8,6 +8,7 @@ import { isAlive } from '../process/proc-table.ts';
 import type { HookContext } from './hook.ts';
 import { runHook } from './run-hook.ts';
 import type { ExecHookSpec } from './run-exec-hook.ts';
+import { OUTPUT_CLOSE_GRACE_MS } from './run-exec-hook.ts';
 
 const HOOK_TIMEOUT_MS = 10_000;
 const SHORT_TIMEOUT_MS = 200;
@@ -110,7 +111,10 @@ describe('runHook (exec)', () => {
   it('starts nothing when already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(runHook(exec('exit 0'), contextFor(), controller.signal)).resolves.toMatchObject({ ok: false, reason: 'aborted' });
+    const spawn = vi.fn(sandbox.spawner.spawn);
+    const context = { ...contextFor(), spawner: { ownedPids: sandbox.spawner.ownedPids, spawn } };
+    await expect(runHook(exec('exit 0'), context, controller.signal)).resolves.toMatchObject({ ok: false, reason: 'aborted' });
+    expect(spawn).not.toHaveBeenCalled();
   });
 
   it("runs with the process's env and cwd", async () => {
@@ -132,9 +136,49 @@ describe('runHook (exec)', () => {
   });
 
   it('delivers what a timed-out hook wrote before it was killed', async () => {
+    const pidFile = join(sandbox.workDir, 'pid');
     const context = contextFor();
-    const outcome = await runHook(exec(`printf 'started\\npartial'; exec sleep 300`, SHORT_TIMEOUT_MS), context, noAbort());
+    const outcome = await runHook(exec(`echo $$ > ${pidFile}; printf 'started\\npartial'; exec sleep 300`, SHORT_TIMEOUT_MS), context, noAbort());
+    const pid = readPid(pidFile);
+    sandbox.track(pid);
     expect(outcome).toMatchObject({ ok: false, reason: `timed out after ${SHORT_TIMEOUT_MS}ms` });
     expect(context.lines.map(({ line }) => line)).toEqual(['started', 'partial']);
+    expect(isAlive(pid)).toBe(false);
+  });
+
+  describe('when a process that left its group (setsid) holds the output open', () => {
+    /** The outsider is beyond the hook's reach (the supervisor's final sweep ends such processes), so the test ends it. */
+    async function endOutsider(pid: number): Promise<void> {
+      // The hook's own pid was released at its exit, pipes or not.
+      expect(sandbox.spawner.ownedPids.size).toBe(0);
+      process.kill(pid, 'SIGKILL');
+      await expect.poll(() => isAlive(pid)).toBe(false);
+    }
+
+    it('reports the hook by its own exit soon after it exits, instead of waiting for its output to close', async () => {
+      const file = join(sandbox.workDir, 'pids');
+      const outcome = await runHook(exec(`echo $$ > ${file}.hook; setsid sleep 300 & echo $! > ${file}.bg; exit 0`), contextFor(), noAbort());
+      const { hook, background } = hookPids(file);
+
+      expect(outcome).toMatchObject({ ok: true });
+      expect(outcome.elapsedMs).toBeLessThan(OUTPUT_CLOSE_GRACE_MS + KILL_SLACK_MS);
+      expect(isAlive(hook)).toBe(false);
+      await endOutsider(background);
+    });
+
+    it('still returns promptly when aborted', async () => {
+      const file = join(sandbox.workDir, 'pids');
+      const controller = new AbortController();
+      const running = runHook(exec(`setsid sleep 300 & echo $! > ${file}.bg; echo $$ > ${file}.hook; exec sleep 300`), contextFor(), controller.signal);
+      await expect.poll(() => readPid(`${file}.hook`)).toBeGreaterThan(0);
+      const { hook, background } = hookPids(file);
+
+      const abortedAt = performance.now();
+      controller.abort();
+      await expect(running).resolves.toMatchObject({ ok: false, reason: 'aborted' });
+      expect(performance.now() - abortedAt).toBeLessThan(KILL_SLACK_MS);
+      expect(isAlive(hook)).toBe(false);
+      await endOutsider(background);
+    });
   });
 });

@@ -39,6 +39,12 @@ export interface Child {
   /** Resolves once, when the process has exited and been reaped. Never rejects. */
   readonly exited: Promise<ExitStatus>;
   /**
+   * Resolves when its piped stdout and stderr have closed (at once for
+   * inherited ones): every chunk has reached onOutput. Something the process
+   * left running may hold the pipes open long after it exited.
+   */
+  readonly outputDone: Promise<void>;
+  /**
    * Sends a signal. Returns false when the target is already gone (ESRCH), which
    * is expected during teardown and not an error.
    */

@@ -40,3 +40,17 @@ export function exitCodeOf(status: ExitStatus): number {
 export function isSuccess(status: ExitStatus): boolean {
   return status.kind === 'exited' && status.code === 0;
 }
+
+/** For messages: "exited with code 3", "killed by SIGTERM", or why it never ran. */
+export function describeExitStatus(status: ExitStatus): string {
+  switch (status.kind) {
+    case 'exited':
+      return `exited with code ${status.code}`;
+    case 'signaled':
+      return `killed by ${status.signal}`;
+    case 'spawn-failed':
+      return status.reason;
+    default:
+      return assertNever(status);
+  }
+}

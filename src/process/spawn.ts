@@ -85,35 +85,23 @@ function spawnChild(request: SpawnRequest, ownedPids: Set<number>): SpawnResult 
   }
 
   let running = true;
-  const settle = (result: ExecaOutcome): ExitStatus => {
-    running = false;
-    ownedPids.delete(pid);
-    return statusOf(result, resolved.path);
-  };
-  const exited = subprocess.then(settle, settle);
+  // The process's own 'exit', not execa's promise: that one also waits for the
+  // stdout/stderr pipes to close, which a background grandchild holding them
+  // (`sh -c 'daemon &'`) can delay forever. libuv has reaped the pid by now.
+  const exited = new Promise<ExitStatus>((resolve) => {
+    subprocess.nodeChildProcess.once('exit', (code, signal) => {
+      running = false;
+      ownedPids.delete(pid);
+      resolve(signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', code: code ?? 0 });
+    });
+  });
   const child: Child = {
     pid,
     exited,
+    outputDone: subprocess.then(ignore, ignore),
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
   };
   return { ok: true, child };
-}
-
-/** The fields of an execa result (or of an ExecaError, returned with reject: false) we use. */
-interface ExecaOutcome {
-  readonly exitCode?: number | undefined;
-  readonly signal?: string | undefined;
-  readonly code?: string | undefined;
-  readonly message?: string | undefined;
-}
-
-function statusOf(result: ExecaOutcome, path: string): ExitStatus {
-  if (result.signal !== undefined) return { kind: 'signaled', signal: result.signal as NodeJS.Signals };
-  if (typeof result.exitCode === 'number') return { kind: 'exited', code: result.exitCode };
-  // Neither an exit code nor a signal: the process never ran. Shells report 127
-  // for ENOENT (even when it is the interpreter that is missing) and 126 otherwise.
-  const code = result.code === 'ENOENT' ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE;
-  return { kind: 'spawn-failed', code, reason: `cannot execute ${path}: ${result.code ?? result.message ?? 'spawn failed'}` };
 }
 
 function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, running: boolean): boolean {

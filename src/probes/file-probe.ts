@@ -1,4 +1,4 @@
-import { existsSync, stat, watch } from 'node:fs';
+import { stat, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Probe } from './probe.ts';
@@ -48,16 +48,24 @@ function watchFile(path: string, wake: () => void, signal: AbortSignal): void {
     watcher = undefined;
     if (poller !== undefined || signal.aborted) return;
     // Wakes only when existence changes, so a loop that is already ready is not
-    // woken 20 times a second for nothing.
-    let existed = existsSync(path);
-    poller = setInterval(() => {
+    // woken 20 times a second for nothing. A chain of timeouts, not an interval:
+    // on a hung filesystem stat() calls would otherwise pile up in libuv's
+    // threadpool (4 threads, shared with every other fs call) one per tick.
+    // Assumed absent at first (no sync stat: a hung filesystem would block PID 1's
+    // loop); if it was there all along, the cost is one extra attempt.
+    let existed = false;
+    const tick = (): void => {
       stat(path, (error) => {
+        if (signal.aborted) return;
         const exists = error === null;
-        if (exists === existed || signal.aborted) return;
-        existed = exists;
-        wake();
+        if (exists !== existed) {
+          existed = exists;
+          wake();
+        }
+        poller = setTimeout(tick, FILE_POLL_MS);
       });
-    }, FILE_POLL_MS);
+    };
+    poller = setTimeout(tick, FILE_POLL_MS);
     if (wakeNow) wake();
   };
 
@@ -65,7 +73,7 @@ function watchFile(path: string, wake: () => void, signal: AbortSignal): void {
     'abort',
     () => {
       watcher?.close();
-      clearInterval(poller);
+      clearTimeout(poller);
     },
     { once: true },
   );

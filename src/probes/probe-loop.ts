@@ -46,25 +46,7 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
     inFlight = true;
     wakePending = false;
     const startedAt = performance.now();
-    void probe
-      .check(timing.timeoutMs, stop.signal)
-      // The contract says check never rejects; a probe that breaks it fails its attempt rather than the loop.
-      .catch((error: unknown) => failure(`probe failed: ${error instanceof Error ? error.message : String(error)}`))
-      .then((outcome) => {
-        inFlight = false;
-        if (stop.signal.aborted) return;
-        let next: NextAttempt;
-        try {
-          next = handleOutcome(outcome);
-        } catch (error) {
-          // The caller's bug; it surfaces as an unhandled rejection, but the loop lets go of everything first.
-          end();
-          throw error;
-        }
-        if (next.kind === 'stop') return end();
-        if (wakePending) return attempt();
-        startAt(startedAt + next.periodMs);
-      });
+    void checkSafely(probe, timing.timeoutMs, stop.signal).then((outcome) => handleAnswer(outcome, startedAt));
     // Right after the first attempt starts, in the same turn: whatever changes
     // from here on either shows in that attempt or wakes the loop, and a wake
     // from inside subscribe only marks the attempt in flight as stale.
@@ -72,6 +54,24 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
       subscribed = true;
       probe.subscribe?.(wake, stop.signal);
     }
+  };
+
+  const handleAnswer = (outcome: ProbeOutcome, startedAt: number): void => {
+    inFlight = false;
+    if (stop.signal.aborted) return;
+    let next: NextAttempt;
+    try {
+      next = handleOutcome(outcome);
+    } catch (error) {
+      // The caller's bug; it surfaces as an unhandled rejection, but the loop lets go of everything first.
+      end();
+      throw error;
+    }
+    // The handler may have aborted the caller's signal itself.
+    if (stop.signal.aborted) return;
+    if (next.kind === 'stop') return end();
+    if (wakePending) return attempt();
+    startAt(startedAt + next.periodMs);
   };
 
   // Node measures a timer from the loop's cached clock, so after a slow turn it
@@ -90,4 +90,14 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
 
   signal.addEventListener('abort', end, { once: true });
   startAt(performance.now() + timing.firstAttemptAfterMs);
+}
+
+/** The contract says check never throws or rejects; a probe that breaks it fails its attempt, not the loop. */
+function checkSafely(probe: Probe, timeoutMs: number, signal: AbortSignal): Promise<ProbeOutcome> {
+  const asFailure = (error: unknown): ProbeOutcome => failure(`${probe.description}: ${error instanceof Error ? error.message : String(error)}`);
+  try {
+    return probe.check(timeoutMs, signal).catch(asFailure);
+  } catch (error) {
+    return Promise.resolve(asFailure(error));
+  }
 }

@@ -3,7 +3,7 @@ import type { Server, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../../test/support/commands.ts';
 import { createTcpProbe } from './tcp-probe.ts';
-import { waitForReady } from './wait-for-ready.ts';
+import { watchReadiness } from './watch-readiness.ts';
 
 const ATTEMPT_TIMEOUT_MS = 1_000;
 const LISTEN_DELAY_MS = 300;
@@ -53,13 +53,19 @@ describe('createTcpProbe', () => {
       }, LISTEN_DELAY_MS),
     );
 
-    const result = await waitForReady(probe, { periodMs: PERIOD_MS, timeoutMs: ATTEMPT_TIMEOUT_MS, deadlineMs: 10_000 }, new AbortController().signal);
+    const controller = new AbortController();
+    const timing = { periodMs: PERIOD_MS, timeoutMs: ATTEMPT_TIMEOUT_MS, periodAfterStartMs: 10_000 };
+    const { attempts } = await new Promise<{ attempts: number }>((resolve) =>
+      watchReadiness(probe, timing, (ready, detail) => {
+        if (!ready) return;
+        controller.abort();
+        resolve(detail);
+      }, controller.signal),
+    );
     const readyAt = performance.now();
     await delayedListen;
 
-    expect(result.kind).toBe('ready');
-    if (result.kind !== 'ready') return;
-    expect(result.attempts).toBeGreaterThan(1);
+    expect(attempts).toBeGreaterThan(1);
     expect(readyAt).toBeGreaterThanOrEqual(listenedAt);
     expect(readyAt - listenedAt).toBeLessThan(READY_AFTER_LISTEN_BOUND_MS);
   });

@@ -141,6 +141,34 @@ describe('watchReadiness scheduling', () => {
     expect(probe.attempts).toHaveLength(0);
   });
 
+  it('arms nothing more when onChange itself aborts the watch', async () => {
+    const { probe } = scripted([pass]);
+    const before = countResources();
+    const controller = new AbortController();
+    watchReadiness(probe, { periodMs: 10, timeoutMs: 1_000, periodAfterStartMs: 60_000 }, () => controller.abort(), controller.signal);
+    await expect.poll(() => controller.signal.aborted).toBe(true);
+    await expectNoResourcesBeyond(before);
+    expect(probe.attempts).toHaveLength(1);
+  });
+
+  it('counts a probe that throws, against its contract, as a failed attempt', async () => {
+    const controller = new AbortController();
+    const changes: Change[] = [];
+    let calls = 0;
+    const probe = {
+      description: 'broken',
+      check: (): Promise<ProbeOutcome> => {
+        calls += 1;
+        if (calls === 1) throw new Error('sync bug');
+        if (calls === 2) return Promise.reject(new Error('async bug'));
+        return Promise.resolve(pass);
+      },
+    };
+    watchReadiness(probe, { periodMs: 10, timeoutMs: 1_000, periodAfterStartMs: 60_000 }, (ready, detail) => changes.push({ ready, detail }), controller.signal);
+    await expect.poll(() => changes).toEqual([{ ready: true, detail: { attempts: 3, lastFailure: 'broken: async bug' } }]);
+    controller.abort();
+  });
+
   it('reports nothing after an abort, even for a pass in flight', async () => {
     const { probe } = scripted([pass], 30);
     const controller = new AbortController();

@@ -1,7 +1,8 @@
 import { Command } from 'commander';
 import type { ProcessFlag } from '../config/cli-input.ts';
 import { formatDuration } from '../config/duration.ts';
-import { LOG_LEVELS } from '../config/literals.ts';
+import { listAlternatives } from '../config/result.ts';
+import { LOG_LEVELS, RESTART_POLICIES } from '../config/literals.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../config/plan.ts';
 import { VERSION } from './version.ts';
 
@@ -15,6 +16,14 @@ export type ProgramMode = 'run' | typeof VALIDATE_COMMAND;
 export interface CollectedFlags {
   readonly processes: ProcessFlag[];
   readonly ready: string[];
+  readonly restart: string[];
+  readonly stopSignal: string[];
+  readonly successCode: string[];
+  readonly rewrite: string[];
+}
+
+export function createCollectedFlags(): CollectedFlags {
+  return { processes: [], ready: [], restart: [], stopSignal: [], successCode: [], rewrite: [] };
 }
 
 /** Everything commander writes: help and version (exit 0) or a usage error (exit 2), never both. */
@@ -25,11 +34,18 @@ export interface ProgramOutput {
 export const HELP_HINT = `(${PROGRAM_NAME} --help shows the usage)`;
 
 const USAGE: Record<ProgramMode, string> = {
-  run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--ready NAME=PROBE]... [--grace DURATION] [--] APP [ARGS...]',
+  run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--ready NAME=PROBE]... [OPTIONS] [--] APP [ARGS...]',
   validate: '-c FILE [OPTIONS] [-- APP [ARGS...]]',
 };
 
-const READY_HELP = 'a sidecar is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH or exec:CMD';
+const READY_HELP =
+  'a sidecar is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH (repeatable)';
+
+const RESTART_HELP = `when NAME is restarted: ${listAlternatives(RESTART_POLICIES)} (repeatable)`;
+const STOP_SIGNAL_HELP = 'the signal that stops NAME, e.g. nginx=SIGQUIT (repeatable)';
+const DRAIN_HELP = 'first on termination, before any stop signal: wait DURATION, or run CMD';
+const REWRITE_HELP = 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)';
+const SUCCESS_CODE_HELP = 'an exit code of the app that counts as 0, e.g. 143 (repeatable)';
 
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
@@ -57,19 +73,16 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     )
     .argument('[app...]', 'the app and its arguments')
     .option('-c, --config <file>', `YAML config file (default: $${CONFIG_ENV})`)
-    .option('--init <name=cmd>', 'an init step, run to completion in turn (repeatable)', (value: string) => {
-      collected.processes.push({ flag: '--init', value });
-      return value;
-    })
-    .option('--sidecar <name=cmd>', 'a sidecar, kept running from its turn on (repeatable)', (value: string) => {
-      collected.processes.push({ flag: '--sidecar', value });
-      return value;
-    })
-    .option('--ready <name=probe>', READY_HELP, (value: string) => {
-      collected.ready.push(value);
-      return value;
-    })
+    .option('--init <name=cmd>', 'an init step, run to completion in turn (repeatable)', collectProcess('--init', collected))
+    .option('--sidecar <name=cmd>', 'a sidecar, kept running from its turn on (repeatable)', collectProcess('--sidecar', collected))
+    .option('--ready <name=probe>', READY_HELP, collect(collected.ready))
+    .option('--restart <name=policy>', RESTART_HELP, collect(collected.restart))
+    .option('--stop-signal <name=signal>', STOP_SIGNAL_HELP, collect(collected.stopSignal))
     .option('--grace <duration>', `budget for stopping everything, e.g. 10s (default: ${formatDuration(DEFAULT_GRACE_MS)})`)
+    .option('--drain <duration|cmd>', DRAIN_HELP)
+    .option('--rewrite <sig:sig|none>', REWRITE_HELP, collect(collected.rewrite))
+    .option('--single-child', 'signal each process alone, not its whole process group')
+    .option('--success-code <n>', SUCCESS_CODE_HELP, collect(collected.successCode))
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})`)
     .helpOption('-h, --help', 'show this help')
     // Options after the first operand are the app's: `sidecar-init python -u job.py`.
@@ -82,4 +95,19 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     });
   if (mode === 'run') program.version(VERSION, '-V, --version', 'show the version').addHelpText('after', RUN_HELP);
   return program;
+}
+
+/** Commander's option handler for a repeatable flag: keeps every value, in command-line order. */
+function collect(values: string[]): (value: string) => string {
+  return (value) => {
+    values.push(value);
+    return value;
+  };
+}
+
+function collectProcess(flag: ProcessFlag['flag'], collected: CollectedFlags): (value: string) => string {
+  return (value) => {
+    collected.processes.push({ flag, value });
+    return value;
+  };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { EMPTY_CLI_INPUT } from '../config/cli-input.ts';
 import { loadPlan } from '../config/load-plan.ts';
 import { parseArgs } from './parse-args.ts';
 import { VERSION } from './version.ts';
@@ -9,7 +10,7 @@ describe('parseArgs', () => {
   it('takes the first operand and everything after it as the app, its options included', () => {
     expect(parseArgs(['python', '-u', 'job.py', '--grace', '5s', '--', 'x'], NO_ENV)).toEqual({
       kind: 'run',
-      cli: { processes: [], ready: [], grace: undefined, logLevel: undefined, app: ['python', '-u', 'job.py', '--grace', '5s', '--', 'x'] },
+      cli: { ...EMPTY_CLI_INPUT, app: ['python', '-u', 'job.py', '--grace', '5s', '--', 'x'] },
       configFile: undefined,
     });
   });
@@ -43,6 +44,40 @@ describe('parseArgs', () => {
     });
   });
 
+  it('collects the repeatable --restart, --stop-signal, --rewrite and --success-code in command-line order', () => {
+    const argv = [
+      '--restart', 'proxy=on-failure',
+      '--rewrite=SIGTERM:SIGQUIT',
+      '--stop-signal', 'nginx=quit',
+      '--success-code', '143',
+      '--restart', 'setup=never',
+      '--rewrite', 'HUP:none',
+      '--success-code=130',
+      '--stop-signal', 'proxy=INT',
+      'job',
+    ];
+    expect(parseArgs(argv, NO_ENV)).toEqual({
+      kind: 'run',
+      cli: {
+        ...EMPTY_CLI_INPUT,
+        restart: ['proxy=on-failure', 'setup=never'],
+        stopSignal: ['nginx=quit', 'proxy=INT'],
+        successCode: ['143', '130'],
+        rewrite: ['SIGTERM:SIGQUIT', 'HUP:none'],
+        app: ['job'],
+      },
+      configFile: undefined,
+    });
+  });
+
+  it('passes --drain through as written and --single-child as a boolean', () => {
+    expect(parseArgs(['--drain', 'curl -X POST http://127.0.0.1:15000/drain', '--single-child', 'job'], NO_ENV)).toMatchObject({
+      kind: 'run',
+      cli: { drain: 'curl -X POST http://127.0.0.1:15000/drain', singleChild: true, app: ['job'] },
+    });
+    expect(parseArgs(['job', '--single-child'], NO_ENV)).toMatchObject({ cli: { singleChild: false, app: ['job', '--single-child'] } });
+  });
+
   it('reads the config file from -c/--config, else from SIDECAR_INIT_CONFIG', () => {
     const env = { SIDECAR_INIT_CONFIG: '/etc/env.yaml' };
     expect(parseArgs(['-c', 'a.yaml'], env)).toMatchObject({ kind: 'run', configFile: 'a.yaml' });
@@ -63,6 +98,10 @@ describe('parseArgs', () => {
     expect(command).toMatchObject({ kind: 'exit', code: 0 });
     expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init \[-c FILE\] \[--init NAME=CMD\]\.\.\./);
     expect(command.kind === 'exit' && command.output).toContain('sidecar-init validate -c FILE');
+    for (const flag of ['--restart <name=policy>', '--stop-signal <name=signal>', '--drain <duration|cmd>', '--rewrite <sig:sig|none>', '--single-child', '--success-code <n>']) {
+      expect(command.kind === 'exit' && command.output).toContain(flag);
+    }
+    expect(command.kind === 'exit' && command.output).toMatch(/log:REGEX or\s+file:PATH/);
   });
 
   it('shows the version on stdout and exits 0', () => {
@@ -73,6 +112,8 @@ describe('parseArgs', () => {
     [['--bogus', 'job'], "error: unknown option '--bogus'"],
     [['--grace'], "error: option '--grace <duration>' argument missing"],
     [['-c'], "error: option '-c, --config <file>' argument missing"],
+    [['--restart'], "error: option '--restart <name=policy>' argument missing"],
+    [['--drain'], "error: option '--drain <duration|cmd>' argument missing"],
   ])('exits 2 on a usage error, with the message on stderr: %j', (argv, message) => {
     const command = parseArgs(argv, NO_ENV);
     expect(command).toEqual({ kind: 'exit', code: 2, output: `${message}\n(sidecar-init --help shows the usage)\n` });
@@ -100,6 +141,28 @@ describe('parseArgs', () => {
     const command = parseArgs(['validate', '--help'], NO_ENV);
     expect(command).toMatchObject({ kind: 'exit', code: 0 });
     expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init validate -c FILE/);
+  });
+
+  it('gives loadPlan the new flags, which override the file', () => {
+    const readFile = () => 'processes:\n  - { name: proxy, role: sidecar, command: envoy, stopSignal: INT }\n';
+    const argv = [
+      '-c', 'x.yaml',
+      '--restart', 'proxy=on-failure',
+      '--stop-signal', 'proxy=quit',
+      '--rewrite', 'TERM:QUIT',
+      '--drain', '5s',
+      '--single-child',
+      '--success-code', '143',
+      '--', 'java', '-jar', 'app.jar',
+    ];
+    const command = parseArgs(argv, NO_ENV);
+    if (command.kind === 'exit') throw new Error(command.output);
+    const plan = loadPlan({ ...command, readFile });
+    expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGTERM: 'SIGQUIT' } });
+    expect(plan.processes).toMatchObject([
+      { name: 'proxy', restart: { policy: 'on-failure' }, stopSignal: 'SIGQUIT', signalTarget: 'process', successCodes: [] },
+      { name: 'app', restart: { policy: 'never' }, stopSignal: undefined, signalTarget: 'process', successCodes: [143] },
+    ]);
   });
 
   it('gives loadPlan its input as is, for run and validate alike', () => {

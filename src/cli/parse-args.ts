@@ -1,10 +1,19 @@
 import { CommanderError } from 'commander';
 import type { CliInput } from '../config/cli-input.ts';
 import type { CliCommand } from './cli-command.ts';
-import { CONFIG_ENV, createProgram, HELP_HINT, VALIDATE_COMMAND, type CollectedFlags } from './create-program.ts';
+import { CONFIG_ENV, createCollectedFlags, createProgram, HELP_HINT, VALIDATE_COMMAND } from './create-program.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 
 export type { CliCommand } from './cli-command.ts';
+
+/** Commander's values for the options that are not repeatable. */
+interface ProgramOptions {
+  readonly config?: string;
+  readonly grace?: string;
+  readonly logLevel?: string;
+  readonly drain?: string;
+  readonly singleChild?: boolean;
+}
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
@@ -14,7 +23,7 @@ export type { CliCommand } from './cli-command.ts';
  */
 export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {
   const mode = argv[0] === VALIDATE_COMMAND ? VALIDATE_COMMAND : 'run';
-  const collected: CollectedFlags = { processes: [], ready: [] };
+  const collected = createCollectedFlags();
   const output = { text: '' };
   const program = createProgram(mode, collected, output);
   try {
@@ -24,8 +33,15 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     // Help and version exit 0; every usage error is 2, as for a bad config.
     return { kind: 'exit', code: error.exitCode === 0 ? EXIT_SUCCESS : EXIT_USAGE, output: output.text };
   }
-  const options = program.opts<{ config?: string; grace?: string; logLevel?: string }>();
-  const cli: CliInput = { ...collected, grace: options.grace, logLevel: options.logLevel, app: [...program.args] };
+  const options = program.opts<ProgramOptions>();
+  const cli: CliInput = {
+    ...collected,
+    drain: options.drain,
+    singleChild: options.singleChild === true,
+    grace: options.grace,
+    logLevel: options.logLevel,
+    app: [...program.args],
+  };
   const configFile = options.config ?? (env[CONFIG_ENV] || undefined);
   if (mode === 'run') return { kind: 'run', cli, configFile };
   if (configFile === undefined) {

@@ -1,36 +1,48 @@
 import type { ProcessDraft } from './entry.ts';
-import { createDefaultReadiness } from './normalize-readiness.ts';
-import type { LogLevel, Plan, ProbeSpec, ProcessSpec } from './plan.ts';
+import type { DrainSpec, LogLevel, Plan, ProcessSpec } from './plan.ts';
 
 export interface PlanParts {
-  /** In list order; exactly one is the app. */
+  /** In list order, flags applied; exactly one is the app. */
   readonly processes: readonly ProcessDraft[];
-  /** --ready probes by sidecar name; timings come from the file when it has them. */
-  readonly readyProbes: ReadonlyMap<string, ProbeSpec>;
   readonly graceMs: number;
   readonly logLevel: LogLevel;
+  readonly drain: DrainSpec | undefined;
+  readonly signalRewrites: Plan['signalRewrites'];
+  /** Signal only the direct child of each process that does not set signalGroup. */
+  readonly singleChild: boolean;
 }
 
 /**
- * The plan, from parts that have passed every check. Without explicit
- * dependencies each entry waits for the one before it and the app for all of
- * them: Kubernetes' initContainers order, expressed as a graph.
+ * The plan, from parts that have passed every check. Without `after:`
+ * anywhere each entry waits for the one listed before it, and the app for all
+ * of them: Kubernetes' initContainers order, as a graph. Once any process has
+ * `after:`, every entry waits for exactly its own list (none when it has
+ * none), so independent entries start together; the app still waits for
+ * everything unless it has a list of its own.
  */
 export function buildPlan(parts: PlanParts): Plan {
-  const steps = parts.processes
-    .filter((draft) => draft.role !== 'app')
-    .map((draft) => applyReadyProbe(draft, parts.readyProbes));
+  const steps = parts.processes.filter((draft) => draft.role !== 'app');
   const apps = parts.processes.filter((draft) => draft.role === 'app');
-  const processes: ProcessSpec[] = [
-    ...steps.map((draft, index) => ({ ...draft, after: index === 0 ? [] : [steps[index - 1]!.name] })),
-    ...apps.map((draft) => ({ ...draft, after: steps.map((step) => step.name) })),
+  const graph = parts.processes.some((draft) => draft.after !== undefined);
+  const defaultTarget = parts.singleChild ? 'process' : 'group';
+  const spec = (draft: ProcessDraft, after: readonly string[]): ProcessSpec => ({
+    ...draft,
+    signalTarget: draft.signalTarget ?? defaultTarget,
+    after,
+  });
+  const processes = [
+    ...steps.map((draft, index) => spec(draft, graph ? (draft.after ?? []) : defaultChain(steps, index))),
+    ...apps.map((draft) => spec(draft, draft.after ?? steps.map((step) => step.name))),
   ];
-  return { graceMs: parts.graceMs, logLevel: parts.logLevel, processes };
+  return {
+    graceMs: parts.graceMs,
+    logLevel: parts.logLevel,
+    processes,
+    drain: parts.drain,
+    signalRewrites: parts.signalRewrites,
+  };
 }
 
-function applyReadyProbe(draft: ProcessDraft, readyProbes: ReadonlyMap<string, ProbeSpec>): ProcessDraft {
-  const probe = readyProbes.get(draft.name);
-  if (probe === undefined) return draft;
-  const readiness = draft.readiness === undefined ? createDefaultReadiness(probe) : { ...draft.readiness, probe };
-  return { ...draft, readiness };
+function defaultChain(steps: readonly ProcessDraft[], index: number): string[] {
+  return index === 0 ? [] : [steps[index - 1]!.name];
 }

@@ -13,10 +13,34 @@ export interface CliInput {
   readonly processes: readonly ProcessFlag[];
   /** Every --ready value (NAME=PROBE), unparsed, in command-line order. */
   readonly ready: readonly string[];
+  /** Every --restart value (NAME=POLICY), unparsed, in command-line order. */
+  readonly restart: readonly string[];
+  /** Every --stop-signal value (NAME=SIGNAL), unparsed, in command-line order. */
+  readonly stopSignal: readonly string[];
+  /** Every --success-code value, unparsed, in command-line order. */
+  readonly successCode: readonly string[];
+  /** Every --rewrite value (FROM:TO), unparsed, in command-line order. */
+  readonly rewrite: readonly string[];
+  /** --drain DURATION|CMD. */
+  readonly drain: string | undefined;
+  /** --single-child was given. */
+  readonly singleChild: boolean;
   readonly grace: string | undefined;
   readonly logLevel: string | undefined;
   /** The app and its arguments (the operands); empty when none was given. */
   readonly app: readonly string[];
 }
 
-export const EMPTY_CLI_INPUT: CliInput = { processes: [], ready: [], grace: undefined, logLevel: undefined, app: [] };
+export const EMPTY_CLI_INPUT: CliInput = {
+  processes: [],
+  ready: [],
+  restart: [],
+  stopSignal: [],
+  successCode: [],
+  rewrite: [],
+  drain: undefined,
+  singleChild: false,
+  grace: undefined,
+  logLevel: undefined,
+  app: [],
+};

@@ -22,6 +22,7 @@ export const HookSchema = z
     http: HttpHookSchema.optional().meta({ description: 'An HTTP request to a process in the container.' }),
     timeout: duration('Bound on the hook; it counts as failed past it.', DEFAULT_HOOK_TIMEOUT_MS).optional(),
   })
-  .superRefine(exactlyOneOf(['exec', 'http']));
+  .superRefine(exactlyOneOf(['exec', 'http']))
+  .meta({ oneOf: [{ required: ['exec'] }, { required: ['http'] }] });
 
 export type RawHook = z.infer<typeof HookSchema>;

@@ -2,21 +2,51 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { createJsonSchema, JSON_SCHEMA_FILE, renderJsonSchema } from './json-schema.ts';
 
+/** Every mapping with fixed keys in the JSON Schema, by where it is, and whether it refuses other keys. */
+function mappings(node: unknown, path = '$'): Map<string, boolean> {
+  const found = new Map<string, boolean>();
+  if (typeof node !== 'object' || node === null) return found;
+  const schema = node as Record<string, unknown>;
+  if (schema.type === 'object' && typeof schema.properties === 'object') found.set(path, schema.additionalProperties === false);
+  for (const [key, value] of Object.entries(schema)) {
+    if (Array.isArray(value)) value.forEach((item, index) => mappings(item, `${path}.${key}[${index}]`).forEach((v, k) => found.set(k, v)));
+    else mappings(value, `${path}.${key}`).forEach((v, k) => found.set(k, v));
+  }
+  return found;
+}
+
 describe('the published JSON Schema', () => {
   it('is the one generated from the zod schema (run scripts/write-schema.ts after a change)', () => {
     expect(readFileSync(JSON_SCHEMA_FILE, 'utf8')).toBe(renderJsonSchema());
   });
 
-  it('refuses unknown keys at every level, as the validator does', () => {
-    const schema = createJsonSchema() as {
-      additionalProperties: boolean;
-      properties: { processes: { items: { additionalProperties: boolean; properties: { readiness: { additionalProperties: boolean } } } } };
-    };
-    const process = schema.properties.processes.items;
-    expect([schema.additionalProperties, process.additionalProperties, process.properties.readiness.additionalProperties]).toEqual([
-      false,
-      false,
-      false,
-    ]);
+  it('refuses unknown keys in every mapping, as the validator does', () => {
+    const found = mappings(createJsonSchema());
+    expect([...found].filter(([, strict]) => !strict)).toEqual([]);
+    const process = '$.properties.processes.items.properties';
+    expect([...found.keys()]).toEqual(
+      expect.arrayContaining([
+        '$',
+        '$.properties.processes.items',
+        `${process}.readiness`,
+        `${process}.readiness.properties.probe.anyOf[1]`,
+        `${process}.readiness.properties.probe.anyOf[1].properties.tcp`,
+        `${process}.readiness.properties.probe.anyOf[1].properties.http`,
+        `${process}.liveness`,
+        `${process}.backoff`,
+        `${process}.postStart`,
+        `${process}.postStart.properties.http`,
+        `${process}.preStop`,
+        '$.properties.drain.anyOf[1]',
+      ]),
+    );
+  });
+
+  it('describes the probe and hook mappings as taking exactly one kind', () => {
+    const schema = createJsonSchema() as { properties: { processes: { items: { properties: Record<string, Record<string, unknown>> } } } };
+    const { readiness, preStop } = schema.properties.processes.items.properties;
+    const probe = (readiness!.properties as { probe: { anyOf: Record<string, unknown>[] } }).probe.anyOf[1];
+    expect(probe).toMatchObject({ minProperties: 1, maxProperties: 1 });
+    expect(preStop).toMatchObject({ oneOf: [{ required: ['exec'] }, { required: ['http'] }] });
   });
 });

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { EMPTY_CLI_INPUT } from './cli-input.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from './plan.ts';
+import {
+  DEFAULT_BACKOFF_INITIAL_MS,
+  DEFAULT_BACKOFF_MAX_MS,
+  DEFAULT_BACKOFF_RESET_AFTER_MS,
+  DEFAULT_GRACE_MS,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+  type Plan,
+  type RestartPolicy,
+} from './plan.ts';
 import { load, problemsOf } from './test-support.ts';
 
 const DESIGN_EXAMPLE = `
@@ -26,50 +35,131 @@ const DESIGN_EXAMPLE = `
       command: ["python", "job.py"]
 `;
 
+// The YAML example of the README's section on restarts, probes, dependencies and shutdown.
+const README_EXAMPLE = `
+  grace: 25s
+  drain: 5s
+  rewrite: { SIGHUP: none }
+  processes:
+    - name: net-setup
+      role: init
+      command: ["sh", "-c", "iptables-restore < /etc/rules"]
+      restart: on-failure
+      maxRestarts: 3
+    - name: db
+      role: sidecar
+      command: postgres
+      readiness:
+        probe: "log:ready to accept connections"
+    - name: proxy
+      role: sidecar
+      command: "envoy -c /etc/envoy.yaml"
+      after: [net-setup]
+      fatal: true
+      stopSignal: quit
+      grace: 10s
+      readiness:
+        probe: { http: { url: "http://127.0.0.1:15021/healthz/ready", expectStatus: [200] } }
+      liveness:
+        probe: tcp://127.0.0.1:15000
+        failureThreshold: 3
+      backoff: { initial: 1s, max: 30s }
+      preStop:
+        http: { url: "http://127.0.0.1:15000/drain_listeners?graceful", method: post }
+    - name: job
+      role: app
+      command: ["java", "-jar", "job.jar"]
+      after: [db, proxy]
+      successCodes: [143]
+      postStart: { exec: "touch /tmp/started" }
+`;
+
 function order(plan: Plan): string[] {
   return plan.processes.map((process) => `${process.name}:${process.role}:${process.after.join(',')}`);
 }
 
 describe('loadPlan', () => {
-  it('builds the plan of the DESIGN.md example', () => {
+  it('builds the plan of the DESIGN.md example, every default from plan.ts', () => {
+    const defaults = {
+      env: {},
+      cwd: undefined,
+      readiness: undefined,
+      liveness: undefined,
+      fatal: false,
+      postStart: undefined,
+      preStop: undefined,
+      stopSignal: undefined,
+      graceMs: undefined,
+      signalTarget: 'group',
+      successCodes: [],
+    };
+    const restart = (policy: RestartPolicy) => ({
+      policy,
+      initialBackoffMs: DEFAULT_BACKOFF_INITIAL_MS,
+      maxBackoffMs: DEFAULT_BACKOFF_MAX_MS,
+      resetAfterMs: DEFAULT_BACKOFF_RESET_AFTER_MS,
+      maxRestarts: undefined,
+    });
     expect(load({ yaml: DESIGN_EXAMPLE })).toEqual({
       graceMs: 25_000,
       logLevel: DEFAULT_LOG_LEVEL,
+      drain: undefined,
+      signalRewrites: {},
       processes: [
         {
+          ...defaults,
           name: 'net-setup',
           role: 'init',
           command: ['sh', '-c', 'iptables-restore < /etc/rules'],
-          env: {},
-          cwd: undefined,
-          readiness: undefined,
+          restart: restart('never'),
           after: [],
         },
         {
+          ...defaults,
           name: 'proxy',
           role: 'sidecar',
           command: ['envoy', '-c', '/etc/envoy.yaml'],
           env: { LOG_LEVEL: 'info' },
           cwd: '/srv',
           readiness: {
-            probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready' },
+            probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready', headers: {}, expectStatus: undefined },
             periodMs: 100,
             timeoutMs: 1_000,
             deadlineMs: 60_000,
+            periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
           },
+          restart: restart('always'),
           after: ['net-setup'],
         },
         {
+          ...defaults,
           name: 'job',
           role: 'app',
           command: ['python', 'job.py'],
-          env: {},
-          cwd: undefined,
-          readiness: undefined,
+          restart: restart('never'),
           after: ['net-setup', 'proxy'],
         },
       ],
     });
+  });
+
+  it('builds the plan of the README example of restarts, probes, dependencies and shutdown', () => {
+    const plan = load({ yaml: README_EXAMPLE });
+    expect(plan).toMatchObject({ graceMs: 25_000, drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGHUP: null } });
+    expect(order(plan)).toEqual(['net-setup:init:', 'db:sidecar:', 'proxy:sidecar:net-setup', 'job:app:db,proxy']);
+    const [setup, db, proxy, job] = plan.processes;
+    expect(setup!.restart).toMatchObject({ policy: 'on-failure', maxRestarts: 3 });
+    expect(db!.readiness?.probe).toEqual({ kind: 'log', pattern: 'ready to accept connections' });
+    expect(proxy).toMatchObject({
+      fatal: true,
+      stopSignal: 'SIGQUIT',
+      graceMs: 10_000,
+      signalTarget: 'group',
+      restart: { policy: 'always', initialBackoffMs: 1_000, maxBackoffMs: 30_000 },
+      liveness: { probe: { kind: 'tcp', host: '127.0.0.1', port: 15000 }, failureThreshold: 3 },
+      preStop: { kind: 'http', url: 'http://127.0.0.1:15000/drain_listeners?graceful', method: 'POST' },
+    });
+    expect(job).toMatchObject({ successCodes: [143], postStart: { kind: 'exec', command: ['touch', '/tmp/started'] } });
   });
 
   it('builds a plan from flags alone, with the defaults from plan.ts', () => {
@@ -130,10 +220,11 @@ describe('loadPlan', () => {
     `;
     const plan = load({ yaml, cli: { ready: ['proxy=http://127.0.0.1:2/ready'] } });
     expect(plan.processes[0]!.readiness).toEqual({
-      probe: { kind: 'http', url: 'http://127.0.0.1:2/ready' },
+      probe: { kind: 'http', url: 'http://127.0.0.1:2/ready', headers: {}, expectStatus: undefined },
       periodMs: 1_000,
       timeoutMs: 1_000,
       deadlineMs: 5_000,
+      periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
     });
   });
 
@@ -152,7 +243,7 @@ describe('loadPlan', () => {
     expect(problemsOf({ yaml, cli })).toEqual([
       'demo.yaml:1:1 grace: "soon" is not a duration; use e.g. 500ms, 5s, 1m',
       'demo.yaml:3:5 processes[0].command: is required; give a string or a list',
-      'demo.yaml:5:5 processes[0].comand: unknown key "comand" (did you mean command?); accepted here: name, role, command, env, cwd, readiness',
+      'demo.yaml:5:5 processes[0].comand: unknown key "comand" (did you mean command?); accepted here: name, role, command, env, cwd, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes',
       'demo.yaml:6:5 processes[1].name: "proxy" is already the name of another process (see demo.yaml:3:5 processes[0].name)',
       "demo.yaml:8:5 processes[1].command: unbalanced quote: the ' at character 5 is never closed in: job '",
       '--grace later: "later" is not a duration; use e.g. 500ms, 5s, 1m',

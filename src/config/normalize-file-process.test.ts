@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_PROBE_DEADLINE_MS, DEFAULT_PROBE_PERIOD_MS, DEFAULT_PROBE_TIMEOUT_MS } from './plan.ts';
+import {
+  DEFAULT_PROBE_DEADLINE_MS,
+  DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+  DEFAULT_PROBE_PERIOD_MS,
+  DEFAULT_PROBE_TIMEOUT_MS,
+} from './plan.ts';
 import { load, problemsOf } from './test-support.ts';
 
 const JOB = '  - { name: job, role: app, command: job }';
@@ -60,8 +65,15 @@ describe('a process from the file', () => {
       periodMs: DEFAULT_PROBE_PERIOD_MS,
       timeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
       deadlineMs: DEFAULT_PROBE_DEADLINE_MS,
+      periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
     });
-    expect(b!.readiness).toEqual({ probe: { kind: 'exec', command: ['true'] }, periodMs: 250, timeoutMs: 90_000, deadlineMs: 7_200_000 });
+    expect(b!.readiness).toEqual({
+      probe: { kind: 'exec', command: ['true'] },
+      periodMs: 250,
+      timeoutMs: 90_000,
+      deadlineMs: 7_200_000,
+      periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+    });
   });
 
   it('reports bad durations, zero timings and bad probes, each at its own key', () => {
@@ -87,7 +99,7 @@ describe('a process from the file', () => {
     `;
     expect(problemsOf({ yaml })).toEqual([
       'demo.yaml:1:1 grace: 5 has no unit; write e.g. 5s or 5ms',
-      'demo.yaml:7:7 processes[0].readiness.probe: https probes are not supported yet; use http:// (probes reach the sidecar inside the container, usually on 127.0.0.1)',
+      'demo.yaml:7:7 processes[0].readiness.probe: https probes are not supported yet; use http:// (probes reach processes inside the container, usually on 127.0.0.1)',
       'demo.yaml:8:7 processes[0].readiness.period: "5x" is not a duration; use e.g. 500ms, 5s, 1m',
       'demo.yaml:9:7 processes[0].readiness.timeout: "0s" is zero; give a duration of at least 1ms',
       'demo.yaml:10:7 processes[0].readiness.deadline: 60 has no unit; write e.g. 60s or 60ms',

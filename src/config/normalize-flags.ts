@@ -1,19 +1,19 @@
 import type { CliInput, ProcessFlag } from './cli-input.ts';
+import { createDraft } from './create-draft.ts';
 import type { Entry } from './entry.ts';
 import { LOG_LEVELS, isLogLevel } from './literals.ts';
 import { normalizeCommand, type Argv } from './normalize-command.ts';
+import { normalizeDrainFlag } from './normalize-drain.ts';
 import { normalizeDuration } from './normalize-duration.ts';
-import { normalizeProbe } from './normalize-readiness.ts';
-import type { LogLevel, ProbeSpec, Role } from './plan.ts';
-import type { Origin, Report } from './problem.ts';
+import { parseRestartPolicy } from './normalize-restart.ts';
+import { normalizeRewriteFlags, type SignalRewrites } from './normalize-rewrites.ts';
+import { parseProbe } from './parse-probe.ts';
+import { parseSignal } from './parse-signal.ts';
+import type { DrainSpec, LogLevel, ProbeSpec, RestartPolicy, Role } from './plan.ts';
+import { valueOrReport, type Origin, type Report } from './problem.ts';
 import { quote } from './result.ts';
-
-export interface ReadyFlag {
-  readonly name: string;
-  /** Undefined when the probe has problems, already reported. */
-  readonly probe: ProbeSpec | undefined;
-  readonly origin: Origin;
-}
+import { flagOrigin, normalizeTargetFlags, splitAssignment, type TargetFlag } from './target-flag.ts';
+import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
 
 /** The app given as operands; `command` is undefined when it has problems. */
 export interface AppArgs {
@@ -25,22 +25,42 @@ export interface AppArgs {
 export interface FlagConfig {
   readonly graceMs: number | undefined;
   readonly logLevel: LogLevel | undefined;
+  readonly drain: DrainSpec | undefined;
+  readonly rewrites: SignalRewrites;
+  readonly singleChild: boolean;
   /** --init and --sidecar entries in command-line order. */
   readonly entries: readonly Entry[];
-  readonly ready: readonly ReadyFlag[];
+  readonly ready: readonly TargetFlag<ProbeSpec>[];
+  readonly restart: readonly TargetFlag<RestartPolicy>[];
+  readonly stopSignal: readonly TargetFlag<NodeJS.Signals>[];
+  /** --success-code values, for the app; undefined when none was given. */
+  readonly successCodes: readonly number[] | undefined;
   readonly app: AppArgs | undefined;
 }
 
 export function normalizeFlags(cli: CliInput, report: Report): FlagConfig {
-  const graceOrigin = flagOrigin('--grace', cli.grace ?? '');
   return {
-    graceMs: normalizeDuration(cli.grace, undefined, graceOrigin, report),
+    graceMs: normalizeDuration(cli.grace, undefined, flagOrigin('--grace', cli.grace ?? ''), report),
     logLevel: normalizeLogLevel(cli.logLevel, report),
+    drain: cli.drain === undefined ? undefined : normalizeDrainFlag(cli.drain, flagOrigin('--drain', cli.drain), report),
+    rewrites: normalizeRewriteFlags(cli.rewrite, report),
+    singleChild: cli.singleChild,
     entries: cli.processes.map((flag) => normalizeProcessFlag(flag, report)),
-    ready: cli.ready.flatMap((value) => normalizeReadyFlag(value, report)),
+    ready: normalizeTargetFlags(cli.ready, READY, report),
+    restart: normalizeTargetFlags(cli.restart, RESTART, report),
+    stopSignal: normalizeTargetFlags(cli.stopSignal, STOP_SIGNAL, report),
+    successCodes: normalizeSuccessCodes(cli.successCode, report),
     app: normalizeAppArgs(cli.app, report),
   };
 }
+
+const READY = {
+  flag: '--ready',
+  expected: 'NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready',
+  parse: parseProbe,
+};
+const RESTART = { flag: '--restart', expected: 'NAME=POLICY, e.g. --restart migrate=on-failure', parse: parseRestartPolicy };
+const STOP_SIGNAL = { flag: '--stop-signal', expected: 'NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT', parse: parseSignal };
 
 function normalizeProcessFlag({ flag, value }: ProcessFlag, report: Report): Entry {
   const origin = flagOrigin(flag, value);
@@ -48,23 +68,16 @@ function normalizeProcessFlag({ flag, value }: ProcessFlag, report: Report): Ent
   const assignment = splitAssignment(value);
   if (assignment === undefined) {
     report(origin, `expected NAME=CMD, e.g. ${flag} ${flag === '--init' ? 'migrate="./migrate up"' : 'proxy="envoy -c /etc/envoy.yaml"'}`);
-    return { name: undefined, role, origin, draft: undefined };
+    return { name: undefined, role, origin, after: undefined, draft: undefined };
   }
   const [name, commandText] = assignment;
   const command = normalizeCommand(commandText, origin, report);
-  const draft = command === undefined ? undefined : { name, role, command, env: {}, cwd: undefined, readiness: undefined };
-  return { name, role, origin, draft };
+  return { name, role, origin, after: undefined, draft: command === undefined ? undefined : createDraft(name, role, command) };
 }
 
-function normalizeReadyFlag(value: string, report: Report): ReadyFlag[] {
-  const origin = flagOrigin('--ready', value);
-  const assignment = splitAssignment(value);
-  if (assignment === undefined) {
-    report(origin, 'expected NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready');
-    return [];
-  }
-  const [name, probeText] = assignment;
-  return [{ name, probe: normalizeProbe(probeText, origin, report), origin }];
+function normalizeSuccessCodes(values: readonly string[], report: Report): number[] | undefined {
+  if (values.length === 0) return undefined;
+  return values.flatMap((value) => valueOrReport(parseWholeNumber(value, EXIT_CODE_RANGE), flagOrigin('--success-code', value), report) ?? []);
 }
 
 function normalizeLogLevel(value: string | undefined, report: Report): LogLevel | undefined {
@@ -77,14 +90,4 @@ function normalizeAppArgs(args: readonly string[], report: Report): AppArgs | un
   if (args.length === 0) return undefined;
   const origin: Origin = { kind: 'app-args', args };
   return { command: normalizeCommand(args, origin, report), origin };
-}
-
-/** NAME=VALUE split at the first "=", so the value may hold more. */
-function splitAssignment(text: string): [string, string] | undefined {
-  const index = text.indexOf('=');
-  return index < 0 ? undefined : [text.slice(0, index), text.slice(index + 1)];
-}
-
-function flagOrigin(flag: string, value: string): Origin {
-  return { kind: 'flag', flag, value };
 }

@@ -22,7 +22,8 @@ function normalizeProbeObject(raw: ProbeObject, origin: Origin, report: Report):
   const kinds = [tcp, http, exec, log, file].filter((kind) => kind !== undefined);
   if (kinds.length !== 1) return undefined;
   if (tcp !== undefined) {
-    const port = tcp.port === undefined ? undefined : valueOrReport(checkWholeNumber(tcp.port, PORT_RANGE), at(origin, 'tcp', 'port'), report);
+    const portOrigin = at(origin, 'tcp', 'port');
+    const port = tcp.port === undefined ? undefined : valueOrReport(checkWholeNumber(tcp.port, PORT_RANGE), portOrigin, report);
     if (tcp.host === '') report(at(origin, 'tcp', 'host'), 'is empty; give a host name or address, e.g. 127.0.0.1');
     if (tcp.host === undefined || tcp.host === '' || port === undefined) return undefined;
     return { kind: 'tcp', host: tcp.host.replace(/^\[(.*)\]$/s, '$1'), port };

@@ -1,6 +1,8 @@
+import { isRestartPolicy, RESTART_POLICIES } from './literals.ts';
 import { DEFAULT_BACKOFF, normalizeBackoff } from './normalize-backoff.ts';
 import type { RestartPolicy, RestartSpec, Role } from './plan.ts';
 import { at, valueOrReport, type Origin, type Report } from './problem.ts';
+import { fail, ok, quote, type Result } from './result.ts';
 import type { Salvaged } from './salvage.ts';
 import type { RawProcess } from './schema.ts';
 import { checkWholeNumber, MAX_RESTARTS_RANGE } from './whole-number.ts';
@@ -39,4 +41,10 @@ export function normalizeRestart(raw: RawRestart, role: Role | undefined, origin
   const maxRestartsFailed = raw.maxRestarts !== undefined && maxRestarts === undefined;
   if (policyProblem !== undefined || backoff === undefined || maxRestartsFailed) return undefined;
   return { policy, ...backoff, maxRestarts };
+}
+
+/** POLICY of `--restart NAME=POLICY`. */
+export function parseRestartPolicy(text: string): Result<RestartPolicy> {
+  if (isRestartPolicy(text)) return ok(text);
+  return fail(`${quote(text)} is not a restart policy; use ${RESTART_POLICIES.join(', ')}`);
 }

@@ -15,7 +15,8 @@ const MAX_PORT = 65_535;
 export function parseHttpUrl(text: string, use: UrlUse): Result<string> {
   const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
   if (scheme === 'https') {
-    return fail(`https ${use}s are not supported yet; use http:// (${use}s reach processes inside the container, usually on 127.0.0.1)`);
+    const why = `${use}s reach processes inside the container, usually on 127.0.0.1`;
+    return fail(`https ${use}s are not supported yet; use http:// (${why})`);
   }
   if (scheme !== 'http') return fail(`${quote(text)} is not an http:// URL; ${URL_EXAMPLE}`);
   const authority = HTTP_AUTHORITY.exec(text)?.[1] ?? '';

@@ -39,7 +39,13 @@ export const ProbeSchema = z.union([
   z.string().meta({
     description:
       'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), exec:CMD (exit 0 is success), log:REGEX or file:PATH',
-    examples: ['tcp://127.0.0.1:15000', 'http://127.0.0.1:15021/healthz/ready', 'exec:pg_isready -h 127.0.0.1', 'log:ready to accept connections', 'file:/tmp/ready'],
+    examples: [
+      'tcp://127.0.0.1:15000',
+      'http://127.0.0.1:15021/healthz/ready',
+      'exec:pg_isready -h 127.0.0.1',
+      'log:ready to accept connections',
+      'file:/tmp/ready',
+    ],
   }),
   ProbeObjectSchema,
 ]);

@@ -56,7 +56,10 @@ export const LivenessSchema = z.strictObject({
 });
 
 export const BackoffSchema = z.strictObject({
-  initial: duration('The delay before the second restart (the first is immediate); it doubles from here.', DEFAULT_BACKOFF_INITIAL_MS).optional(),
+  initial: duration(
+    'The delay before the second restart (the first is immediate); it doubles from here.',
+    DEFAULT_BACKOFF_INITIAL_MS,
+  ).optional(),
   max: duration('The longest delay between restarts.', DEFAULT_BACKOFF_MAX_MS).optional(),
   resetAfter: duration('A run at least this long resets the delay and the restart count.', DEFAULT_BACKOFF_RESET_AFTER_MS).optional(),
 });
@@ -114,6 +117,8 @@ export const ProcessSchema = z.strictObject({
     .meta({ description: "The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM." }),
 });
 
+const NO_REWRITE_TARGET = 'has no value; write none to drop the signal';
+
 export const DrainSchema = z.union([duration('A plain delay.'), HookSchema], {
   error: (issue) => (typeof issue.input === 'number' ? bareNumberMessage(String(issue.input)) : undefined),
 });
@@ -129,7 +134,7 @@ export const ConfigSchema = z
       description: 'Runs first on termination, before any stop signal: a delay (5s) or a hook ({exec} or {http}).',
     }),
     rewrite: z
-      .record(z.string(), z.string({ error: (issue) => (issue.input === null ? 'has no value; write none to drop the signal' : undefined) }))
+      .record(z.string(), z.string({ error: (issue) => (issue.input === null ? NO_REWRITE_TARGET : undefined) }))
       .optional()
       .meta({
         description: 'Signals rewritten before they reach the app, by name (SIGTERM: SIGQUIT); none drops the signal.',
@@ -141,7 +146,8 @@ export const ConfigSchema = z
     }),
     processes: z.array(ProcessSchema).optional().meta({
       description:
-        'Init steps and sidecars start in this order, each after the one before it is done or started (unless after says otherwise); the app starts last.',
+        'Init steps and sidecars start in this order, each after the one before it is done or started ' +
+        '(unless a process has after); the app starts last.',
     }),
   })
   .meta({ title: 'sidecar-init configuration' });

@@ -44,3 +44,8 @@ export const APP_ONLY = `
       role: app
       command: python job.py
 `;
+
+/** APP_ONLY with a top-level `line` before it, on line 1. */
+export function appOnlyWith(line: string): string {
+  return `\n  ${line}${APP_ONLY}`;
+}

@@ -18,9 +18,9 @@ describe('the schema check of the file', () => {
           readiness_: {}
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, processes',
-      'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, readiness',
-      'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, readiness',
+      'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, drain, rewrite, singleChild, processes',
+      'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes',
+      'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes',
     ]);
   });
 
@@ -39,8 +39,35 @@ describe('the schema check of the file', () => {
           command: job
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:7:7 processes[0].readiness.interval: unknown key "interval"; accepted here: probe, period, timeout, deadline',
+      'demo.yaml:7:7 processes[0].readiness.interval: unknown key "interval"; accepted here: probe, period, timeout, deadline, periodAfterStart',
       'demo.yaml:8:7 processes[0].readiness.period: "5x" is not a duration; use e.g. 500ms, 5s, 1m',
+    ]);
+  });
+
+  it('reports unknown keys in nested mappings without hiding the other problems beside them', () => {
+    const yaml = `
+      processes:
+        - name: proxy
+          role: sidecar
+          command: envoy
+          liveness:
+            probe: { http: { url: "http://127.0.0.1/", expect: [200] } }
+            interval: 1s
+            period: 0s
+          backoff: { initial: 5x, maximum: 1m }
+          preStop: { exec: "", timout: 1s }
+        - name: job
+          role: app
+          command: job
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:6:50 processes[0].liveness.probe.http.expect: unknown key "expect"; accepted here: url, headers, expectStatus',
+      'demo.yaml:7:7 processes[0].liveness.interval: unknown key "interval"; accepted here: probe, period, timeout, failureThreshold, initialDelay',
+      'demo.yaml:8:7 processes[0].liveness.period: "0s" is zero; give a duration of at least 1ms',
+      'demo.yaml:9:16 processes[0].backoff.initial: "5x" is not a duration; use e.g. 500ms, 5s, 1m',
+      'demo.yaml:9:29 processes[0].backoff.maximum: unknown key "maximum"; accepted here: initial, max, resetAfter',
+      'demo.yaml:10:16 processes[0].preStop.exec: the command is empty; give the program and its arguments, e.g. "envoy -c /etc/envoy.yaml"',
+      'demo.yaml:10:26 processes[0].preStop.timout: unknown key "timout" (did you mean timeout?); accepted here: exec, http, timeout',
     ]);
   });
 
@@ -77,7 +104,7 @@ describe('the schema check of the file', () => {
           readiness: { period: 1s }
         - { name: job, role: app, command: job }
     `;
-    expect(problemsOf({ yaml })).toEqual(['demo.yaml:5:5 processes[0].readiness.probe: is required; give a string']);
+    expect(problemsOf({ yaml })).toEqual(['demo.yaml:5:5 processes[0].readiness.probe: is required; give a string or a mapping']);
   });
 
   it('wants a mapping at the top, and says so for an empty file', () => {

@@ -1,0 +1,142 @@
+import { describe, expect, it } from 'vitest';
+import { appOnlyWith, load, problemsOf } from './test-support.ts';
+
+describe('stopSignal', () => {
+  it('is read by name on any role, and is undefined by default', () => {
+    const yaml = `
+      processes:
+        - { name: setup, role: init, command: setup, stopSignal: int }
+        - { name: nginx, role: sidecar, command: nginx, stopSignal: SIGQUIT }
+        - { name: job, role: app, command: job }
+    `;
+    expect(load({ yaml }).processes.map((process) => process.stopSignal)).toEqual(['SIGINT', 'SIGQUIT', undefined]);
+  });
+
+  it('reports an unknown name or a number at the key', () => {
+    const yaml = `
+      processes:
+        - { name: nginx, role: sidecar, command: nginx, stopSignal: SIGQUITE }
+        - { name: job, role: app, command: job, stopSignal: 3 }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:51 processes[0].stopSignal: "SIGQUITE" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+      'demo.yaml:3:43 processes[1].stopSignal: 3 is a signal number; give the signal by name, e.g. SIGQUIT',
+    ]);
+  });
+
+  it('from --stop-signal overrides the file, for any process, the app after -- included', () => {
+    const yaml = `
+      processes:
+        - { name: nginx, role: sidecar, command: nginx, stopSignal: SIGINT }
+        - { name: job, role: app, command: job }
+    `;
+    const cli = { stopSignal: ['nginx=quit', 'job=SIGUSR1'] };
+    expect(load({ yaml, cli }).processes.map((process) => process.stopSignal)).toEqual(['SIGQUIT', 'SIGUSR1']);
+    expect(load({ cli: { stopSignal: ['app=TERM'], app: ['job'] } }).processes[0]!.stopSignal).toBe('SIGTERM');
+  });
+
+  it('from --stop-signal reports a bad form, a bad signal, an unknown name and a repeat, with the flag', () => {
+    const cli = { stopSignal: ['nginx', 'nginx=QUITE', 'ngnix=QUIT', 'job=INT', 'job=TERM'], app: ['job'] };
+    expect(problemsOf({ yaml: 'processes: [{ name: nginx, role: sidecar, command: nginx }]', cli })).toEqual([
+      '--stop-signal nginx: expected NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT',
+      '--stop-signal nginx=QUITE: "QUITE" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+      '--stop-signal ngnix=QUIT: no process is named "ngnix"; the processes are nginx, app',
+      '--stop-signal job=INT: no process is named "job"; the processes are nginx, app',
+      '--stop-signal job=TERM: --stop-signal was already given for "job" (see --stop-signal job=INT)',
+    ]);
+  });
+});
+
+describe('grace per process', () => {
+  it('is read as graceMs, undefined by default, zero allowed', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, grace: 5s }
+        - { name: log, role: sidecar, command: tail, grace: 0s }
+        - { name: job, role: app, command: job }
+    `;
+    expect(load({ yaml }).processes.map((process) => process.graceMs)).toEqual([5_000, 0, undefined]);
+  });
+
+  it('reports a bad duration at the key', () => {
+    const yaml = `
+      processes:
+        - { name: job, role: app, command: job, grace: 5 }
+    `;
+    expect(problemsOf({ yaml })).toEqual(['demo.yaml:2:43 processes[0].grace: 5 has no unit; write e.g. 5s or 5ms']);
+  });
+});
+
+describe('signal targets', () => {
+  const yaml = (top: string) => `
+    ${top}
+    processes:
+      - { name: a, role: sidecar, command: a }
+      - { name: b, role: sidecar, command: b, signalGroup: true }
+      - { name: c, role: sidecar, command: c, signalGroup: false }
+      - { name: job, role: app, command: job }
+  `;
+
+  it('are process groups by default; signalGroup: false sends to the child alone', () => {
+    expect(load({ yaml: yaml('') }).processes.map((process) => process.signalTarget)).toEqual(['group', 'group', 'process', 'group']);
+  });
+
+  it('are the child alone for every process with singleChild or --single-child, unless signalGroup is set', () => {
+    const expected = ['process', 'group', 'process', 'process'];
+    expect(load({ yaml: yaml('singleChild: true') }).processes.map((process) => process.signalTarget)).toEqual(expected);
+    expect(load({ yaml: yaml(''), cli: { singleChild: true } }).processes.map((process) => process.signalTarget)).toEqual(expected);
+    const fromFlags = load({ cli: { singleChild: true, processes: [{ flag: '--sidecar', value: 'p=envoy' }], app: ['job'] } });
+    expect(fromFlags.processes.map((process) => process.signalTarget)).toEqual(['process', 'process']);
+  });
+
+  it('report a value that is not a boolean', () => {
+    expect(problemsOf({ yaml: yaml('singleChild: yes') })).toEqual(['demo.yaml:1:1 singleChild: expected a boolean, got "yes"']);
+  });
+});
+
+describe('rewrite', () => {
+  it('is empty by default', () => {
+    expect(load({ yaml: appOnlyWith('grace: 5s') }).signalRewrites).toEqual({});
+  });
+
+  it('reads names on both sides in any case, SIG optional, and none to drop a signal', () => {
+    const plan = load({ yaml: appOnlyWith('rewrite: { SIGTERM: SIGQUIT, hup: none, USR1: sigusr2, INT: NONE }') });
+    expect(plan.signalRewrites).toEqual({ SIGTERM: 'SIGQUIT', SIGHUP: null, SIGUSR1: 'SIGUSR2', SIGINT: null });
+  });
+
+  it('reports each bad entry at its key: unknown names, an empty value, an uncatchable signal, a repeat', () => {
+    const yaml = `
+      rewrite:
+        SIGTREM: SIGQUIT
+        SIGHUP: nothing
+        SIGUSR1:
+        KILL: TERM
+        TERM: QUIT
+        SIGTERM: INT
+      processes: [{ name: job, role: app, command: job }]
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:3 rewrite.SIGTREM: "SIGTREM" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+      'demo.yaml:3:3 rewrite.SIGHUP: "nothing" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none to drop SIGHUP',
+      'demo.yaml:4:3 rewrite.SIGUSR1: has no value; write none to drop the signal',
+      'demo.yaml:5:3 rewrite.KILL: SIGKILL cannot be caught, so it cannot be rewritten',
+      'demo.yaml:7:3 rewrite.SIGTERM: SIGTERM is already rewritten (see demo.yaml:6:3 rewrite.TERM)',
+    ]);
+  });
+
+  it('from --rewrite overrides the file signal by signal', () => {
+    const plan = load({ yaml: appOnlyWith('rewrite: { TERM: QUIT, HUP: none }'), cli: { rewrite: ['SIGTERM:SIGINT', 'usr1:none'] } });
+    expect(plan.signalRewrites).toEqual({ SIGTERM: 'SIGINT', SIGHUP: null, SIGUSR1: null });
+  });
+
+  it('from --rewrite reports a bad form, bad names and a repeat, with the flag', () => {
+    const cli = { rewrite: ['SIGTERM', 'SIGTERM:QUITE', 'STOP:none', 'TERM:QUIT', 'SIGTERM:INT', ':none'], app: ['job'] };
+    expect(problemsOf({ cli })).toEqual([
+      '--rewrite SIGTERM: expected FROM:TO, e.g. --rewrite SIGTERM:SIGQUIT, or --rewrite SIGHUP:none to drop a signal',
+      '--rewrite SIGTERM:QUITE: "QUITE" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none to drop SIGTERM',
+      '--rewrite STOP:none: SIGSTOP cannot be caught, so it cannot be rewritten',
+      '--rewrite SIGTERM:INT: SIGTERM is already rewritten (see --rewrite TERM:QUIT)',
+      '--rewrite :none: "" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+    ]);
+  });
+});

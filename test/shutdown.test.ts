@@ -111,7 +111,8 @@ describe('signals', () => {
     await events.waitFor('child start');
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(143);
-    expect(run.logs.find((line) => line.event === 'swept')).toMatchObject({ terminated: 1 });
+    // The child (and its own sleep) never heard the app's SIGTERM: the sweep had to stop them.
+    expect(Number(run.logs.find((line) => line.event === 'swept')?.terminated)).toBeGreaterThan(0);
     expect(events.sequence()).toEqual(['child start', 'child stop']);
     await expectNothingLeft(run);
   });

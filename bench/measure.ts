@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 // Shared by the scenarios: how each init is invoked, and how a run is timed.
@@ -54,4 +55,13 @@ export function report(title: string, unit: string, medians: ReadonlyMap<string,
   for (const [name, value] of medians) {
     console.log(`  ${name.padEnd(14)} ${value.toFixed(2).padStart(10)} ${unit}   x${(value / base).toFixed(2)} vs tini`);
   }
+}
+
+/** A port that was free a moment ago. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }

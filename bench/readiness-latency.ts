@@ -1,24 +1,15 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { median, SIDECAR_INIT } from './measure.ts';
+import { freePort, median, SIDECAR_INIT } from './measure.ts';
 
 // What tini and dumb-init cannot do at all: hold the app until a sidecar's
 // port opens. Measures the time from the port opening to the app's start.
 const RUNS = 10;
 const PROBE_PERIOD = '100ms';
 const SERVER = fileURLToPath(new URL('../test/fixtures/tcp-server.mjs', import.meta.url));
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 export async function run(): Promise<void> {
   const latencies: number[] = [];

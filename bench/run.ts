@@ -4,6 +4,7 @@ import * as idleMemory from './idle-memory.ts';
 import * as readinessLatency from './readiness-latency.ts';
 import * as reapOrphans from './reap-orphans.ts';
 import * as startupExit from './startup-exit.ts';
+import * as startupGraph from './startup-graph.ts';
 
 const missing = missingTools();
 if (missing.length > 0) {
@@ -15,3 +16,4 @@ startupExit.run();
 reapOrphans.run();
 await idleMemory.run();
 await readinessLatency.run();
+await startupGraph.run();

@@ -129,8 +129,6 @@ describe('event-driven readiness', () => {
     expect(run.code).toBe(0);
     expect(events.sequence()).toEqual(['proxy start', 'proxy said-ready', 'app start']);
     expect(run.stdout()).toContain('proxy: listening on :15000\n');
-    const at = (entry: string) => events.read().find((recorded) => `${recorded.name} ${recorded.event}` === entry)!.ns;
-    console.log(`log line -> app start: ${Number(at('app start') - at('proxy said-ready')) / 1e6} ms`);
     await expectNothingLeft(run);
   });
 
@@ -165,9 +163,7 @@ describe('dependencies', () => {
       );
     });
     lines.push('  - name: app', '    role: app', `    command: ${yamlArgv('/bin/sh', '-c', recordApp)}`);
-    const started = Date.now();
     const run = track(await runSupervisor(['-c', writeConfig(events.dir, lines)], { env: { EVENTS: events.file } }));
-    console.log(`three 1s sidecars ${withAfter ? 'with' : 'without'} after: app after ${Date.now() - started} ms`);
     expect(run.code).toBe(0);
     await expectNothingLeft(run);
     return events.sequence();

@@ -88,3 +88,20 @@ describe('internal failures', () => {
     await expectNothingLeft(run);
   });
 });
+
+describe('documentation', () => {
+  it('every YAML example in the README is a valid configuration', async () => {
+    const { readFileSync } = await import('node:fs');
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)].map((match) => match[1]!);
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const [index, block] of blocks.entries()) {
+      const events = createEvents();
+      const config = `${events.dir}/readme-${index}.yaml`;
+      writeFileSync(config, block);
+      const run = track(await runSupervisor(['validate', '-c', config]));
+      expect(run.stderr()).toBe('');
+      expect(run.code).toBe(0);
+    }
+  });
+});

@@ -57,7 +57,7 @@ Commands:
       check a configuration without starting anything; exit 0, or 2 listing every problem
 
 Exit codes: the app's; 128+N when signal N killed it; 127 not found; 126 not executable;
-2 for a usage or configuration error (nothing is started).`;
+69 when a fatal sidecar went down; 2 for a usage or configuration error (nothing is started).`;
 
 /**
  * A fresh commander program (commander keeps parsed values on the instance).

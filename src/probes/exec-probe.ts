@@ -1,7 +1,5 @@
 import type { Spawner } from '../process/child.ts';
-import type { ExitStatus } from '../process/exit-status.ts';
-import { isSuccess } from '../process/exit-status.ts';
-import { assertNever } from '../util/assert-never.ts';
+import { describeExitStatus, isSuccess } from '../process/exit-status.ts';
 import type { Probe } from './probe.ts';
 import { failure, runAttempt } from './run-attempt.ts';
 
@@ -31,7 +29,7 @@ export function createExecProbe(command: readonly string[], { spawner, env, cwd 
         }
         const { child } = spawned;
         void child.exited.then((status) =>
-          settle(isSuccess(status) ? { ok: true } : failure(`${description}: ${describeStatus(status)}`)),
+          settle(isSuccess(status) ? { ok: true } : failure(`${description}: ${describeExitStatus(status)}`)),
         );
         return async () => {
           // On timeout or abort this kills the probe; after a normal exit it ends
@@ -43,17 +41,4 @@ export function createExecProbe(command: readonly string[], { spawner, env, cwd 
         };
       }),
   };
-}
-
-function describeStatus(status: ExitStatus): string {
-  switch (status.kind) {
-    case 'exited':
-      return `exited with code ${status.code}`;
-    case 'signaled':
-      return `killed by ${status.signal}`;
-    case 'spawn-failed':
-      return status.reason;
-    default:
-      return assertNever(status);
-  }
 }

@@ -74,7 +74,11 @@ async function supervise(plan: Plan, logger: Logger): Promise<number> {
   reaper.start();
   logger.info({ event: 'starting', mode: reaper.mode, graceMs: plan.graceMs }, `starting ${describePlan(plan)}`);
 
-  const supervision = startSupervision(plan, { spawner, createProbe: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, logMatcher }), logger });
+  const supervision = startSupervision(plan, {
+    spawner,
+    createProbe: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, logMatcher }),
+    logger,
+  });
   // Listeners stay installed until the process exits: as PID 1 an unhandled
   // signal would vanish, and elsewhere SIGTERM's default action would kill the
   // supervisor mid-teardown and lose the app's exit code.

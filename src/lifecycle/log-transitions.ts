@@ -68,7 +68,9 @@ export function logPhaseChange(logger: Logger, before: LifecycleState, after: Li
   const reason = after.stopReason;
   const fields = { event: 'teardown', reason: reason.kind, graceMs };
   if (reason.kind === 'app-exited') return logger.info(fields, 'app exited; stopping sidecars in reverse order');
-  return logger.warn({ ...fields, proc: 'name' in reason ? reason.name : undefined }, describeStopReason(reason, before.phase === 'running'));
+  // A stop signal is the ordinary end of a pod; only failures are warnings.
+  const level = reason.kind === 'signal' ? 'info' : 'warn';
+  logger[level]({ ...fields, proc: 'name' in reason ? reason.name : undefined }, describeStopReason(reason, before.phase === 'running'));
 }
 
 function describeStopReason(reason: StopReason, appRunning: boolean): string {

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { testProcess } from '../lifecycle/test-plan.ts';
 import { EMPTY_CLI_INPUT } from './cli-input.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
-import {
-  DEFAULT_BACKOFF_INITIAL_MS,
-  DEFAULT_BACKOFF_MAX_MS,
-  DEFAULT_BACKOFF_RESET_AFTER_MS,
-  DEFAULT_GRACE_MS,
-  DEFAULT_LOG_LEVEL,
-  DEFAULT_PROBE_PERIOD_AFTER_START_MS,
-  type Plan,
-  type RestartPolicy,
-} from './plan.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_PROBE_PERIOD_AFTER_START_MS, type Plan } from './plan.ts';
 import { load, problemsOf } from './test-support.ts';
 
 const DESIGN_EXAMPLE = `
@@ -80,65 +72,29 @@ function order(plan: Plan): string[] {
 
 describe('loadPlan', () => {
   it('builds the plan of the DESIGN.md example, every default from plan.ts', () => {
-    const defaults = {
-      env: {},
-      cwd: undefined,
-      readiness: undefined,
-      liveness: undefined,
-      fatal: false,
-      postStart: undefined,
-      preStop: undefined,
-      stopSignal: undefined,
-      graceMs: undefined,
-      signalTarget: 'group',
-      successCodes: [],
-    };
-    const restart = (policy: RestartPolicy) => ({
-      policy,
-      initialBackoffMs: DEFAULT_BACKOFF_INITIAL_MS,
-      maxBackoffMs: DEFAULT_BACKOFF_MAX_MS,
-      resetAfterMs: DEFAULT_BACKOFF_RESET_AFTER_MS,
-      maxRestarts: undefined,
-    });
     expect(load({ yaml: DESIGN_EXAMPLE })).toEqual({
       graceMs: 25_000,
       logLevel: DEFAULT_LOG_LEVEL,
       drain: undefined,
       signalRewrites: {},
       processes: [
+        { ...testProcess('net-setup', 'init', { command: ['sh', '-c', 'iptables-restore < /etc/rules'] }), after: [] },
         {
-          ...defaults,
-          name: 'net-setup',
-          role: 'init',
-          command: ['sh', '-c', 'iptables-restore < /etc/rules'],
-          restart: restart('never'),
-          after: [],
-        },
-        {
-          ...defaults,
-          name: 'proxy',
-          role: 'sidecar',
-          command: ['envoy', '-c', '/etc/envoy.yaml'],
-          env: { LOG_LEVEL: 'info' },
-          cwd: '/srv',
-          readiness: {
-            probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready', headers: {}, expectStatus: undefined },
-            periodMs: 100,
-            timeoutMs: 1_000,
-            deadlineMs: 60_000,
-            periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
-          },
-          restart: restart('always'),
+          ...testProcess('proxy', 'sidecar', {
+            command: ['envoy', '-c', '/etc/envoy.yaml'],
+            env: { LOG_LEVEL: 'info' },
+            cwd: '/srv',
+            readiness: {
+              probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready', headers: {}, expectStatus: undefined },
+              periodMs: 100,
+              timeoutMs: 1_000,
+              deadlineMs: 60_000,
+              periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+            },
+          }),
           after: ['net-setup'],
         },
-        {
-          ...defaults,
-          name: 'job',
-          role: 'app',
-          command: ['python', 'job.py'],
-          restart: restart('never'),
-          after: ['net-setup', 'proxy'],
-        },
+        { ...testProcess('job', 'app', { command: ['python', 'job.py'] }), after: ['net-setup', 'proxy'] },
       ],
     });
   });

@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
-import type { IncomingMessage, Server } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useHttpServer } from '../../test/support/http-server.ts';
 import { createSpawner } from '../process/spawn.ts';
 import type { HookContext } from './hook.ts';
 import { runHook } from './run-hook.ts';
@@ -11,46 +10,29 @@ const SHORT_TIMEOUT_MS = 200;
 /** Generous bound on how late a timed-out or aborted hook may come back. */
 const TIMEOUT_SLACK_MS = 300;
 
-let server: Server;
-let base: string;
-let seen: Array<{ readonly method: string | undefined; readonly url: string | undefined; readonly connection: string | undefined }>;
-
-beforeEach(async () => {
-  seen = [];
-  server = createServer((request: IncomingMessage, response) => {
-    seen.push({ method: request.method, url: request.url, connection: request.headers.connection });
-    const path = request.url?.split('?')[0];
-    switch (path) {
-      case '/drain':
-        response.writeHead(200).end('draining, 3 connections left\r\nsecond line\n');
-        return;
-      case '/long':
-        response.writeHead(200).end('x'.repeat(BODY_LINE_MAX_BYTES * 3));
-        return;
-      case '/empty':
-        response.writeHead(204).end();
-        return;
-      case '/redirect':
-        response.writeHead(302, { location: '/unavailable' }).end();
-        return;
-      case '/unavailable':
-        response.writeHead(503).end('overloaded\n');
-        return;
-      case '/hang':
-        return; // never answers
-      default:
-        response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('server has no port');
-  base = `http://127.0.0.1:${address.port}`;
-});
-
-afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+const server = useHttpServer((request, response) => {
+  const path = request.url?.split('?')[0];
+  switch (path) {
+    case '/drain':
+      response.writeHead(200).end('draining, 3 connections left\r\nsecond line\n');
+      return;
+    case '/long':
+      response.writeHead(200).end('x'.repeat(BODY_LINE_MAX_BYTES * 3));
+      return;
+    case '/empty':
+      response.writeHead(204).end();
+      return;
+    case '/redirect':
+      response.writeHead(302, { location: '/unavailable' }).end();
+      return;
+    case '/unavailable':
+      response.writeHead(503).end('overloaded\n');
+      return;
+    case '/hang':
+      return; // never answers
+    default:
+      response.writeHead(404).end();
+  }
 });
 
 function contextWithLines(): HookContext & { readonly lines: string[] } {
@@ -60,7 +42,7 @@ function contextWithLines(): HookContext & { readonly lines: string[] } {
 }
 
 function http(path: string, method = 'GET', timeoutMs = HOOK_TIMEOUT_MS) {
-  return { kind: 'http', url: `${base}${path}`, method, timeoutMs } as const;
+  return { kind: 'http', url: `${server.base}${path}`, method, timeoutMs } as const;
 }
 
 const noAbort = () => new AbortController().signal;
@@ -69,9 +51,10 @@ describe('runHook (http)', () => {
   it('sends the method and path, closes the connection, and logs the first line of the body', async () => {
     const context = contextWithLines();
     await expect(runHook(http('/drain?who=proxy', 'POST'), context, noAbort())).resolves.toEqual({ ok: true, elapsedMs: expect.any(Number) });
+    const seen = server.requests.map(({ method, url, headers }) => ({ method, url, connection: headers.connection }));
     expect(seen).toEqual([{ method: 'POST', url: '/drain?who=proxy', connection: 'close' }]);
     expect(context.lines).toEqual(['draining, 3 connections left']);
-    await expect.poll(() => connectionsOf(server)).toBe(0);
+    await expect.poll(() => server.connections()).toBe(0);
   });
 
   it('cuts the logged line at the bound', async () => {
@@ -88,14 +71,14 @@ describe('runHook (http)', () => {
 
   it('succeeds on a redirect without following it', async () => {
     await expect(runHook(http('/redirect'), contextWithLines(), noAbort())).resolves.toMatchObject({ ok: true });
-    expect(seen.map(({ url }) => url)).toEqual(['/redirect']);
+    expect(server.requests.map(({ url }) => url)).toEqual(['/redirect']);
   });
 
   it('fails on a non-2xx/3xx status, naming it, and still logs the body line', async () => {
     const context = contextWithLines();
     await expect(runHook(http('/unavailable'), context, noAbort())).resolves.toEqual({
       ok: false,
-      reason: `GET ${base}/unavailable: HTTP 503`,
+      reason: `GET ${server.base}/unavailable: HTTP 503`,
       elapsedMs: expect.any(Number),
     });
     expect(context.lines).toEqual(['overloaded']);
@@ -106,27 +89,26 @@ describe('runHook (http)', () => {
     expect(outcome).toEqual({ ok: false, reason: `timed out after ${SHORT_TIMEOUT_MS}ms`, elapsedMs: expect.any(Number) });
     expect(outcome.elapsedMs).toBeGreaterThanOrEqual(SHORT_TIMEOUT_MS - 5);
     expect(outcome.elapsedMs).toBeLessThan(SHORT_TIMEOUT_MS + TIMEOUT_SLACK_MS);
-    await expect.poll(() => connectionsOf(server)).toBe(0);
+    await expect.poll(() => server.connections()).toBe(0);
   });
 
   it('ends promptly when aborted, and closes its connection', async () => {
     const controller = new AbortController();
     const running = runHook(http('/hang'), contextWithLines(), controller.signal);
-    await expect.poll(() => seen.length).toBe(1);
+    await expect.poll(() => server.requests.length).toBe(1);
     const abortedAt = performance.now();
     controller.abort();
     await expect(running).resolves.toMatchObject({ ok: false, reason: 'aborted' });
     expect(performance.now() - abortedAt).toBeLessThan(TIMEOUT_SLACK_MS);
-    await expect.poll(() => connectionsOf(server)).toBe(0);
+    await expect.poll(() => server.connections()).toBe(0);
   });
 
   it('fails on a refused connection', async () => {
-    const url = `${base}/drain`;
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-    await expect(runHook(http('/drain'), contextWithLines(), noAbort())).resolves.toMatchObject({ ok: false, reason: `GET ${url}: ECONNREFUSED` });
-    server = createServer(); // afterEach closes something
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    await server.close();
+    await expect(runHook(http('/drain'), contextWithLines(), noAbort())).resolves.toMatchObject({
+      ok: false,
+      reason: `GET ${server.base}/drain: ECONNREFUSED`,
+    });
   });
 
   it('fails, without throwing, on a URL that is not http://', async () => {
@@ -134,7 +116,3 @@ describe('runHook (http)', () => {
     await expect(runHook(hook, contextWithLines(), noAbort())).resolves.toMatchObject({ ok: false, reason: expect.stringMatching(/unsupported URL/) });
   });
 });
-
-function connectionsOf(target: Server): Promise<number> {
-  return new Promise((resolve, reject) => target.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-}

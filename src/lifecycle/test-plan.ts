@@ -1,6 +1,8 @@
+import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../config/plan.ts';
 import type { Plan, ProcessSpec, Role } from '../config/plan.ts';
 
-// Plans for the lifecycle's unit tests, with the same defaults normalization gives.
+// Plans for the lifecycle's unit tests, with the same defaults normalization gives
+// (load-plan.test.ts checks testProcess against a loaded plan).
 
 export const TEST_GRACE_MS = 25_000;
 
@@ -21,9 +23,9 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
     liveness: undefined,
     restart: {
       policy: role === 'sidecar' ? 'always' : 'never',
-      initialBackoffMs: 1_000,
-      maxBackoffMs: 60_000,
-      resetAfterMs: 600_000,
+      initialBackoffMs: DEFAULT_BACKOFF_INITIAL_MS,
+      maxBackoffMs: DEFAULT_BACKOFF_MAX_MS,
+      resetAfterMs: DEFAULT_BACKOFF_RESET_AFTER_MS,
       maxRestarts: undefined,
     },
     fatal: false,

@@ -1,6 +1,5 @@
-import { createServer } from 'node:http';
-import type { Server } from 'node:http';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { useHttpServer } from '../../test/support/http-server.ts';
 import { createHttpProbe } from './http-probe.ts';
 
 const ATTEMPT_TIMEOUT_MS = 1_000;
@@ -8,41 +7,27 @@ const SHORT_TIMEOUT_MS = 200;
 /** Generous bound on how late a timed-out attempt may come back. */
 const TIMEOUT_SLACK_MS = 300;
 
-let server: Server;
-let base: string;
-
-beforeEach(async () => {
-  server = createServer((request, response) => {
-    switch (request.url) {
-      case '/ok':
-        response.writeHead(200).end('a body the probe discards');
-        return;
-      case '/redirect':
-        // If the probe followed this, it would land on a 503 and fail.
-        response.writeHead(302, { location: '/unavailable' }).end();
-        return;
-      case '/unavailable':
-        response.writeHead(503).end();
-        return;
-      case '/hang':
-        return; // never answers
-      default:
-        response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('server has no port');
-  base = `http://127.0.0.1:${address.port}`;
-});
-
-afterEach(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+const server = useHttpServer((request, response) => {
+  switch (request.url) {
+    case '/ok':
+      response.writeHead(200).end('a body the probe discards');
+      return;
+    case '/redirect':
+      // If the probe followed this, it would land on a 503 and fail.
+      response.writeHead(302, { location: '/unavailable' }).end();
+      return;
+    case '/unavailable':
+      response.writeHead(503).end();
+      return;
+    case '/hang':
+      return; // never answers
+    default:
+      response.writeHead(404).end();
+  }
 });
 
 function check(path: string, timeoutMs = ATTEMPT_TIMEOUT_MS) {
-  return createHttpProbe(`${base}${path}`).check(timeoutMs, new AbortController().signal);
+  return createHttpProbe(`${server.base}${path}`).check(timeoutMs, new AbortController().signal);
 }
 
 describe('createHttpProbe', () => {
@@ -55,7 +40,7 @@ describe('createHttpProbe', () => {
   });
 
   it('fails on 503, naming the status', async () => {
-    await expect(check('/unavailable')).resolves.toEqual({ ok: false, reason: `${base}/unavailable: HTTP 503` });
+    await expect(check('/unavailable')).resolves.toEqual({ ok: false, reason: `${server.base}/unavailable: HTTP 503` });
   });
 
   it('fails at its timeout when the server never answers, and closes its connection', async () => {
@@ -65,39 +50,32 @@ describe('createHttpProbe', () => {
     expect(outcome).toEqual({ ok: false, reason: `timed out after ${SHORT_TIMEOUT_MS}ms` });
     expect(elapsedMs).toBeGreaterThanOrEqual(SHORT_TIMEOUT_MS - 5);
     expect(elapsedMs).toBeLessThan(SHORT_TIMEOUT_MS + TIMEOUT_SLACK_MS);
-    await expect.poll(() => connectionsOf(server)).toBe(0);
+    await expect.poll(() => server.connections()).toBe(0);
   });
 
   it('ends the attempt when aborted', async () => {
     const controller = new AbortController();
-    const attempt = createHttpProbe(`${base}/hang`).check(ATTEMPT_TIMEOUT_MS, controller.signal);
+    const attempt = createHttpProbe(`${server.base}/hang`).check(ATTEMPT_TIMEOUT_MS, controller.signal);
     setTimeout(() => controller.abort(), 50);
     await expect(attempt).resolves.toEqual({ ok: false, reason: 'aborted' });
-    await expect.poll(() => connectionsOf(server)).toBe(0);
+    await expect.poll(() => server.connections()).toBe(0);
   });
 
   it('keeps no connection open between attempts', async () => {
-    const probe = createHttpProbe(`${base}/ok`);
+    const probe = createHttpProbe(`${server.base}/ok`);
     for (let attempt = 0; attempt < 5; attempt += 1) {
       await expect(probe.check(ATTEMPT_TIMEOUT_MS, new AbortController().signal)).resolves.toEqual({ ok: true });
     }
-    await expect.poll(() => connectionsOf(server)).toBe(0);
+    await expect.poll(() => server.connections()).toBe(0);
   });
 
   it('fails on a refused connection', async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await server.close();
     const outcome = await check('/ok');
-    expect(outcome).toEqual({ ok: false, reason: `${base}/ok: ECONNREFUSED` });
-    server = createServer(); // afterEach closes something
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    expect(outcome).toEqual({ ok: false, reason: `${server.base}/ok: ECONNREFUSED` });
   });
 
   it('rejects a URL that is not http://', () => {
     expect(() => createHttpProbe('https://127.0.0.1/')).toThrow(/unsupported URL/);
   });
 });
-
-function connectionsOf(target: Server): Promise<number> {
-  return new Promise((resolve, reject) => target.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-}

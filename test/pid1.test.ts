@@ -50,7 +50,7 @@ describe('as a subreaper (not PID 1)', () => {
     expect(run.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'subreaper' });
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
-    expect(run.logs.find((line) => line.event === 'swept')).toMatchObject({ terminated: 1 });
+    expect(Number(run.logs.find((line) => line.event === 'swept')?.terminated)).toBeGreaterThanOrEqual(1);
     await expectNothingLeft(run);
   });
 });

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv, shellJoin } from './support/commands.ts';
+import { fixture, fixtureArgv, shellJoin, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { runSupervisor, startSupervisor } from './support/supervisor.ts';
+import { FIXTURES, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // The supervisor as real PID 1 (a new PID namespace; needs root, as in CI), and
 // as a child subreaper when it is not PID 1.
@@ -59,3 +59,28 @@ function parentOf(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
   return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
 }
+
+describe('as PID 1 with probes, hooks and restarts', () => {
+  it('never steals the exit status of exec probes, hooks or restarted sidecars from the lifecycle', async () => {
+    const events = createEvents();
+    const flag = `${events.dir}/warm`;
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      // Crashes once, then comes up; an exec probe (a new process every 20ms) waits for its flag file.
+      `    command: ${yamlArgv(`${FIXTURES}flaky.sh`, 'proxy', `${events.dir}/runs`, '1', '/bin/sh', '-c', `touch ${flag}; exec ${FIXTURES}serve.sh proxy`)}`,
+      '    backoff: { initial: 20ms }',
+      `    readiness: { probe: ${JSON.stringify(`exec:test -f ${flag}`)}, period: 20ms }`,
+      `    preStop: { exec: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=proxy-prestop; record run`)} }`,
+      '  - name: job',
+      '    role: app',
+      `    command: ${yamlArgv('/bin/sh', '-c', `${fixture('make-orphans.sh', '50')}; exit 7`)}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { pid1: true, env: { EVENTS: events.file } }));
+    expect(run.code).toBe(7);
+    expect(events.sequence()).toEqual(['proxy crash', 'proxy start', 'proxy-prestop run', 'proxy stop']);
+    expect(run.logs.filter((line) => line.event === 'restarting')).toHaveLength(1);
+    await expectNothingLeft(run);
+  });
+});

@@ -5,7 +5,10 @@ import { killMarkedProcesses, waitForNoLeftovers } from './leftovers.ts';
 import type { RunningSupervisor } from './supervisor.ts';
 
 export interface Harness {
-  /** Registers a run so afterEach kills it and every process of it, by PID. */
+  /**
+   * Registers a run: afterEach asserts that nothing it started outlived it, then
+   * kills the run and every process of it, by PID.
+   */
   track<T extends RunningSupervisor>(run: T): T;
   /** A fresh event file, removed after the test. */
   events(): EventLog;
@@ -17,12 +20,17 @@ export interface Harness {
 export function useHarness(): Harness {
   const runs: RunningSupervisor[] = [];
   const logs: EventLog[] = [];
-  afterEach(() => {
+  afterEach(async () => {
+    const leftovers: number[] = [];
     for (const run of runs.splice(0)) {
+      // A supervisor that exited must have left nothing behind, whatever the test
+      // asserted; one still running (the test failed early) is simply killed.
+      if (run.process.exitCode !== null || run.process.signalCode !== null) leftovers.push(...(await waitForNoLeftovers(run.marker)));
       run.process.kill('SIGKILL');
       killMarkedProcesses(run.marker);
     }
     for (const log of logs.splice(0)) log.remove();
+    expect(leftovers).toEqual([]);
   });
   return {
     track(run) {

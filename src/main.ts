@@ -1,3 +1,4 @@
+import module from 'node:module';
 import type { Logger } from 'pino';
 import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
 import { parseArgs } from './cli/parse-args.ts';
@@ -36,6 +37,23 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
   }
 }
 
+/**
+ * Ends the process with `code`. Every line sidecar-init writes is written
+ * synchronously, so nothing of its own is lost; _exit (when the native addon is
+ * there) keeps a thread-pool write stuck on a stalled log pipe from holding the
+ * exit, which process.exit would wait for.
+ */
+export function exitProcess(code: number): never {
+  // _exit skips Node's own exit work, which includes writing the compile cache.
+  module.flushCompileCache?.();
+  try {
+    loadNativeProcessApi().exitNow(code);
+  } catch {
+    // No addon (it is reported where it matters, before anything starts).
+  }
+  process.exit(code);
+}
+
 function validate(command: CliCommand & { kind: 'validate' }): number {
   const plan = planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
@@ -54,8 +72,8 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
     logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
     return EXIT_INTERNAL;
   };
-  process.on('uncaughtException', (error) => process.exit(crash(error)));
-  process.on('unhandledRejection', (error) => process.exit(crash(error)));
+  process.on('uncaughtException', (error) => exitProcess(crash(error)));
+  process.on('unhandledRejection', (error) => exitProcess(crash(error)));
   try {
     return await supervise(plan, logger);
   } catch (error) {

@@ -66,6 +66,19 @@ describe('output robustness', () => {
   });
 });
 
+describe('a stalled log reader', () => {
+  it('does not freeze the supervisor while a log-probed sidecar floods its output', async () => {
+    const flood = `/bin/sh -c 'echo ready; exec yes flooding-the-container-log'`;
+    const run = track(startSupervisor(['--sidecar', `chatty=${flood}`, '--ready', 'chatty=log:^ready$', '--', 'sleep', '300'], { stdoutUnread: true }));
+    await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
+    const signalled = Date.now();
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(143);
+    // A generous bound: a supervisor blocked on the full pipe would never get here.
+    expect(Date.now() - signalled).toBeLessThan(5_000);
+  });
+});
+
 function isListening(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connect(port, '127.0.0.1');

@@ -9,6 +9,12 @@ export interface NativeProcessApi {
   setChildSubreaper(): void;
   /** waitpid(pid, WNOHANG) on that one pid: its raw wait status, or undefined while it runs or when it is not our child. */
   reapPid(pid: number): number | undefined;
+  /**
+   * _exit(code): ends the process without atexit handlers, so a thread-pool
+   * write stuck on a stalled log pipe cannot hold the exit. Only after every
+   * line of our own has been written (they are written synchronously).
+   */
+  exitNow(code: number): never;
 }
 
 export const NATIVE_ADDON_ENV = 'SIDECAR_INIT_NATIVE_ADDON';
@@ -59,9 +65,9 @@ function loadAddon(path: string): NativeProcessApi {
     const reason = cause instanceof Error ? cause.message : String(cause);
     throw new NativeAddonError(`could not load native reaper addon ${path}: ${reason}; re${BUILD_HINT}`, { cause });
   }
-  const { setChildSubreaper, reapPid } = module.exports;
-  if (typeof setChildSubreaper !== 'function' || typeof reapPid !== 'function') {
-    throw new NativeAddonError(`${path} is not the reaper addon (no setChildSubreaper/reapPid); re${BUILD_HINT}`);
+  const { setChildSubreaper, reapPid, exitNow } = module.exports;
+  if (typeof setChildSubreaper !== 'function' || typeof reapPid !== 'function' || typeof exitNow !== 'function') {
+    throw new NativeAddonError(`${path} is not the reaper addon (no setChildSubreaper/reapPid/exitNow); re${BUILD_HINT}`);
   }
   return module.exports as unknown as NativeProcessApi;
 }

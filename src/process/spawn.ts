@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { execa } from 'execa';
 import type { Options } from 'execa';
 import type { Readable } from 'node:stream';
+import { outputSink } from '../observe/output-sink.ts';
 import type { Child, OutputStream, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
 import type { ExitStatus } from './exit-status.ts';
 import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
@@ -117,30 +118,21 @@ function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, run
   }
 }
 
+const OUTPUT_FD: Readonly<Record<OutputStream, number>> = { stdout: 1, stderr: 2 };
+
 /**
- * Hands each chunk to onOutput and, for 'tee', writes it on unchanged. The
- * supervisor's stdout and stderr are synchronous on Linux for files and pipes,
- * so a chunk is out before the next is read: order is kept and nothing queues.
+ * Hands each chunk to onOutput and, for 'tee', passes it on unchanged to the
+ * supervisor's own stdout or stderr (see output-sink.ts for why not through
+ * process.stdout). pipe() pauses the child's output while the log reader is
+ * behind, so back-pressure lands on the child, not on the supervisor.
  */
 function routeOutput(readable: Readable | null, stream: OutputStream, request: SpawnRequest): void {
   if (readable === null) return;
-  const sink = request.stdio === 'tee' ? guardedSink(stream) : undefined;
-  readable.on('data', (chunk: Buffer) => {
-    sink?.write(chunk);
-    request.onOutput?.(chunk, stream);
-  });
-}
-
-const guardedSinks = new Set<OutputStream>();
-
-/** process.stdout/stderr, with EPIPE (the log reader went away) handled: it must not crash PID 1. */
-function guardedSink(stream: OutputStream): NodeJS.WriteStream {
-  const sink = stream === 'stdout' ? process.stdout : process.stderr;
-  if (!guardedSinks.has(stream)) {
-    sink.on('error', ignore);
-    guardedSinks.add(stream);
-  }
-  return sink;
+  if (request.stdio === 'tee') readable.pipe(outputSink(OUTPUT_FD[stream]), { end: false });
+  const { onOutput } = request;
+  if (onOutput !== undefined) readable.on('data', (chunk: Buffer) => onOutput(chunk, stream));
+  // Nobody reads captured output: drain it, or the child would block on a full pipe.
+  else if (request.stdio === 'capture') readable.resume();
 }
 
 function spawnFailed(code: typeof EXIT_NOT_FOUND | typeof EXIT_NOT_EXECUTABLE, reason: string): SpawnResult {

@@ -41,7 +41,8 @@ export interface StartOptions {
   readonly env?: Record<string, string>;
   /** Run as real PID 1 in a new PID namespace (needs root). */
   readonly pid1?: boolean;
-  readonly stdio?: 'pipe' | 'closed-early';
+  /** Leave the supervisor's stdout pipe unread, as a stalled log collector would. */
+  readonly stdoutUnread?: boolean;
 }
 
 export function startSupervisor(args: readonly string[], options: StartOptions = {}): RunningSupervisor {
@@ -57,9 +58,15 @@ export function startSupervisor(args: readonly string[], options: StartOptions =
   let partial = '';
   const logs: LogLine[] = [];
   const waiters: { match: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
-  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
-    stdout += chunk;
-  });
+  if (options.stdoutUnread === true) {
+    child.stdout?.pause();
+    // What was never read is discarded once the supervisor is gone, so 'close' can come.
+    child.once('exit', () => child.stdout?.destroy());
+  } else {
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+  }
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
     partial += chunk;

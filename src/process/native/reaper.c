@@ -1,7 +1,7 @@
 /*
- * The two syscalls the reaper needs and Node does not expose. Kept to exactly
- * these two: everything else (finding zombies, deciding whom to reap) is in
- * TypeScript, where it is tested.
+ * The syscalls PID 1 needs and Node does not expose: prctl and waitpid for the
+ * reaper, _exit for the last step. Kept to exactly these: everything else
+ * (finding zombies, deciding whom to reap) is in TypeScript, where it is tested.
  */
 #include <errno.h>
 #include <limits.h>
@@ -10,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <node_api.h>
 
@@ -61,10 +62,24 @@ static napi_value reap_pid(napi_env env, napi_callback_info info) {
   return value;
 }
 
+/* exitNow(code): never returns. _exit(2) skips atexit handlers and destructors:
+ * libuv's joins its thread pool, and a thread stuck writing to a stalled log
+ * pipe would keep PID 1 (and so the Job) alive forever. */
+static napi_value exit_now(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value arg;
+  int32_t code = 1;
+  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) == napi_ok && argc >= 1) {
+    napi_get_value_int32(env, arg, &code);
+  }
+  _exit(code & 0xff);
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor properties[] = {
     {"setChildSubreaper", NULL, set_child_subreaper, NULL, NULL, NULL, napi_enumerable, NULL},
     {"reapPid", NULL, reap_pid, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"exitNow", NULL, exit_now, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok) {
     return NULL;

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,5 +58,24 @@ describe('loadNativeProcessApi', () => {
     const native = loadNativeProcessApi({ [NATIVE_ADDON_ENV]: join(dir, 'reaper.node') });
     expect(native.reapPid(process.ppid)).toBeUndefined(); // not our child: ECHILD
     for (const pid of [0, -1, 1.5, Number.NaN]) expect(() => native.reapPid(pid)).toThrow(RangeError);
+  });
+
+  test('exitNow ends the process with its code even while a thread-pool write is stuck on a full pipe', () => {
+    const fifo = join(dir, 'stalled-log');
+    execFileSync('mkfifo', [fifo]);
+    // The child holds the FIFO's read end without reading, so its 1 MiB write
+    // blocks a libuv thread, which process.exit would wait for forever.
+    const script = (exit: string) =>
+      [
+        `const fs = require('node:fs');`,
+        `fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);`,
+        `fs.createWriteStream('', { fd: fs.openSync(${JSON.stringify(fifo)}, 'w'), autoClose: false }).write(Buffer.alloc(1 << 20));`,
+        `const addon = { exports: {} }; process.dlopen(addon, ${JSON.stringify(join(dir, 'reaper.node'))});`,
+        `setTimeout(() => ${exit}, 100);`,
+      ].join('\n');
+    const run = (exit: string) => spawnSync(process.execPath, ['-e', script(exit)], { stdio: 'ignore', timeout: 3_000 });
+    expect(run('addon.exports.exitNow(42)')).toMatchObject({ status: 42, signal: null });
+    // The control: the same with process.exit never ends (the timeout kills it).
+    expect(run('process.exit(42)')).toMatchObject({ status: null, signal: 'SIGTERM' });
   });
 });

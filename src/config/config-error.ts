@@ -23,9 +23,6 @@ export class ConfigError extends Error {
   }
 }
 
-export function isConfigError(error: unknown): error is ConfigError {
-  return error instanceof ConfigError;
-}
 
 /** File problems first, in the order they appear in the file, then the command line's in the order given. */
 export function createConfigError(problems: readonly Problem[], context: ProblemContext): ConfigError {

@@ -27,9 +27,6 @@ const policiesCovered: Covers<RestartPolicy, typeof RESTART_POLICIES> = true;
 const probeKindsCovered: Covers<ProbeSpec['kind'], typeof PROBE_KINDS> = true;
 void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered];
 
-export function isRole(value: unknown): value is Role {
-  return (ROLES as readonly unknown[]).includes(value);
-}
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return (LOG_LEVELS as readonly unknown[]).includes(value);

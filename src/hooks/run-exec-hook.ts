@@ -1,16 +1,14 @@
-import { describeExitStatus, isSuccess } from '../process/exit-status.ts';
+import type { SpawnRequest } from '../process/child.ts';
 import type { HookSpec } from '../config/plan.ts';
 import type { ProbeOutcome } from '../probes/probe.ts';
-import { failure, runAttempt } from '../probes/run-attempt.ts';
+import { runCommand } from '../probes/run-command.ts';
 import type { HookContext } from './hook.ts';
 import { createHookOutput } from './hook-output.ts';
 
-// An exec hook: ok iff the command exits 0. It runs through the supervisor's
-// Spawner (so the reaper leaves its pid to libuv) in its own process group, and
-// when it ends, however it ends, that group gets SIGKILL: a hook gets no grace
-// of its own (its timeout is the grace), and nothing it started may outlive it,
-// since no one else knows those processes exist. The outcome resolves only once
-// the hook's process is gone and its last output line has been delivered.
+// An exec hook: ok iff the command exits 0, run by run-command.ts like an exec
+// probe (its process group ends with it), with its output delivered line by line
+// to the log. The outcome resolves only once the hook's process is gone and its
+// last output line has been delivered.
 
 export type ExecHookSpec = Extract<HookSpec, { kind: 'exec' }>;
 
@@ -23,45 +21,38 @@ export type ExecHookSpec = Extract<HookSpec, { kind: 'exec' }>;
 export const OUTPUT_CLOSE_GRACE_MS = 200;
 
 export function runExecHook(hook: ExecHookSpec, context: HookContext, signal: AbortSignal): Promise<ProbeOutcome> {
-  return runAttempt(hook.timeoutMs, signal, (settle) => {
-    const output = createHookOutput(context.onOutputLine);
-    // Nothing is delivered after the outcome, even if something still writes to the pipes.
-    let outputOpen = true;
-    const closeOutput = (): void => {
-      if (!outputOpen) return;
-      outputOpen = false;
-      output.end();
-    };
-    const spawned = context.spawner.spawn({
-      name: `hook ${hook.command.join(' ')}`,
-      command: hook.command,
-      env: context.env,
-      cwd: context.cwd,
-      stdio: 'capture',
-      onOutput: (chunk, stream) => {
-        if (outputOpen) output.push(chunk, stream);
+  const output = createHookOutput(context.onOutputLine);
+  // Nothing is delivered after the outcome, even if something still writes to the pipes.
+  let outputOpen = true;
+  const closeOutput = (): void => {
+    if (!outputOpen) return;
+    outputOpen = false;
+    output.end();
+  };
+  const request: SpawnRequest = {
+    name: `hook ${hook.command.join(' ')}`,
+    command: hook.command,
+    env: context.env,
+    cwd: context.cwd,
+    stdio: 'capture',
+    onOutput: (chunk, stream) => {
+      if (outputOpen) output.push(chunk, stream);
+    },
+  };
+  return runCommand(
+    {
+      spawner: context.spawner,
+      request,
+      timeoutMs: hook.timeoutMs,
+      // Its group is dead by now; let its last lines arrive.
+      afterExit: async (child) => {
+        await settlesWithin(child.outputDone, OUTPUT_CLOSE_GRACE_MS);
+        closeOutput();
       },
-    });
-    if (!spawned.ok) {
-      settle(failure(spawned.status.reason));
-      return () => {};
-    }
-    const { child } = spawned;
-    // ESRCH (nothing left in the group) is the common case and returns false.
-    const killGroup = (): void => void child.signal('SIGKILL', 'group');
-    void child.exited.then(async (status) => {
-      // End what the hook left in its group, then let its last lines arrive.
-      killGroup();
-      await settlesWithin(child.outputDone, OUTPUT_CLOSE_GRACE_MS);
-      closeOutput();
-      settle(isSuccess(status) ? { ok: true } : failure(describeExitStatus(status)));
-    });
-    return async () => {
-      killGroup();
-      await child.exited;
-      closeOutput();
-    };
-  });
+      cleanup: closeOutput,
+    },
+    signal,
+  );
 }
 
 function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {

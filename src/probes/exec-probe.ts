@@ -1,11 +1,9 @@
 import type { Spawner } from '../process/child.ts';
-import { describeExitStatus, isSuccess } from '../process/exit-status.ts';
 import type { Probe } from './probe.ts';
-import { failure, runAttempt } from './run-attempt.ts';
+import { runCommand } from './run-command.ts';
 
-// Ready when a command exits 0, as Kubernetes' exec probe. It runs through the
-// Spawner so its pid is in ownedPids (the reaper leaves it to libuv) and in its
-// own process group, which is what lets one SIGKILL end it and anything it started.
+// Ready when a command exits 0, as Kubernetes' exec probe; run-command.ts runs
+// it (and ends its whole process group) each attempt. Its output is discarded.
 
 export interface ExecProbeOptions {
   readonly spawner: Spawner;
@@ -18,27 +16,9 @@ export function createExecProbe(command: readonly string[], { spawner, env, cwd 
   const [program, ...args] = command;
   if (program === undefined) throw new Error('exec probe: the command is empty');
   const description = `exec:${command.join(' ')}`;
+  const request = { name: description, command: [program, ...args] as const, env, cwd, stdio: 'none' as const };
   return {
     description,
-    check: (timeoutMs, signal) =>
-      runAttempt(timeoutMs, signal, (settle) => {
-        const spawned = spawner.spawn({ name: description, command: [program, ...args], env, cwd, stdio: 'none' });
-        if (!spawned.ok) {
-          settle(failure(spawned.status.reason));
-          return () => {};
-        }
-        const { child } = spawned;
-        void child.exited.then((status) =>
-          settle(isSuccess(status) ? { ok: true } : failure(`${description}: ${describeExitStatus(status)}`)),
-        );
-        return async () => {
-          // On timeout or abort this kills the probe; after a normal exit it ends
-          // whatever the probe left running in its group (a probe runs every
-          // period, so a leak would repeat). SIGKILL: a probe gets no grace.
-          // ESRCH (nothing left) is the common case and returns false.
-          child.signal('SIGKILL', 'group');
-          await child.exited;
-        };
-      }),
+    check: (timeoutMs, signal) => runCommand({ spawner, request, timeoutMs, label: description }, signal),
   };
 }

@@ -1,4 +1,5 @@
 import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../config/plan.ts';
+import { buildPlan } from '../config/build-plan.ts';
 import type { Plan, ProcessSpec, Role } from '../config/plan.ts';
 
 // Plans for the lifecycle's unit tests, with the same defaults normalization gives
@@ -39,24 +40,15 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
   };
 }
 
-/**
- * Without explicit `after` anywhere: the default chain (each entry after the
- * previous one, the app after all), as normalization builds it. With it: the
- * given lists, the app after all unless it has its own.
- */
+/** A plan from test processes, with `after` lists resolved by the same buildPlan normalization uses. */
 export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<Plan, 'processes'>> = {}): Plan {
-  const explicit = specs.some((spec) => spec.after !== undefined);
-  const others = specs.filter((spec) => spec.role !== 'app').map((spec) => spec.name);
-  const processes = specs.map((spec, index) => ({
-    ...spec,
-    after:
-      spec.role === 'app'
-        ? (spec.after ?? others)
-        : explicit
-          ? (spec.after ?? [])
-          : index === 0
-            ? []
-            : [specs[index - 1]!.name],
-  }));
-  return { graceMs: TEST_GRACE_MS, logLevel: 'info', processes, drain: undefined, signalRewrites: {}, ...overrides };
+  const plan = buildPlan({
+    processes: specs.map((spec) => ({ ...spec, after: spec.after })),
+    graceMs: TEST_GRACE_MS,
+    logLevel: 'info',
+    drain: undefined,
+    signalRewrites: {},
+    singleChild: false,
+  });
+  return { ...plan, ...overrides };
 }

@@ -15,7 +15,12 @@ import { createReaper } from './process/reaper.ts';
 import { subscribeSignals } from './process/signals.ts';
 import { createSpawner } from './process/spawn.ts';
 import { sweepDescendants } from './process/sweep.ts';
+import { runDrain } from './hooks/run-drain.ts';
+import { runHook } from './hooks/run-hook.ts';
 import { createProbe } from './probes/create-probe.ts';
+import { createLogMatcher } from './probes/log-matcher.ts';
+import { watchLiveness } from './probes/watch-liveness.ts';
+import { watchReadiness } from './probes/watch-readiness.ts';
 import { assertNever } from './util/assert-never.ts';
 
 const STDOUT_FD = 1;
@@ -94,7 +99,13 @@ async function supervise(plan: Plan, logger: Logger): Promise<number> {
 
   const supervision = startSupervision(plan, {
     spawner,
-    createProbe: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, logMatcher }),
+    probes: {
+      create: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, logMatcher }),
+      createLogMatcher,
+      watchReadiness,
+      watchLiveness,
+    },
+    hooks: { run: runHook, drain: runDrain },
     logger,
   });
   // Listeners stay installed until the process exits: as PID 1 an unhandled

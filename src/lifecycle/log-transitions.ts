@@ -33,7 +33,7 @@ export function logEvent(
       return logger.info(fields, 'exited');
     }
     case 'signal':
-      if (before.phase === 'stopping' && after.stopSignalsReceived >= 2 && (event.signal === 'SIGTERM' || event.signal === 'SIGINT')) {
+      if (before.phase === 'stopping' && after.stopSignalsReceived >= 2 && after.stopSignalsReceived > before.stopSignalsReceived) {
         return logger.warn({ event: 'signal', signal: event.signal }, 'second stop signal: killing everything now');
       }
       return logger.info({ event: 'signal', signal: event.signal }, 'received signal');

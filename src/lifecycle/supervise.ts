@@ -1,14 +1,13 @@
 import type { Logger } from 'pino';
 import type { DrainSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
-import { runDrain } from '../hooks/run-drain.ts';
-import { runHook } from '../hooks/run-hook.ts';
 import type { HookContext } from '../hooks/hook.ts';
+import type { runDrain } from '../hooks/run-drain.ts';
+import type { runHook } from '../hooks/run-hook.ts';
 import type { Child, Spawner } from '../process/child.ts';
-import type { LogMatcher } from '../probes/log-matcher.ts';
-import { createLogMatcher } from '../probes/log-matcher.ts';
+import type { createLogMatcher, LogMatcher } from '../probes/log-matcher.ts';
 import type { Probe } from '../probes/probe.ts';
-import { watchLiveness } from '../probes/watch-liveness.ts';
-import { watchReadiness } from '../probes/watch-readiness.ts';
+import type { watchLiveness } from '../probes/watch-liveness.ts';
+import type { watchReadiness } from '../probes/watch-readiness.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { createAborts } from './aborts.ts';
 import type { DecideContext } from './decide.ts';
@@ -28,10 +27,25 @@ const SIGNAL_LOG: Readonly<Record<SignalPurpose, { level: 'info' | 'warn'; messa
   kill: { level: 'warn', message: 'killed' },
 };
 
+/** What the runner uses to probe processes; main.ts wires the implementations. */
+export interface ProbeKit {
+  /** A probe of `owner`: exec probes run with its env and cwd, log probes read its matcher. */
+  create(probe: ProbeSpec, owner: ProcessSpec, logMatcher: LogMatcher | undefined): Probe;
+  readonly createLogMatcher: typeof createLogMatcher;
+  readonly watchReadiness: typeof watchReadiness;
+  readonly watchLiveness: typeof watchLiveness;
+}
+
+/** What the runner uses to run preStop, postStart and the drain. */
+export interface HookKit {
+  readonly run: typeof runHook;
+  readonly drain: typeof runDrain;
+}
+
 export interface SuperviseDeps {
   readonly spawner: Spawner;
-  /** A probe of `owner`: exec probes run with its env and cwd, log probes read its matcher. */
-  readonly createProbe: (probe: ProbeSpec, owner: ProcessSpec, logMatcher: LogMatcher | undefined) => Probe;
+  readonly probes: ProbeKit;
+  readonly hooks: HookKit;
   readonly logger: Logger;
 }
 
@@ -50,7 +64,7 @@ export interface Supervision {
  * new event synchronously (a failed spawn), so decide() always sees a settled state.
  */
 export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
-  const { logger, spawner } = deps;
+  const { logger, spawner, probes, hooks } = deps;
   const graph = createProcessGraph(plan);
   const context: DecideContext = { graph, graceMs: plan.graceMs, hasDrain: plan.drain !== undefined, signalRewrites: plan.signalRewrites };
   const children = new Map<string, Child>();
@@ -125,7 +139,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
 
   function spawnProcess(spec: ProcessSpec): void {
     // A log readiness probe reads the output on its way to the container log.
-    const matcher = spec.readiness?.probe.kind === 'log' ? createLogMatcher(spec.readiness.probe.pattern) : undefined;
+    const matcher = spec.readiness?.probe.kind === 'log' ? probes.createLogMatcher(spec.readiness.probe.pattern) : undefined;
     if (matcher !== undefined) logMatchers.set(spec.name, matcher);
     const stdio = matcher !== undefined ? 'tee' : spec.role === 'app' ? 'inherit' : 'output';
     const result = spawner.spawn({ name: spec.name, command: spec.command, env: spec.env, cwd: spec.cwd, stdio, onOutput: matcher?.feed });
@@ -145,8 +159,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     const key = `${watch}:${spec.name}`;
     const signal = aborts.open(key);
     if (watch === 'readiness' && spec.readiness !== undefined) {
-      const probe = deps.createProbe(spec.readiness.probe, spec, logMatchers.get(spec.name));
-      watchReadiness(probe, spec.readiness, (ready, detail) => {
+      const probe = probes.create(spec.readiness.probe, spec, logMatchers.get(spec.name));
+      probes.watchReadiness(probe, spec.readiness, (ready, detail) => {
         const fields = { event: ready ? 'probe-passed' : 'probe-failed', proc: spec.name, attempts: detail.attempts };
         if (ready) logger.debug(fields, probe.description);
         else logger.warn(fields, `not ready: ${detail.lastFailure ?? probe.description}`);
@@ -154,8 +168,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
       }, signal);
     }
     if (watch === 'liveness' && spec.liveness !== undefined) {
-      const probe = deps.createProbe(spec.liveness.probe, spec, undefined);
-      watchLiveness(probe, spec.liveness, (detail) => {
+      const probe = probes.create(spec.liveness.probe, spec, undefined);
+      probes.watchLiveness(probe, spec.liveness, (detail) => {
         aborts.close(key, signal);
         const reason = `${probe.description} failed ${detail.failures} times in a row; last: ${detail.lastFailure}`;
         logger.warn({ event: 'liveness-failed', proc: spec.name, failures: detail.failures }, reason);
@@ -179,7 +193,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     const key = `${hook}:${spec.name}`;
     const signal = aborts.open(key);
     logger.info({ event: 'hook-started', proc: spec.name, hook }, `${hook} started`);
-    void runHook(hookSpec, hookContext(spec, hook), signal).then((outcome) => {
+    void hooks.run(hookSpec, hookContext(spec, hook), signal).then((outcome) => {
       aborts.close(key, signal);
       const fields = { event: 'hook-done', proc: spec.name, hook, elapsedMs: outcome.elapsedMs, ok: outcome.ok };
       // A failing preStop is reported and changes nothing else; a failing postStart restarts its process.
@@ -194,7 +208,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     const signal = aborts.open('drain');
     logger.info({ event: 'drain-started', ...(drain.kind === 'delay' ? { delayMs: drain.ms } : {}) }, 'draining before any stop signal');
     const owner = graph.app;
-    void runDrain(drain, hookContext(owner, 'drain'), signal).then((outcome) => {
+    void hooks.drain(drain, hookContext(owner, 'drain'), signal).then((outcome) => {
       aborts.close('drain', signal);
       const fields = { event: 'drain-done', elapsedMs: outcome.elapsedMs, ok: outcome.ok };
       if (outcome.ok) logger.info(fields, 'drain finished');

@@ -1,4 +1,4 @@
-import { createDraft } from './create-draft.ts';
+import { createProcessDraft } from './create-process-draft.ts';
 import { validateName } from './dns-label.ts';
 import type { Entry } from './entry.ts';
 import type { AppArgs } from './normalize-flags.ts';
@@ -30,7 +30,7 @@ export function mergeEntries(
   const fileName = replaced.length === 1 ? replaced[0]!.name : undefined;
   const name = fileName !== undefined && validateName(fileName) === undefined ? fileName : DEFAULT_APP_NAME;
   const { command, origin } = app;
-  const draft = command === undefined ? undefined : createDraft(name, 'app', command);
+  const draft = command === undefined ? undefined : createProcessDraft(name, 'app', command);
   const appEntry: Entry = { name, role: 'app', origin, after: undefined, draft };
   return { entries: [...fileEntries.filter((entry) => entry.role !== 'app'), ...flagEntries, appEntry], replaced };
 }

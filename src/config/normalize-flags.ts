@@ -1,5 +1,5 @@
 import type { CliInput, ProcessFlag } from './cli-input.ts';
-import { createDraft } from './create-draft.ts';
+import { createProcessDraft } from './create-process-draft.ts';
 import type { Entry } from './entry.ts';
 import { LOG_LEVELS, isLogLevel } from './literals.ts';
 import { normalizeCommand, type Argv } from './normalize-command.ts';
@@ -72,7 +72,7 @@ function normalizeProcessFlag({ flag, value }: ProcessFlag, report: Report): Ent
   }
   const [name, commandText] = assignment;
   const command = normalizeCommand(commandText, origin, report);
-  return { name, role, origin, after: undefined, draft: command === undefined ? undefined : createDraft(name, role, command) };
+  return { name, role, origin, after: undefined, draft: command === undefined ? undefined : createProcessDraft(name, role, command) };
 }
 
 function normalizeSuccessCodes(values: readonly string[], report: Report): number[] | undefined {

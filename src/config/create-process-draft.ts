@@ -4,7 +4,7 @@ import { createDefaultRestart } from './normalize-restart.ts';
 import type { Role } from './plan.ts';
 
 /** A process with every default: an --init or --sidecar flag, or the app given as operands. */
-export function createDraft(name: string, role: Role, command: Argv): ProcessDraft {
+export function createProcessDraft(name: string, role: Role, command: Argv): ProcessDraft {
   return {
     name,
     role,

@@ -92,7 +92,8 @@ describe('watchReadiness scheduling', () => {
     const controller = new AbortController();
     const changes: boolean[] = [];
     watchReadiness(probe, { periodMs: 10_000, timeoutMs: 1_000, periodAfterStartMs: 10_000 }, (ready) => changes.push(ready), controller.signal);
-    await delay(20);
+    // The first attempt (a failure) is over; the next is 10s away unless woken.
+    await expect.poll(() => probe.attempts[0]?.endedAt).toBeDefined();
     const wokenAt = performance.now();
     wake();
     await expect.poll(() => changes).toEqual([true]);
@@ -104,10 +105,11 @@ describe('watchReadiness scheduling', () => {
     const { probe, wake } = scripted([fail()], 60);
     const controller = new AbortController();
     watchReadiness(probe, { periodMs: 10_000, timeoutMs: 1_000, periodAfterStartMs: 10_000 }, () => undefined, controller.signal);
-    await delay(10);
+    await expect.poll(() => probe.attempts.length).toBe(1); // in flight for 60ms
     wake();
     wake();
     await expect.poll(() => probe.attempts.length).toBe(2);
+    // Proving that no third attempt comes needs a wait: longer than one attempt (60ms).
     await delay(100);
     controller.abort();
     expect(probe.attempts).toHaveLength(2); // two wakes in flight make one more attempt, not two

@@ -20,7 +20,19 @@ export async function run(): Promise<void> {
     const app = `echo "$(date +%s%N) app start $$" >> ${events}`;
     const result = spawnSync(
       process.execPath,
-      [SIDECAR_INIT, '--log-level', 'warn', '--sidecar', `proxy=${process.execPath} ${SERVER} proxy ${port} 300`, '--ready', `proxy=tcp://127.0.0.1:${port}`, '--', 'sh', '-c', app],
+      [
+        SIDECAR_INIT,
+        '--log-level',
+        'warn',
+        '--sidecar',
+        `proxy=${process.execPath} ${SERVER} proxy ${port} 300`,
+        '--ready',
+        `proxy=tcp://127.0.0.1:${port}`,
+        '--',
+        'sh',
+        '-c',
+        app,
+      ],
       { env: { ...process.env, EVENTS: events }, stdio: 'ignore' },
     );
     if (result.status !== 0) throw new Error(`readiness run exited ${result.status}`);

@@ -4,5 +4,9 @@ import { compare, report, timeRun } from './measure.ts';
 const RUNS = 30;
 
 export function run(): void {
-  report(`start, run \`true\`, exit (median of ${RUNS})`, 'ms', compare(RUNS, (contender) => timeRun(contender.argv(['true']))));
+  report(
+    `start, run \`true\`, exit (median of ${RUNS})`,
+    'ms',
+    compare(RUNS, (contender) => timeRun(contender.argv(['true']))),
+  );
 }

@@ -14,9 +14,14 @@ const SERVER = fileURLToPath(new URL('../test/fixtures/tcp-server.mjs', import.m
 
 function appStartMs(config: string, events: string): number {
   const started = performance.timeOrigin + performance.now();
-  const result = spawnSync(process.execPath, [SIDECAR_INIT, '--log-level', 'warn', '-c', config], { env: { ...process.env, EVENTS: events }, stdio: 'ignore' });
+  const result = spawnSync(process.execPath, [SIDECAR_INIT, '--log-level', 'warn', '-c', config], {
+    env: { ...process.env, EVENTS: events },
+    stdio: 'ignore',
+  });
   if (result.status !== 0) throw new Error(`startup-graph run exited ${result.status}`);
-  const line = readFileSync(events, 'utf8').split('\n').find((entry) => entry.includes(' app start '))!;
+  const line = readFileSync(events, 'utf8')
+    .split('\n')
+    .find((entry) => entry.includes(' app start '))!;
   return Number(BigInt(line.split(' ')[0]!) / 1_000_000n) - started;
 }
 
@@ -69,9 +74,19 @@ export async function run(): Promise<void> {
   const sequential = await threeSidecars(dir, false);
   const parallel = await threeSidecars(dir, true);
   const log = logReadiness(dir);
-  console.log(`\nstartup of three sidecars that each open their port after ${WARMUP_MS}ms (median of ${RUNS}; tini, dumb-init: no equivalent)`);
-  console.log(`  list order       ${sample(() => appStartMs(sequential, events)).toFixed(0).padStart(8)} ms to the app's start`);
-  console.log(`  after: []        ${sample(() => appStartMs(parallel, events)).toFixed(0).padStart(8)} ms to the app's start`);
+  console.log(
+    `\nstartup of three sidecars that each open their port after ${WARMUP_MS}ms (median of ${RUNS}; tini, dumb-init: no equivalent)`,
+  );
+  console.log(
+    `  list order       ${sample(() => appStartMs(sequential, events))
+      .toFixed(0)
+      .padStart(8)} ms to the app's start`,
+  );
+  console.log(
+    `  after: []        ${sample(() => appStartMs(parallel, events))
+      .toFixed(0)
+      .padStart(8)} ms to the app's start`,
+  );
   const logLatency = sample(() => {
     appStartMs(log, events);
     const lines = readFileSync(events, 'utf8').split('\n');

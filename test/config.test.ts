@@ -40,7 +40,9 @@ describe('configuration errors', () => {
     const events = createEvents();
     const config = `${events.dir}/broken.yaml`;
     writeFileSync(config, 'processes:\n  - name: a\n    command: [unclosed\n');
-    const run = track(await runSupervisor(['-c', config, '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }));
+    const run = track(
+      await runSupervisor(['-c', config, '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr()).toMatch(new RegExp(`${config}:\\d+:\\d+`));
     expect(events.sequence()).toEqual([]);
@@ -48,7 +50,9 @@ describe('configuration errors', () => {
 
   it('rejects an unknown option with exit 2 before starting anything', async () => {
     const events = createEvents();
-    const run = track(await runSupervisor(['--sidecars', 'x=true', '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }));
+    const run = track(
+      await runSupervisor(['--sidecars', 'x=true', '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+    );
     expect(run.code).toBe(2);
     expect(run.stderr()).toContain("unknown option '--sidecars'");
     expect(events.sequence()).toEqual([]);

@@ -46,7 +46,11 @@ describe('startup order and teardown', () => {
 
   it('logs each event with stable fields, and its last line is never lost', async () => {
     const events = createEvents();
-    const run = track(await runSupervisor(['--sidecar', `s=${fixture('serve.sh', 's')}`, '--', '/bin/sh', '-c', 'exit 0'], { env: { EVENTS: events.file } }));
+    const run = track(
+      await runSupervisor(['--sidecar', `s=${fixture('serve.sh', 's')}`, '--', '/bin/sh', '-c', 'exit 0'], {
+        env: { EVENTS: events.file },
+      }),
+    );
     expect(run.code).toBe(0);
     const spawned = run.logs.filter((line) => line.event === 'spawned');
     expect(spawned.map((line) => [line.proc, line.role, typeof line.pid])).toEqual([
@@ -68,9 +72,12 @@ describe('startup order and teardown', () => {
     const events = createEvents();
     const started = Date.now();
     const run = track(
-      await runSupervisor(['--grace', '1s', '--sidecar', `stubborn=${fixture('ignore-term.sh', 'stubborn')}`, '--', '/bin/sh', '-c', 'exit 0'], {
-        env: { EVENTS: events.file },
-      }),
+      await runSupervisor(
+        ['--grace', '1s', '--sidecar', `stubborn=${fixture('ignore-term.sh', 'stubborn')}`, '--', '/bin/sh', '-c', 'exit 0'],
+        {
+          env: { EVENTS: events.file },
+        },
+      ),
     );
     // Grace 1s, then SIGTERM, then SIGKILL 2s later: a generous upper bound, not a benchmark.
     expect(Date.now() - started).toBeLessThan(1_000 + 2_000 + 3_000);
@@ -104,7 +111,7 @@ describe('startup failures', () => {
   it('a sidecar whose probe never passes before its deadline fails startup', async () => {
     const events = createEvents();
     const port = await freePort();
-    const config = events.dir + '/deadline.yaml';
+    const config = `${events.dir}/deadline.yaml`;
     writeFileSync(
       config,
       [
@@ -123,7 +130,9 @@ describe('startup failures', () => {
     const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(1);
     expect(events.sequence()).toEqual(['slow start', 'slow stop']);
-    expect(run.logs.find((line) => line.event === 'teardown')?.msg).toBe('sidecar slow failed to start: not ready within its 300ms deadline; the app will not start');
+    expect(run.logs.find((line) => line.event === 'teardown')?.msg).toBe(
+      'sidecar slow failed to start: not ready within its 300ms deadline; the app will not start',
+    );
     await expectNothingLeft(run);
   });
 
@@ -132,7 +141,16 @@ describe('startup failures', () => {
     const port = await freePort();
     const run = track(
       await runSupervisor(
-        ['--sidecar', `crash=${fixture('exit-with.sh', 'crash', '5')}`, '--ready', `crash=tcp://127.0.0.1:${port}`, '--restart', 'crash=never', '--', ...fixtureArgv('exit-with.sh', 'app', '0')],
+        [
+          '--sidecar',
+          `crash=${fixture('exit-with.sh', 'crash', '5')}`,
+          '--ready',
+          `crash=tcp://127.0.0.1:${port}`,
+          '--restart',
+          'crash=never',
+          '--',
+          ...fixtureArgv('exit-with.sh', 'app', '0'),
+        ],
         { env: { EVENTS: events.file } },
       ),
     );
@@ -144,7 +162,9 @@ describe('startup failures', () => {
   it('exits 127 naming a program that does not exist, and starts nothing after it', async () => {
     const events = createEvents();
     const run = track(
-      await runSupervisor(['--sidecar', 'proxy=no-such-proxy --flag', '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+      await runSupervisor(['--sidecar', 'proxy=no-such-proxy --flag', '--', ...fixtureArgv('exit-with.sh', 'app', '0')], {
+        env: { EVENTS: events.file },
+      }),
     );
     expect(run.code).toBe(127);
     expect(run.stderr()).toContain('no-such-proxy');
@@ -167,7 +187,14 @@ describe('termination', () => {
     const events = createEvents();
     const run = track(
       startSupervisor(
-        ['--sidecar', `a=${fixture('serve.sh', 'a')}`, '--sidecar', `b=${fixture('serve.sh', 'b')}`, '--', ...fixtureArgv('serve.sh', 'app')],
+        [
+          '--sidecar',
+          `a=${fixture('serve.sh', 'a')}`,
+          '--sidecar',
+          `b=${fixture('serve.sh', 'b')}`,
+          '--',
+          ...fixtureArgv('serve.sh', 'app'),
+        ],
         { env: { EVENTS: events.file } },
       ),
     );
@@ -193,7 +220,14 @@ describe('termination', () => {
     const port = await freePort();
     const run = track(
       startSupervisor(
-        ['--sidecar', `slow=${tcpServer('slow', port, 60_000)}`, '--ready', `slow=tcp://127.0.0.1:${port}`, '--', ...fixtureArgv('exit-with.sh', 'app', '0')],
+        [
+          '--sidecar',
+          `slow=${tcpServer('slow', port, 60_000)}`,
+          '--ready',
+          `slow=tcp://127.0.0.1:${port}`,
+          '--',
+          ...fixtureArgv('exit-with.sh', 'app', '0'),
+        ],
         { env: { EVENTS: events.file } },
       ),
     );

@@ -94,7 +94,17 @@ describe('restarts', () => {
     await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
-    expect(events.sequence()).toEqual(['proxy start', 'proxy listening', 'app start', 'proxy closed', 'proxy stop', 'proxy start', 'proxy listening', 'app stop', 'proxy stop']);
+    expect(events.sequence()).toEqual([
+      'proxy start',
+      'proxy listening',
+      'app start',
+      'proxy closed',
+      'proxy stop',
+      'proxy start',
+      'proxy listening',
+      'app stop',
+      'proxy stop',
+    ]);
     await expectNothingLeft(run);
   });
 
@@ -122,9 +132,12 @@ describe('event-driven readiness', () => {
     const events = createEvents();
     const proxy = `. ${FIXTURES}record.sh; NAME=proxy; record start; sleep 0.2; record said-ready; echo 'proxy: listening on :15000'; exec sleep 300`;
     const run = track(
-      await runSupervisor(['--sidecar', `proxy=/bin/sh -c "${proxy}"`, '--ready', 'proxy=log:listening on :\\d+', '--', '/bin/sh', '-c', recordApp], {
-        env: { EVENTS: events.file },
-      }),
+      await runSupervisor(
+        ['--sidecar', `proxy=/bin/sh -c "${proxy}"`, '--ready', 'proxy=log:listening on :\\d+', '--', '/bin/sh', '-c', recordApp],
+        {
+          env: { EVENTS: events.file },
+        },
+      ),
     );
     expect(run.code).toBe(0);
     expect(events.sequence()).toEqual(['proxy start', 'proxy said-ready', 'app start']);

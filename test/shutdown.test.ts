@@ -32,14 +32,23 @@ describe('hooks and drain', () => {
     const sequence = events.sequence();
     // postStart ran before the next entry (the app) started.
     expect(sequence.indexOf('proxy-poststart run')).toBeLessThan(sequence.indexOf('app start'));
-    expect(sequence.slice(sequence.indexOf('app start') + 1).sort()).toEqual(['app stop', 'app-prestop run', 'proxy stop', 'proxy-prestop run']);
+    expect(sequence.slice(sequence.indexOf('app start') + 1).sort()).toEqual([
+      'app stop',
+      'app-prestop run',
+      'proxy stop',
+      'proxy-prestop run',
+    ]);
     expect(sequence.indexOf('app-prestop run')).toBeLessThan(sequence.indexOf('app stop'));
     expect(sequence.indexOf('app stop')).toBeLessThan(sequence.indexOf('proxy stop'));
     expect(sequence.indexOf('proxy-prestop run')).toBeLessThan(sequence.indexOf('proxy stop'));
     // The drain came before any hook or stop signal, and hook output is logged under its process.
     const order = run.logs.map((line) => line.event);
     expect(order.indexOf('drain-done')).toBeLessThan(order.indexOf('hook-started', order.indexOf('drain-started')));
-    expect(run.logs.find((line) => line.event === 'hook-output')).toMatchObject({ proc: 'proxy', hook: 'preStop', msg: 'draining connections' });
+    expect(run.logs.find((line) => line.event === 'hook-output')).toMatchObject({
+      proc: 'proxy',
+      hook: 'preStop',
+      msg: 'draining connections',
+    });
     expect(run.logs.find((line) => line.event === 'teardown')).toMatchObject({ graceMs: 25_000 });
     await expectNothingLeft(run);
   });
@@ -49,9 +58,12 @@ describe('the grace budget', () => {
   it('ends an app and a sidecar that both ignore SIGTERM within budget + 3s, exiting 137', async () => {
     const events = createEvents();
     const run = track(
-      startSupervisor(['--grace', '2s', '--sidecar', `s=${fixture('ignore-term.sh', 's')}`, '--', ...fixtureArgv('ignore-term.sh', 'app')], {
-        env: { EVENTS: events.file },
-      }),
+      startSupervisor(
+        ['--grace', '2s', '--sidecar', `s=${fixture('ignore-term.sh', 's')}`, '--', ...fixtureArgv('ignore-term.sh', 'app')],
+        {
+          env: { EVENTS: events.file },
+        },
+      ),
     );
     await events.waitFor('app start');
     const signalled = Date.now();
@@ -64,11 +76,20 @@ describe('the grace budget', () => {
 });
 
 describe('signals', () => {
-  it("stops a sidecar with its stopSignal and lets --rewrite change what the app hears", async () => {
+  it('stops a sidecar with its stopSignal and lets --rewrite change what the app hears', async () => {
     const events = createEvents();
     const run = track(
       startSupervisor(
-        ['--rewrite', 'SIGTERM:SIGQUIT', '--sidecar', `nginx=${fixture('record-stop-signal.sh', 'nginx')}`, '--stop-signal', 'nginx=SIGINT', '--', ...fixtureArgv('record-stop-signal.sh', 'app')],
+        [
+          '--rewrite',
+          'SIGTERM:SIGQUIT',
+          '--sidecar',
+          `nginx=${fixture('record-stop-signal.sh', 'nginx')}`,
+          '--stop-signal',
+          'nginx=SIGINT',
+          '--',
+          ...fixtureArgv('record-stop-signal.sh', 'app'),
+        ],
         { env: { EVENTS: events.file } },
       ),
     );
@@ -81,7 +102,9 @@ describe('signals', () => {
 
   it('drops a forwarded signal rewritten to none', async () => {
     const events = createEvents();
-    const run = track(startSupervisor(['--rewrite', 'SIGHUP:none', '--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
+    const run = track(
+      startSupervisor(['--rewrite', 'SIGHUP:none', '--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }),
+    );
     await events.waitFor('app start');
     run.process.kill('SIGHUP');
     run.process.kill('SIGUSR2');

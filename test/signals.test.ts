@@ -18,7 +18,13 @@ describe('signal forwarding', () => {
     }
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
-    expect(run.logs.filter((line) => line.event === 'forwarded').map((line) => line.signal)).toEqual(['SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH']);
+    expect(run.logs.filter((line) => line.event === 'forwarded').map((line) => line.signal)).toEqual([
+      'SIGHUP',
+      'SIGQUIT',
+      'SIGUSR1',
+      'SIGUSR2',
+      'SIGWINCH',
+    ]);
     await expectNothingLeft(run);
   });
 
@@ -53,9 +59,7 @@ describe('signal forwarding', () => {
 describe('output robustness', () => {
   it('keeps the app exit code when whoever reads its stdout and stderr goes away', async () => {
     const events = createEvents();
-    const run = track(
-      startSupervisor(['--', '/bin/sh', '-c', `${fixture('serve.sh', 'app')} & wait`], { env: { EVENTS: events.file } }),
-    );
+    const run = track(startSupervisor(['--', '/bin/sh', '-c', `${fixture('serve.sh', 'app')} & wait`], { env: { EVENTS: events.file } }));
     await events.waitFor('app start');
     run.process.stdout?.destroy();
     run.process.stderr?.destroy();
@@ -69,7 +73,9 @@ describe('output robustness', () => {
 describe('a stalled log reader', () => {
   it('does not freeze the supervisor while a log-probed sidecar floods its output', async () => {
     const flood = `/bin/sh -c 'echo ready; exec yes flooding-the-container-log'`;
-    const run = track(startSupervisor(['--sidecar', `chatty=${flood}`, '--ready', 'chatty=log:^ready$', '--', 'sleep', '300'], { stdoutUnread: true }));
+    const run = track(
+      startSupervisor(['--sidecar', `chatty=${flood}`, '--ready', 'chatty=log:^ready$', '--', 'sleep', '300'], { stdoutUnread: true }),
+    );
     await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
     const signalled = Date.now();
     run.process.kill('SIGTERM');

@@ -90,8 +90,12 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .exitOverride()
     .showHelpAfterError(HELP_HINT)
     .configureOutput({
-      writeOut: (text) => void (output.text += text),
-      writeErr: (text) => void (output.text += text),
+      writeOut: (text) => {
+        output.text += text;
+      },
+      writeErr: (text) => {
+        output.text += text;
+      },
     });
   if (mode === 'run') program.version(VERSION, '-V, --version', 'show the version').addHelpText('after', RUN_HELP);
   return program;

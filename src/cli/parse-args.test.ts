@@ -21,7 +21,10 @@ describe('parseArgs', () => {
       cli: { app: ['validate', '-c', 'x.yaml'] },
       configFile: undefined,
     });
-    expect(parseArgs(['--grace', '5s', '--', '--weird-app'], NO_ENV)).toMatchObject({ kind: 'run', cli: { grace: '5s', app: ['--weird-app'] } });
+    expect(parseArgs(['--grace', '5s', '--', '--weird-app'], NO_ENV)).toMatchObject({
+      kind: 'run',
+      cli: { grace: '5s', app: ['--weird-app'] },
+    });
   });
 
   it('keeps --init and --sidecar in command-line order, interleaved as written', () => {
@@ -46,14 +49,20 @@ describe('parseArgs', () => {
 
   it('collects the repeatable --restart, --stop-signal, --rewrite and --success-code in command-line order', () => {
     const argv = [
-      '--restart', 'proxy=on-failure',
+      '--restart',
+      'proxy=on-failure',
       '--rewrite=SIGTERM:SIGQUIT',
-      '--stop-signal', 'nginx=quit',
-      '--success-code', '143',
-      '--restart', 'setup=never',
-      '--rewrite', 'HUP:none',
+      '--stop-signal',
+      'nginx=quit',
+      '--success-code',
+      '143',
+      '--restart',
+      'setup=never',
+      '--rewrite',
+      'HUP:none',
       '--success-code=130',
-      '--stop-signal', 'proxy=INT',
+      '--stop-signal',
+      'proxy=INT',
       'job',
     ];
     expect(parseArgs(argv, NO_ENV)).toEqual({
@@ -98,7 +107,14 @@ describe('parseArgs', () => {
     expect(command).toMatchObject({ kind: 'exit', code: 0 });
     expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init \[-c FILE\] \[--init NAME=CMD\]\.\.\./);
     expect(command.kind === 'exit' && command.output).toContain('sidecar-init validate -c FILE');
-    for (const flag of ['--restart <name=policy>', '--stop-signal <name=signal>', '--drain <duration|cmd>', '--rewrite <sig:sig|none>', '--single-child', '--success-code <n>']) {
+    for (const flag of [
+      '--restart <name=policy>',
+      '--stop-signal <name=signal>',
+      '--drain <duration|cmd>',
+      '--rewrite <sig:sig|none>',
+      '--single-child',
+      '--success-code <n>',
+    ]) {
       expect(command.kind === 'exit' && command.output).toContain(flag);
     }
     expect(command.kind === 'exit' && command.output).toMatch(/log:REGEX or\s+file:PATH/);
@@ -146,14 +162,23 @@ describe('parseArgs', () => {
   it('gives loadPlan the new flags, which override the file', () => {
     const readFile = () => 'processes:\n  - { name: proxy, role: sidecar, command: envoy, stopSignal: INT }\n';
     const argv = [
-      '-c', 'x.yaml',
-      '--restart', 'proxy=on-failure',
-      '--stop-signal', 'proxy=quit',
-      '--rewrite', 'TERM:QUIT',
-      '--drain', '5s',
+      '-c',
+      'x.yaml',
+      '--restart',
+      'proxy=on-failure',
+      '--stop-signal',
+      'proxy=quit',
+      '--rewrite',
+      'TERM:QUIT',
+      '--drain',
+      '5s',
       '--single-child',
-      '--success-code', '143',
-      '--', 'java', '-jar', 'app.jar',
+      '--success-code',
+      '143',
+      '--',
+      'java',
+      '-jar',
+      'app.jar',
     ];
     const command = parseArgs(argv, NO_ENV);
     if (command.kind === 'exit') throw new Error(command.output);
@@ -167,7 +192,10 @@ describe('parseArgs', () => {
 
   it('gives loadPlan its input as is, for run and validate alike', () => {
     const readFile = () => 'processes:\n  - { name: proxy, role: sidecar, command: envoy }\n';
-    for (const argv of [['-c', 'x.yaml', 'python', 'job.py'], ['validate', '-c', 'x.yaml', '--', 'python', 'job.py']]) {
+    for (const argv of [
+      ['-c', 'x.yaml', 'python', 'job.py'],
+      ['validate', '-c', 'x.yaml', '--', 'python', 'job.py'],
+    ]) {
       const command = parseArgs(argv, NO_ENV);
       if (command.kind === 'exit') throw new Error(command.output);
       const plan = loadPlan({ ...command, readFile });

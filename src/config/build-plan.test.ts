@@ -43,7 +43,7 @@ describe('the after lists of the plan', () => {
     });
   });
 
-  it("with after on the app only: the app waits for its list and every other entry starts at once", () => {
+  it('with after on the app only: the app waits for its list and every other entry starts at once', () => {
     const yaml = `
       processes:
         - { name: setup, role: init, command: setup }

@@ -2,12 +2,7 @@ import type { Entry } from './entry.ts';
 import { at, type Origin, type Report } from './problem.ts';
 
 /** The file has at most one app, and the merged list has one (from the file or the operands). */
-export function checkApps(
-  fileEntries: readonly Entry[],
-  entries: readonly Entry[],
-  noAppOrigin: Origin,
-  report: Report,
-): void {
+export function checkApps(fileEntries: readonly Entry[], entries: readonly Entry[], noAppOrigin: Origin, report: Report): void {
   const fileApps = fileEntries.filter((entry) => entry.role === 'app');
   for (const extra of fileApps.slice(1)) {
     report(at(extra.origin, 'role'), 'a second app; only one process can have role app', at(fileApps[0]!.origin, 'role'));

@@ -23,7 +23,13 @@ describe('--ready', () => {
   });
 
   it('takes log:REGEX and file:PATH', () => {
-    const plan = load({ yaml, cli: { ready: ['proxy=log:all dependencies initialized\\.$', 'db=file:/run/db.ready'], processes: [{ flag: '--sidecar', value: 'db=postgres' }] } });
+    const plan = load({
+      yaml,
+      cli: {
+        ready: ['proxy=log:all dependencies initialized\\.$', 'db=file:/run/db.ready'],
+        processes: [{ flag: '--sidecar', value: 'db=postgres' }],
+      },
+    });
     expect(plan.processes.map((process) => process.readiness?.probe)).toEqual([
       undefined,
       { kind: 'log', pattern: 'all dependencies initialized\\.$' },

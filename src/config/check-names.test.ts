@@ -41,9 +41,7 @@ describe('process names', () => {
 
   it('counts the app given after -- as named "app" when the file has none to replace', () => {
     const cli = { processes: [{ flag: '--sidecar', value: 'app=envoy' }] as const, app: ['python', 'job.py'] };
-    expect(problemsOf({ cli })).toEqual([
-      '-- python job.py: "app" is already the name of another process (see --sidecar app=envoy)',
-    ]);
+    expect(problemsOf({ cli })).toEqual(['-- python job.py: "app" is already the name of another process (see --sidecar app=envoy)']);
   });
 
   it('checks the name of a file app that the app after -- replaces, which then is named "app"', () => {

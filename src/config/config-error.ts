@@ -23,7 +23,6 @@ export class ConfigError extends Error {
   }
 }
 
-
 /** File problems first, in the order they appear in the file, then the command line's in the order given. */
 export function createConfigError(problems: readonly Problem[], context: ProblemContext): ConfigError {
   const located = problems.map((problem, index) => ({ problem, index, position: positionOf(problem.origin, context) }));

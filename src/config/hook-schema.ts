@@ -9,11 +9,14 @@ import { duration, exactlyOneOf } from './schema-fields.ts';
 
 const HttpHookSchema = z.strictObject({
   url: z.string().meta({ description: 'http://HOST:PORT/PATH', examples: ['http://127.0.0.1:15000/drain_listeners'] }),
-  method: z.string().optional().meta({
-    description: `${HTTP_METHODS.join(', ')}, in any case.`,
-    default: DEFAULT_HOOK_HTTP_METHOD,
-    examples: ['POST'],
-  }),
+  method: z
+    .string()
+    .optional()
+    .meta({
+      description: `${HTTP_METHODS.join(', ')}, in any case.`,
+      default: DEFAULT_HOOK_HTTP_METHOD,
+      examples: ['POST'],
+    }),
 });
 
 export const HookSchema = z

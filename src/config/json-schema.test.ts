@@ -9,8 +9,10 @@ function mappings(node: unknown, path = '$'): Map<string, boolean> {
   const schema = node as Record<string, unknown>;
   if (schema.type === 'object' && typeof schema.properties === 'object') found.set(path, schema.additionalProperties === false);
   for (const [key, value] of Object.entries(schema)) {
-    if (Array.isArray(value)) value.forEach((item, index) => mappings(item, `${path}.${key}[${index}]`).forEach((v, k) => found.set(k, v)));
-    else mappings(value, `${path}.${key}`).forEach((v, k) => found.set(k, v));
+    const children = Array.isArray(value)
+      ? value.map((item, index) => mappings(item, `${path}.${key}[${index}]`))
+      : [mappings(value, `${path}.${key}`)];
+    for (const child of children) for (const [k, v] of child) found.set(k, v);
   }
   return found;
 }

@@ -3,15 +3,7 @@ import type { LogLevel, ProbeSpec, RestartPolicy, Role } from './plan.ts';
 // Runtime lists of the string-literal unions in plan.ts, for validation and help.
 
 export const ROLES = ['init', 'sidecar', 'app'] as const satisfies readonly Role[];
-export const LOG_LEVELS = [
-  'trace',
-  'debug',
-  'info',
-  'warn',
-  'error',
-  'fatal',
-  'silent',
-] as const satisfies readonly LogLevel[];
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const satisfies readonly LogLevel[];
 export const RESTART_POLICIES = ['always', 'on-failure', 'never'] as const satisfies readonly RestartPolicy[];
 /** The keys of a probe's object form, one per kind. */
 export const PROBE_KINDS = ['tcp', 'http', 'exec', 'log', 'file'] as const satisfies readonly ProbeSpec['kind'][];
@@ -26,7 +18,6 @@ const logLevelsCovered: Covers<LogLevel, typeof LOG_LEVELS> = true;
 const policiesCovered: Covers<RestartPolicy, typeof RESTART_POLICIES> = true;
 const probeKindsCovered: Covers<ProbeSpec['kind'], typeof PROBE_KINDS> = true;
 void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered];
-
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return (LOG_LEVELS as readonly unknown[]).includes(value);

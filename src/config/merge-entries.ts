@@ -20,11 +20,7 @@ export interface MergedEntries {
  * references stay the same whether the app comes from the file or from the
  * Dockerfile's CMD. Nothing else of the file's app is kept.
  */
-export function mergeEntries(
-  fileEntries: readonly Entry[],
-  flagEntries: readonly Entry[],
-  app: AppArgs | undefined,
-): MergedEntries {
+export function mergeEntries(fileEntries: readonly Entry[], flagEntries: readonly Entry[], app: AppArgs | undefined): MergedEntries {
   if (app === undefined) return { entries: [...fileEntries, ...flagEntries], replaced: [] };
   const replaced = fileEntries.filter((entry) => entry.role === 'app');
   const fileName = replaced.length === 1 ? replaced[0]!.name : undefined;

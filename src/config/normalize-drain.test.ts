@@ -22,7 +22,13 @@ describe('drain', () => {
   it.each([
     ['5s', { kind: 'delay', ms: 5_000 }],
     ['1m30s', { kind: 'delay', ms: 90_000 }],
-    [`curl -X POST 'http://127.0.0.1:15000/drain'`, { kind: 'hook', hook: { kind: 'exec', command: ['curl', '-X', 'POST', 'http://127.0.0.1:15000/drain'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS } }],
+    [
+      `curl -X POST 'http://127.0.0.1:15000/drain'`,
+      {
+        kind: 'hook',
+        hook: { kind: 'exec', command: ['curl', '-X', 'POST', 'http://127.0.0.1:15000/drain'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS },
+      },
+    ],
     ['5x', { kind: 'hook', hook: { kind: 'exec', command: ['5x'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS } }],
   ])('reads --drain %s as a delay when it is a duration, else as a command', (value, drain) => {
     expect(load({ cli: { drain: value, app: ['job'] } }).drain).toEqual(drain);

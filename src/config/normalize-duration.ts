@@ -17,12 +17,7 @@ export function normalizeDuration(
 }
 
 /** As normalizeDuration, for timings where zero is nonsense (a probe period, timeout or deadline). */
-export function normalizePositiveDuration(
-  text: string | undefined,
-  defaultMs: number,
-  origin: Origin,
-  report: Report,
-): number | undefined {
+export function normalizePositiveDuration(text: string | undefined, defaultMs: number, origin: Origin, report: Report): number | undefined {
   const ms = normalizeDuration(text, defaultMs, origin, report);
   if (ms !== 0) return ms;
   report(origin, `${quote(text ?? '')} is zero; give a duration of at least 1ms`);

@@ -77,7 +77,9 @@ function normalizeProcessFlag({ flag, value }: ProcessFlag, report: Report): Ent
 
 function normalizeSuccessCodes(values: readonly string[], report: Report): number[] | undefined {
   if (values.length === 0) return undefined;
-  return values.flatMap((value) => valueOrReport(parseWholeNumber(value, EXIT_CODE_RANGE), flagOrigin('--success-code', value), report) ?? []);
+  return values.flatMap(
+    (value) => valueOrReport(parseWholeNumber(value, EXIT_CODE_RANGE), flagOrigin('--success-code', value), report) ?? [],
+  );
 }
 
 function normalizeLogLevel(value: string | undefined, report: Report): LogLevel | undefined {

@@ -14,8 +14,7 @@ import { checkWholeNumber, FAILURE_THRESHOLD_RANGE } from './whole-number.ts';
 
 // A log probe passes once, when its line is seen, and never fails again, so it
 // cannot tell whether a process is still alive.
-const LOG_LIVENESS_MESSAGE =
-  'a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file';
+const LOG_LIVENESS_MESSAGE = 'a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file';
 
 /** `liveness:` with defaults applied; reports and returns undefined when unusable. */
 export function normalizeLiveness(raw: Salvaged<RawLiveness>, origin: Origin, report: Report): LivenessSpec | undefined {

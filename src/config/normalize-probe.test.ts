@@ -22,7 +22,10 @@ describe('a probe in the file', () => {
     ['"file:/tmp/ready"', { kind: 'file', path: '/tmp/ready' }],
     ['{ tcp: { host: "::1", port: 8080 } }', { kind: 'tcp', host: '::1', port: 8080 }],
     ['{ tcp: { host: "[::1]", port: 8080 } }', { kind: 'tcp', host: '::1', port: 8080 }],
-    ['{ http: { url: "http://127.0.0.1:8080/ready" } }', { kind: 'http', url: 'http://127.0.0.1:8080/ready', headers: {}, expectStatus: undefined }],
+    [
+      '{ http: { url: "http://127.0.0.1:8080/ready" } }',
+      { kind: 'http', url: 'http://127.0.0.1:8080/ready', headers: {}, expectStatus: undefined },
+    ],
     [
       '{ http: { url: "http://h/ready", headers: { Host: example.com, X-Probe: "1" }, expectStatus: [200, 204] } }',
       { kind: 'http', url: 'http://h/ready', headers: { Host: 'example.com', 'X-Probe': '1' }, expectStatus: [200, 204] },

@@ -15,7 +15,13 @@ describe('restart', () => {
         - { name: setup, role: init, command: setup }
         - { name: proxy, role: sidecar, command: envoy }
     `;
-    const cli = { processes: [{ flag: '--sidecar', value: 'log=tail' }, { flag: '--init', value: 'migrate=m' }] as const, app: ['job'] };
+    const cli = {
+      processes: [
+        { flag: '--sidecar', value: 'log=tail' },
+        { flag: '--init', value: 'migrate=m' },
+      ] as const,
+      app: ['job'],
+    };
     expect(load({ yaml, cli }).processes.map((process) => [process.name, process.restart])).toEqual([
       ['setup', { policy: 'never', ...DEFAULT_BACKOFF, maxRestarts: undefined }],
       ['proxy', { policy: 'always', ...DEFAULT_BACKOFF, maxRestarts: undefined }],
@@ -42,7 +48,13 @@ describe('restart', () => {
     `;
     const [setup, job] = load({ yaml }).processes;
     expect(setup!.restart).toEqual({ policy: 'on-failure', ...DEFAULT_BACKOFF, maxRestarts: 0 });
-    expect(job!.restart).toEqual({ policy: 'always', initialBackoffMs: 500, maxBackoffMs: 30_000, resetAfterMs: 3_600_000, maxRestarts: 5 });
+    expect(job!.restart).toEqual({
+      policy: 'always',
+      initialBackoffMs: 500,
+      maxBackoffMs: 30_000,
+      resetAfterMs: 3_600_000,
+      maxRestarts: 5,
+    });
   });
 
   it('reports an unknown policy, always on an init step, a bad maxRestarts and zero or unknown backoff fields', () => {

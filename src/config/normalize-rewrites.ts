@@ -17,11 +17,7 @@ interface Rewrite {
 }
 
 /** `rewrite:` of the file; each problem at its key. */
-export function normalizeFileRewrites(
-  raw: Readonly<Record<string, string | undefined>>,
-  origin: Origin,
-  report: Report,
-): SignalRewrites {
+export function normalizeFileRewrites(raw: Readonly<Record<string, string | undefined>>, origin: Origin, report: Report): SignalRewrites {
   const rewrites = createRewriteList(report);
   for (const [from, to] of Object.entries(raw)) {
     if (to !== undefined) rewrites.add(parseRewrite(from, to), at(origin, from));

@@ -12,7 +12,10 @@ describe('parseProbe', () => {
       ok: true,
       value: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready', headers: {}, expectStatus: undefined },
     });
-    expect(parseProbe('http://localhost')).toEqual({ ok: true, value: { kind: 'http', url: 'http://localhost/', headers: {}, expectStatus: undefined } });
+    expect(parseProbe('http://localhost')).toEqual({
+      ok: true,
+      value: { kind: 'http', url: 'http://localhost/', headers: {}, expectStatus: undefined },
+    });
   });
 
   it('splits exec:CMD like a shell', () => {
@@ -47,7 +50,10 @@ describe('parseProbe', () => {
     ['http://x:99999/', 'port "99999" is not a number from 1 to 65535'],
     ['http:///ready', '"http:///ready" has no host; use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready'],
     ['http://u:p@x/', '"http://u:p@x/": credentials in a probe URL are not supported'],
-    ['https://127.0.0.1/ready', 'https probes are not supported yet; use http:// (probes reach processes inside the container, usually on 127.0.0.1)'],
+    [
+      'https://127.0.0.1/ready',
+      'https probes are not supported yet; use http:// (probes reach processes inside the container, usually on 127.0.0.1)',
+    ],
     ['exec:', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
     ['exec:  ', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
     [`exec:sh -c 'x`, `exec probe: unbalanced quote: the ' at character 7 is never closed in: sh -c 'x`],

@@ -37,8 +37,7 @@ export const ProbeObjectSchema = z
 
 export const ProbeSchema = z.union([
   z.string().meta({
-    description:
-      'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), exec:CMD (exit 0 is success), log:REGEX or file:PATH',
+    description: 'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), exec:CMD (exit 0 is success), log:REGEX or file:PATH',
     examples: [
       'tcp://127.0.0.1:15000',
       'http://127.0.0.1:15021/healthz/ready',

@@ -2,9 +2,7 @@
 // wrong. Parsers return it instead of throwing so that every problem in a
 // configuration can be collected and reported at once.
 
-export type Result<T> =
-  | { readonly ok: true; readonly value: T }
-  | { readonly ok: false; readonly message: string };
+export type Result<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
 
 export function ok<T>(value: T): Result<T> {
   return { ok: true, value };

@@ -11,8 +11,7 @@ import type { WholeNumberRange } from './whole-number.ts';
 
 export function duration(description: string, defaultMs?: number) {
   // `grace: 5` reaches zod as a number: say what a duration needs.
-  const error = (issue: { input?: unknown }) =>
-    typeof issue.input === 'number' ? bareNumberMessage(String(issue.input)) : undefined;
+  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? bareNumberMessage(String(issue.input)) : undefined);
   return z.string({ error }).meta({
     description,
     pattern: DURATION_PATTERN,
@@ -26,8 +25,7 @@ export function wholeNumber(description: string, range: WholeNumberRange) {
 }
 
 export function signalName(description: string) {
-  const error = (issue: { input?: unknown }) =>
-    typeof issue.input === 'number' ? signalNumberMessage(String(issue.input)) : undefined;
+  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? signalNumberMessage(String(issue.input)) : undefined);
   return z.string({ error }).meta({ description, examples: ['SIGQUIT', 'INT'] });
 }
 

@@ -79,11 +79,14 @@ export const ProcessSchema = z.strictObject({
     .optional()
     .meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
   cwd: z.string().optional().meta({ description: "Working directory; the supervisor's own when left out." }),
-  after: z.array(z.string()).optional().meta({
-    description:
-      'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
-      'each starts when its own list is satisfied, and the app after everything unless it has a list.',
-  }),
+  after: z
+    .array(z.string())
+    .optional()
+    .meta({
+      description:
+        'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
+        'each starts when its own list is satisfied, and the app after everything unless it has a list.',
+    }),
   readiness: ReadinessSchema.optional().meta({ description: 'Sidecars only: when the sidecar counts as started.' }),
   liveness: LivenessSchema.optional().meta({
     description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
@@ -92,10 +95,7 @@ export const ProcessSchema = z.strictObject({
     description: 'Default: always for a sidecar, never for an init step and the app.',
   }),
   backoff: BackoffSchema.optional().meta({ description: 'Delays between restarts.' }),
-  maxRestarts: wholeNumber(
-    'After this many restarts the process counts as failed; no limit when left out.',
-    MAX_RESTARTS_RANGE,
-  ).optional(),
+  maxRestarts: wholeNumber('After this many restarts the process counts as failed; no limit when left out.', MAX_RESTARTS_RANGE).optional(),
   fatal: z.boolean().optional().meta({
     description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
     default: false,
@@ -114,7 +114,7 @@ export const ProcessSchema = z.strictObject({
   successCodes: z
     .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
     .optional()
-    .meta({ description: "The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM." }),
+    .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
 });
 
 const NO_REWRITE_TARGET = 'has no value; write none to drop the signal';
@@ -125,10 +125,7 @@ export const DrainSchema = z.union([duration('A plain delay.'), HookSchema], {
 
 export const ConfigSchema = z
   .strictObject({
-    grace: duration(
-      'The whole budget from the stop signal (or the app exit) to the supervisor exit.',
-      DEFAULT_GRACE_MS,
-    ).optional(),
+    grace: duration('The whole budget from the stop signal (or the app exit) to the supervisor exit.', DEFAULT_GRACE_MS).optional(),
     logLevel: z.enum(LOG_LEVELS).optional().meta({ default: DEFAULT_LOG_LEVEL }),
     drain: DrainSchema.optional().meta({
       description: 'Runs first on termination, before any stop signal: a delay (5s) or a hook ({exec} or {http}).',
@@ -144,11 +141,14 @@ export const ConfigSchema = z
       description: 'Signal only each direct child, not its process group, unless a process sets signalGroup.',
       default: false,
     }),
-    processes: z.array(ProcessSchema).optional().meta({
-      description:
-        'Init steps and sidecars start in this order, each after the one before it is done or started ' +
-        '(unless a process has after); the app starts last.',
-    }),
+    processes: z
+      .array(ProcessSchema)
+      .optional()
+      .meta({
+        description:
+          'Init steps and sidecars start in this order, each after the one before it is done or started ' +
+          '(unless a process has after); the app starts last.',
+      }),
   })
   .meta({ title: 'sidecar-init configuration' });
 

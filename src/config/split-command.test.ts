@@ -50,7 +50,18 @@ describe('splitCommand', () => {
 
   it('expands nothing and runs no shell: operators and variables stay literal', () => {
     expect(words('echo $HOME ~ *.txt a|b; c && d # not a comment')).toEqual([
-      'echo', '$HOME', '~', '*.txt', 'a|b;', 'c', '&&', 'd', '#', 'not', 'a', 'comment',
+      'echo',
+      '$HOME',
+      '~',
+      '*.txt',
+      'a|b;',
+      'c',
+      '&&',
+      'd',
+      '#',
+      'not',
+      'a',
+      'comment',
     ]);
   });
 

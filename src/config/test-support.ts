@@ -8,7 +8,10 @@ export const FILE = 'demo.yaml';
 
 /** Strips the first newline and the common indentation, so line 1 is the first line written. */
 export function dedent(text: string): string {
-  const lines = text.replace(/^\n/, '').replace(/\n\s*$/, '\n').split('\n');
+  const lines = text
+    .replace(/^\n/, '')
+    .replace(/\n\s*$/, '\n')
+    .split('\n');
   const indent = Math.min(...lines.filter((line) => line.trim() !== '').map((line) => /^ */.exec(line)![0].length));
   return lines.map((line) => line.slice(indent)).join('\n');
 }

@@ -31,10 +31,13 @@ export function waitForDelay(ms: number, signal: AbortSignal): Promise<ProbeOutc
       resolve(failure(ABORTED_REASON));
     };
     // Clamped: Node turns a longer delay into 1 ms. The grace budget is far shorter anyway.
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve({ ok: true });
-    }, Math.min(ms, MAX_TIMER_MS));
+    const timer = setTimeout(
+      () => {
+        signal.removeEventListener('abort', onAbort);
+        resolve({ ok: true });
+      },
+      Math.min(ms, MAX_TIMER_MS),
+    );
     signal.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -69,7 +69,10 @@ describe('runHook (exec)', () => {
   });
 
   it('fails naming the signal that killed it', async () => {
-    await expect(runHook(exec('kill -TERM $$'), contextFor(), noAbort())).resolves.toMatchObject({ ok: false, reason: 'killed by SIGTERM' });
+    await expect(runHook(exec('kill -TERM $$'), contextFor(), noAbort())).resolves.toMatchObject({
+      ok: false,
+      reason: 'killed by SIGTERM',
+    });
   });
 
   it('fails with the spawn reason when the program does not exist', async () => {
@@ -138,7 +141,11 @@ describe('runHook (exec)', () => {
   it('delivers what a timed-out hook wrote before it was killed', async () => {
     const pidFile = join(sandbox.workDir, 'pid');
     const context = contextFor();
-    const outcome = await runHook(exec(`echo $$ > ${pidFile}; printf 'started\\npartial'; exec sleep 300`, SHORT_TIMEOUT_MS), context, noAbort());
+    const outcome = await runHook(
+      exec(`echo $$ > ${pidFile}; printf 'started\\npartial'; exec sleep 300`, SHORT_TIMEOUT_MS),
+      context,
+      noAbort(),
+    );
     const pid = readPid(pidFile);
     sandbox.track(pid);
     expect(outcome).toMatchObject({ ok: false, reason: `timed out after ${SHORT_TIMEOUT_MS}ms` });
@@ -157,7 +164,11 @@ describe('runHook (exec)', () => {
 
     it('reports the hook by its own exit soon after it exits, instead of waiting for its output to close', async () => {
       const file = join(sandbox.workDir, 'pids');
-      const outcome = await runHook(exec(`echo $$ > ${file}.hook; setsid sleep 300 & echo $! > ${file}.bg; exit 0`), contextFor(), noAbort());
+      const outcome = await runHook(
+        exec(`echo $$ > ${file}.hook; setsid sleep 300 & echo $! > ${file}.bg; exit 0`),
+        contextFor(),
+        noAbort(),
+      );
       const { hook, background } = hookPids(file);
 
       expect(outcome).toMatchObject({ ok: true });
@@ -169,7 +180,11 @@ describe('runHook (exec)', () => {
     it('still returns promptly when aborted', async () => {
       const file = join(sandbox.workDir, 'pids');
       const controller = new AbortController();
-      const running = runHook(exec(`setsid sleep 300 & echo $! > ${file}.bg; echo $$ > ${file}.hook; exec sleep 300`), contextFor(), controller.signal);
+      const running = runHook(
+        exec(`setsid sleep 300 & echo $! > ${file}.bg; echo $$ > ${file}.hook; exec sleep 300`),
+        contextFor(),
+        controller.signal,
+      );
       await expect.poll(() => readPid(`${file}.hook`)).toBeGreaterThan(0);
       const { hook, background } = hookPids(file);
 

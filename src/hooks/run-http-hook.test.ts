@@ -50,7 +50,10 @@ const noAbort = () => new AbortController().signal;
 describe('runHook (http)', () => {
   it('sends the method and path, closes the connection, and logs the first line of the body', async () => {
     const context = contextWithLines();
-    await expect(runHook(http('/drain?who=proxy', 'POST'), context, noAbort())).resolves.toEqual({ ok: true, elapsedMs: expect.any(Number) });
+    await expect(runHook(http('/drain?who=proxy', 'POST'), context, noAbort())).resolves.toEqual({
+      ok: true,
+      elapsedMs: expect.any(Number),
+    });
     const seen = server.requests.map(({ method, url, headers }) => ({ method, url, connection: headers.connection }));
     expect(seen).toEqual([{ method: 'POST', url: '/drain?who=proxy', connection: 'close' }]);
     expect(context.lines).toEqual(['draining, 3 connections left']);
@@ -113,6 +116,9 @@ describe('runHook (http)', () => {
 
   it('fails, without throwing, on a URL that is not http://', async () => {
     const hook = { kind: 'http', url: 'https://127.0.0.1/', method: 'GET', timeoutMs: HOOK_TIMEOUT_MS } as const;
-    await expect(runHook(hook, contextWithLines(), noAbort())).resolves.toMatchObject({ ok: false, reason: expect.stringMatching(/unsupported URL/) });
+    await expect(runHook(hook, contextWithLines(), noAbort())).resolves.toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/unsupported URL/),
+    });
   });
 });

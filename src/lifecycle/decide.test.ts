@@ -49,16 +49,21 @@ const stop = (name: string, signal: NodeJS.Signals = 'SIGTERM'): Effect => ({ ty
 const graceTimer: Effect = { type: 'start-timer', timer: { kind: 'grace' }, ms: GRACE_MS };
 const ready = (name: string): LifecycleEvent => ({ type: 'readiness', name, ready: true });
 const finish = (exitCode: number): Effect => ({ type: 'finish', exitCode });
-const spawnsIn = (effects: readonly Effect[]) => effects.filter((effect) => effect.type === 'spawn').map((effect) => (effect as { name: string }).name);
+const spawnsIn = (effects: readonly Effect[]) =>
+  effects.filter((effect) => effect.type === 'spawn').map((effect) => (effect as { name: string }).name);
 const signalsIn = (effects: readonly Effect[]) =>
-  effects.filter((effect) => effect.type === 'signal').map((effect) => {
-    const signal = effect as { name: string; signal: string; purpose: string };
-    return `${signal.name} ${signal.signal} ${signal.purpose}`;
-  });
+  effects
+    .filter((effect) => effect.type === 'signal')
+    .map((effect) => {
+      const signal = effect as { name: string; signal: string; purpose: string };
+      return `${signal.name} ${signal.signal} ${signal.purpose}`;
+    });
 
 describe('startup order', () => {
   it('starts each entry only when the one before it is done or started, then the app', () => {
-    const d = createDriver(plan([proc('net', 'init'), proc('proxy', 'sidecar', { probe: true }), proc('migrate', 'init'), proc('app', 'app')]));
+    const d = createDriver(
+      plan([proc('net', 'init'), proc('proxy', 'sidecar', { probe: true }), proc('migrate', 'init'), proc('app', 'app')]),
+    );
     expect(d.send({ type: 'boot' })).toEqual([spawn('net')]);
     expect(d.send(d.spawned('net'))).toEqual([]);
     expect(d.send(d.exited('net', exited(0)))).toEqual([spawn('proxy')]);
@@ -86,7 +91,14 @@ describe('startup order', () => {
   });
 
   it('with explicit dependencies starts independent entries together', () => {
-    const d = createDriver(plan([proc('a', 'sidecar', { after: [] }), proc('b', 'sidecar', { after: [] }), proc('c', 'sidecar', { after: ['a'] }), proc('app', 'app')]));
+    const d = createDriver(
+      plan([
+        proc('a', 'sidecar', { after: [] }),
+        proc('b', 'sidecar', { after: [] }),
+        proc('c', 'sidecar', { after: ['a'] }),
+        proc('app', 'app'),
+      ]),
+    );
     expect(spawnsIn(d.send({ type: 'boot' }))).toEqual(['a', 'b']);
     expect(spawnsIn(d.send(d.spawned('a')))).toEqual(['c']);
     expect(spawnsIn(d.send(d.spawned('b'), d.spawned('c')))).toEqual(['app']);
@@ -111,7 +123,14 @@ describe('restarts', () => {
   });
 
   it('doubles the backoff up to the maximum and resets it after a long run', () => {
-    const d = createDriver(plan([proc('s', 'sidecar', { restart: { policy: 'always', initialBackoffMs: 1_000, maxBackoffMs: 3_000, resetAfterMs: 10_000, maxRestarts: undefined } }), proc('app', 'app')]));
+    const d = createDriver(
+      plan([
+        proc('s', 'sidecar', {
+          restart: { policy: 'always', initialBackoffMs: 1_000, maxBackoffMs: 3_000, resetAfterMs: 10_000, maxRestarts: undefined },
+        }),
+        proc('app', 'app'),
+      ]),
+    );
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
     const delays: number[] = [];
     for (let crash = 0; crash < 4; crash += 1) {
@@ -143,7 +162,11 @@ describe('restarts', () => {
   it('cancels a pending restart when teardown begins', () => {
     const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'), d.exited('s', exited(1)));
-    expect(d.send(d.exited('app', exited(0)))).toEqual([graceTimer, { type: 'cancel-timer', timer: { kind: 'restart', name: 's' } }, finish(0)]);
+    expect(d.send(d.exited('app', exited(0)))).toEqual([
+      graceTimer,
+      { type: 'cancel-timer', timer: { kind: 'restart', name: 's' } },
+      finish(0),
+    ]);
   });
 
   it('retries an on-failure init step and fails it once maxRestarts is used up', () => {
@@ -156,7 +179,13 @@ describe('restarts', () => {
   });
 
   it('restarts an on-failure app in place while the sidecars keep running', () => {
-    const restart = { policy: 'on-failure' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: undefined };
+    const restart = {
+      policy: 'on-failure' as const,
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 60_000,
+      resetAfterMs: 600_000,
+      maxRestarts: undefined,
+    };
     const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app', { restart })]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
     expect(signalsIn(d.send(d.exited('app', exited(1))))).toEqual([]);
@@ -165,8 +194,20 @@ describe('restarts', () => {
   });
 
   it('stops a process whose liveness fails and restarts it even when it then exits 0', () => {
-    const liveness = { probe: { kind: 'tcp' as const, host: '127.0.0.1', port: 1 }, periodMs: 1_000, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 0 };
-    const restart = { policy: 'on-failure' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: undefined };
+    const liveness = {
+      probe: { kind: 'tcp' as const, host: '127.0.0.1', port: 1 },
+      periodMs: 1_000,
+      timeoutMs: 1_000,
+      failureThreshold: 3,
+      initialDelayMs: 0,
+    };
+    const restart = {
+      policy: 'on-failure' as const,
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 60_000,
+      resetAfterMs: 600_000,
+      maxRestarts: undefined,
+    };
     const d = createDriver(plan([proc('s', 'sidecar', { liveness, restart, graceMs: 5_000 }), proc('app', 'app')]));
     expect(d.send({ type: 'boot' }, d.spawned('s'))).toContainEqual({ type: 'start-watch', name: 's', watch: 'liveness' });
     d.send(d.spawned('app'));
@@ -208,7 +249,14 @@ describe('teardown when the app exits', () => {
   });
 
   it('with explicit dependencies stops a process only after everything that depends on it', () => {
-    const d = createDriver(plan([proc('a', 'sidecar', { after: [] }), proc('b', 'sidecar', { after: [] }), proc('c', 'sidecar', { after: ['a'] }), proc('app', 'app')]));
+    const d = createDriver(
+      plan([
+        proc('a', 'sidecar', { after: [] }),
+        proc('b', 'sidecar', { after: [] }),
+        proc('c', 'sidecar', { after: ['a'] }),
+        proc('app', 'app'),
+      ]),
+    );
     d.send({ type: 'boot' }, d.spawned('a'), d.spawned('b'), d.spawned('c'), d.spawned('app'));
     expect(signalsIn(d.send(d.exited('app', exited(0))))).toEqual(['b SIGTERM stop', 'c SIGTERM stop']);
     expect(signalsIn(d.send(d.exited('c', exited(0))))).toEqual(['a SIGTERM stop']);
@@ -234,7 +282,9 @@ describe('teardown when the app exits', () => {
       stop('nginx', 'SIGQUIT'),
       { type: 'start-timer', timer: { kind: 'process-grace', name: 'nginx' }, ms: 3_000 },
     ]);
-    expect(d.send({ type: 'timer', timer: { kind: 'process-grace', name: 'nginx' } })).toEqual([{ type: 'signal', name: 'nginx', signal: 'SIGKILL', purpose: 'kill' }]);
+    expect(d.send({ type: 'timer', timer: { kind: 'process-grace', name: 'nginx' } })).toEqual([
+      { type: 'signal', name: 'nginx', signal: 'SIGKILL', purpose: 'kill' },
+    ]);
   });
 });
 
@@ -256,7 +306,13 @@ describe('startup failures', () => {
   });
 
   it('a sidecar that exits before it is ready and is not restarted fails startup with its own code', () => {
-    const restart = { policy: 'never' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: undefined };
+    const restart = {
+      policy: 'never' as const,
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 60_000,
+      resetAfterMs: 600_000,
+      maxRestarts: undefined,
+    };
     const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true, restart }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('proxy'));
     expect(d.send(d.exited('proxy', exited(9)))).toContainEqual(finish(9));
@@ -282,7 +338,9 @@ describe('termination by signal', () => {
 
   it('runs the drain first, then every preStop at once; each stop signal follows its own preStop', () => {
     const hook = { kind: 'exec' as const, command: ['true'] as [string], timeoutMs: 1_000 };
-    const d = createDriver(plan([proc('a', 'sidecar', { preStop: hook }), proc('app', 'app', { preStop: hook })], { drain: { kind: 'delay', ms: 500 } }));
+    const d = createDriver(
+      plan([proc('a', 'sidecar', { preStop: hook }), proc('app', 'app', { preStop: hook })], { drain: { kind: 'delay', ms: 500 } }),
+    );
     d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'));
     expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([graceTimer, { type: 'run-drain' }]);
     expect(d.send({ type: 'drain-done' })).toEqual([

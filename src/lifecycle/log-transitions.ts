@@ -55,7 +55,13 @@ export function logEvent(
 }
 
 /** A sidecar is up: ready and past its postStart (at its first start, and again after each restart). */
-function logSidecarsUp(logger: Logger, graph: ProcessGraph, children: ReadonlyMap<string, Child>, before: LifecycleState, after: LifecycleState): void {
+function logSidecarsUp(
+  logger: Logger,
+  graph: ProcessGraph,
+  children: ReadonlyMap<string, Child>,
+  before: LifecycleState,
+  after: LifecycleState,
+): void {
   for (const [name, proc] of after.procs) {
     if (!proc.up || before.procs.get(name)?.up === true || graph.spec(name).role !== 'sidecar') continue;
     const message = graph.spec(name).readiness === undefined ? 'started (no readiness probe)' : 'ready';

@@ -34,7 +34,8 @@ export function handleSpawned(context: DecideContext, draft: Draft, name: string
   if (spec.readiness !== undefined) {
     draft.effects.push({ type: 'start-watch', name, watch: 'readiness' });
     // The deadline covers every attempt until the first start, restarts included.
-    if (before.spawnedAt === undefined) draft.effects.push({ type: 'start-timer', timer: { kind: 'deadline', name }, ms: spec.readiness.deadlineMs });
+    if (before.spawnedAt === undefined)
+      draft.effects.push({ type: 'start-timer', timer: { kind: 'deadline', name }, ms: spec.readiness.deadlineMs });
   }
   if (spec.postStart !== undefined) draft.effects.push({ type: 'run-hook', name, hook: 'postStart' });
   markUpIfReady(context, draft, name);

@@ -125,7 +125,10 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
       case 'cancel-timer':
         return timers.cancel(effect.timer);
       case 'restart-scheduled':
-        logger.warn({ event: 'restarting', proc: effect.name, attempt: effect.attempt, delayMs: effect.delayMs }, `restart ${effect.attempt} in ${effect.delayMs}ms`);
+        logger.warn(
+          { event: 'restarting', proc: effect.name, attempt: effect.attempt, delayMs: effect.delayMs },
+          `restart ${effect.attempt} in ${effect.delayMs}ms`,
+        );
         return;
       case 'finish':
         timers.clear();
@@ -160,21 +163,31 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     const signal = aborts.open(key);
     if (watch === 'readiness' && spec.readiness !== undefined) {
       const probe = probes.create(spec.readiness.probe, spec, logMatchers.get(spec.name));
-      probes.watchReadiness(probe, spec.readiness, (ready, detail) => {
-        const fields = { event: ready ? 'probe-passed' : 'probe-failed', proc: spec.name, attempts: detail.attempts };
-        if (ready) logger.debug(fields, probe.description);
-        else logger.warn(fields, `not ready: ${detail.lastFailure ?? probe.description}`);
-        dispatch({ type: 'readiness', name: spec.name, ready });
-      }, signal);
+      probes.watchReadiness(
+        probe,
+        spec.readiness,
+        (ready, detail) => {
+          const fields = { event: ready ? 'probe-passed' : 'probe-failed', proc: spec.name, attempts: detail.attempts };
+          if (ready) logger.debug(fields, probe.description);
+          else logger.warn(fields, `not ready: ${detail.lastFailure ?? probe.description}`);
+          dispatch({ type: 'readiness', name: spec.name, ready });
+        },
+        signal,
+      );
     }
     if (watch === 'liveness' && spec.liveness !== undefined) {
       const probe = probes.create(spec.liveness.probe, spec, undefined);
-      probes.watchLiveness(probe, spec.liveness, (detail) => {
-        aborts.close(key, signal);
-        const reason = `${probe.description} failed ${detail.failures} times in a row; last: ${detail.lastFailure}`;
-        logger.warn({ event: 'liveness-failed', proc: spec.name, failures: detail.failures }, reason);
-        dispatch({ type: 'liveness-failed', name: spec.name, reason });
-      }, signal);
+      probes.watchLiveness(
+        probe,
+        spec.liveness,
+        (detail) => {
+          aborts.close(key, signal);
+          const reason = `${probe.description} failed ${detail.failures} times in a row; last: ${detail.lastFailure}`;
+          logger.warn({ event: 'liveness-failed', proc: spec.name, failures: detail.failures }, reason);
+          dispatch({ type: 'liveness-failed', name: spec.name, reason });
+        },
+        signal,
+      );
     }
   }
 

@@ -23,7 +23,8 @@ export function beginStop(context: DecideContext, draft: Draft, reason: StopReas
       draft.set(spec.name, { status: 'exited' });
       draft.effects.push({ type: 'cancel-timer', timer: { kind: 'restart', name: spec.name } });
     }
-    if (!proc.started && spec.readiness !== undefined) draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name: spec.name } });
+    if (!proc.started && spec.readiness !== undefined)
+      draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name: spec.name } });
     if (isAlive(proc.status)) draft.effects.push(...stopWatches(spec));
     if (proc.status === 'running' && !proc.postStartDone && spec.postStart !== undefined) {
       draft.effects.push({ type: 'cancel-hook', name: spec.name, hook: 'postStart' });
@@ -102,7 +103,8 @@ function sendStop(context: DecideContext, draft: Draft, spec: ProcessSpec): void
   const signal = stopSignalFor(context, draft, spec);
   // A rewrite to `none` sends nothing: the app is left to end on its own within the budget.
   if (signal !== null) draft.effects.push({ type: 'signal', name: spec.name, signal, purpose: 'stop' });
-  if (spec.graceMs !== undefined) draft.effects.push({ type: 'start-timer', timer: { kind: 'process-grace', name: spec.name }, ms: spec.graceMs });
+  if (spec.graceMs !== undefined)
+    draft.effects.push({ type: 'start-timer', timer: { kind: 'process-grace', name: spec.name }, ms: spec.graceMs });
 }
 
 /**

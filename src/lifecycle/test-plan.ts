@@ -19,7 +19,13 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
     cwd: undefined,
     readiness:
       probe === true
-        ? { probe: { kind: 'tcp', host: '127.0.0.1', port: 1 }, periodMs: 100, timeoutMs: 1_000, deadlineMs: 1_000, periodAfterStartMs: 1_000 }
+        ? {
+            probe: { kind: 'tcp', host: '127.0.0.1', port: 1 },
+            periodMs: 100,
+            timeoutMs: 1_000,
+            deadlineMs: 1_000,
+            periodAfterStartMs: 1_000,
+          }
         : undefined,
     liveness: undefined,
     restart: {

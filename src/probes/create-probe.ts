@@ -33,7 +33,9 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
     case 'log':
       // Without a matcher nobody reads the output, so the probe could never pass.
       if (deps.logMatcher === undefined) {
-        throw new Error(`log probe log:${spec.pattern}: no log matcher was given (the process must be spawned with stdio 'tee' and its onOutput fed to one)`);
+        throw new Error(
+          `log probe log:${spec.pattern}: no log matcher was given (the process must be spawned with stdio 'tee' and its onOutput fed to one)`,
+        );
       }
       if (deps.logMatcher.pattern !== spec.pattern) {
         throw new Error(`log probe log:${spec.pattern}: the log matcher given watches for ${JSON.stringify(deps.logMatcher.pattern)}`);

@@ -23,7 +23,10 @@ describe('createExecProbe', () => {
   });
 
   it("runs with the probed process's env and cwd", async () => {
-    const probe = createExecProbe(['sh', '-c', 'test "$PROBE_TOKEN" = yes && test "$(pwd)" = "$1"', 'sh', sandbox.workDir], inside({ PROBE_TOKEN: 'yes' }, sandbox.workDir));
+    const probe = createExecProbe(
+      ['sh', '-c', 'test "$PROBE_TOKEN" = yes && test "$(pwd)" = "$1"', 'sh', sandbox.workDir],
+      inside({ PROBE_TOKEN: 'yes' }, sandbox.workDir),
+    );
     await expect(probe.check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({ ok: true });
     const elsewhere = createExecProbe(['sh', '-c', 'test "$PROBE_TOKEN" = yes'], inside());
     await expect(elsewhere.check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toMatchObject({ ok: false });
@@ -62,7 +65,10 @@ describe('createExecProbe', () => {
   it('kills the command when aborted', async () => {
     const pidFile = join(sandbox.workDir, 'pid');
     const controller = new AbortController();
-    const attempt = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], inside()).check(ATTEMPT_TIMEOUT_MS, controller.signal);
+    const attempt = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], inside()).check(
+      ATTEMPT_TIMEOUT_MS,
+      controller.signal,
+    );
     await expect.poll(() => readPid(pidFile)).toBeGreaterThan(0);
     controller.abort();
     await expect(attempt).resolves.toEqual({ ok: false, reason: 'aborted' });

@@ -28,7 +28,11 @@ export function createFileProbe(path: string): Probe {
         // Asynchronous, so a hung network filesystem costs this attempt its
         // timeout instead of blocking PID 1's event loop; its late answer is ignored.
         stat(path, (error) => {
-          settle(error === null ? { ok: true } : failure(`${description}: ${error.code === 'ENOENT' ? 'does not exist' : (error.code ?? error.message)}`));
+          settle(
+            error === null
+              ? { ok: true }
+              : failure(`${description}: ${error.code === 'ENOENT' ? 'does not exist' : (error.code ?? error.message)}`),
+          );
         });
         return noop;
       }),

@@ -17,12 +17,18 @@ const check = (probe: ReturnType<typeof createHttpProbe>) => probe.check(ATTEMPT
 describe('createHttpProbe headers', () => {
   it('sends the headers given', async () => {
     await check(createHttpProbe(`${server.base}/200`, { headers: { 'X-Probe-Token': 's3cret', Host: 'mesh.local' } }));
-    expect(server.requests[0]!.headers).toMatchObject({ 'x-probe-token': 's3cret', host: 'mesh.local', 'user-agent': 'sidecar-init-probe' });
+    expect(server.requests[0]!.headers).toMatchObject({
+      'x-probe-token': 's3cret',
+      host: 'mesh.local',
+      'user-agent': 'sidecar-init-probe',
+    });
   });
 
   it('replaces a default header whatever the case of its name, sending it once', async () => {
     await check(createHttpProbe(`${server.base}/200`, { headers: { 'User-Agent': 'kube-probe/1.33' } }));
-    const userAgents = server.requests[0]!.rawHeaders.filter((_value, index, raw) => index % 2 === 0 && raw[index]!.toLowerCase() === 'user-agent');
+    const userAgents = server.requests[0]!.rawHeaders.filter(
+      (_value, index, raw) => index % 2 === 0 && raw[index]!.toLowerCase() === 'user-agent',
+    );
     expect(userAgents).toHaveLength(1);
     expect(server.requests[0]!.headers['user-agent']).toBe('kube-probe/1.33');
   });

@@ -103,7 +103,10 @@ describe('createLogProbe', () => {
     const matcher = createLogMatcher('ready');
     const probe = createLogProbe(matcher);
     expect(probe.description).toBe('log:ready');
-    await expect(probe.check(1_000, new AbortController().signal)).resolves.toEqual({ ok: false, reason: 'log:ready: no line matched yet' });
+    await expect(probe.check(1_000, new AbortController().signal)).resolves.toEqual({
+      ok: false,
+      reason: 'log:ready: no line matched yet',
+    });
 
     const controller = new AbortController();
     let wakes = 0;
@@ -129,6 +132,8 @@ describe('createProbe for log', () => {
 
   it('throws a wiring error without a matcher, or with one for another pattern', () => {
     expect(() => createProbe({ kind: 'log', pattern: 'ready' }, base)).toThrow(/no log matcher was given/);
-    expect(() => createProbe({ kind: 'log', pattern: 'ready' }, { ...base, logMatcher: createLogMatcher('up') })).toThrow(/watches for "up"/);
+    expect(() => createProbe({ kind: 'log', pattern: 'ready' }, { ...base, logMatcher: createLogMatcher('up') })).toThrow(
+      /watches for "up"/,
+    );
   });
 });

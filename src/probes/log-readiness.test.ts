@@ -29,7 +29,14 @@ function spawnAnnouncer(stream: OutputStream, line: string, onOutput: (chunk: Bu
     setTimeout(() => process.${stream}.write(${JSON.stringify(line)} + ' ' + (performance.timeOrigin + performance.now()) + '\\n'), 50);
     setTimeout(() => {}, 60_000);
   `;
-  const spawned = sandbox.spawner.spawn({ name: 'announcer', command: [process.execPath, '-e', script], env: {}, cwd: undefined, stdio: 'capture', onOutput });
+  const spawned = sandbox.spawner.spawn({
+    name: 'announcer',
+    command: [process.execPath, '-e', script],
+    env: {},
+    cwd: undefined,
+    stdio: 'capture',
+    onOutput,
+  });
   if (!spawned.ok) throw new Error(spawned.status.reason);
   sandbox.track(spawned.child.pid);
   return spawned.child;
@@ -43,7 +50,9 @@ async function timeOneRun(stream: OutputStream): Promise<number> {
     matcher.feed(chunk, from);
   });
   const controller = new AbortController();
-  const readyAt = await new Promise<number>((resolve) => watchReadiness(createLogProbe(matcher), TIMING, (ready) => ready && resolve(wallNow()), controller.signal));
+  const readyAt = await new Promise<number>((resolve) =>
+    watchReadiness(createLogProbe(matcher), TIMING, (ready) => ready && resolve(wallNow()), controller.signal),
+  );
   controller.abort();
   child.signal('SIGKILL');
   await child.exited;
@@ -61,7 +70,9 @@ describe('log readiness with a real process', () => {
     const latencies: number[] = [];
     for (let run = 0; run < RUNS; run += 1) latencies.push(await timeOneRun('stdout'));
     if (process.env.PROBE_LATENCY_REPORT !== undefined) {
-      console.log(`log line -> ready: median ${median(latencies).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms (${RUNS} runs)`);
+      console.log(
+        `log line -> ready: median ${median(latencies).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms (${RUNS} runs)`,
+      );
     }
     expect(median(latencies)).toBeLessThan(MEDIAN_BOUND_MS);
   });

@@ -94,7 +94,8 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
 
 /** The contract says check never throws or rejects; a probe that breaks it fails its attempt, not the loop. */
 function checkSafely(probe: Probe, timeoutMs: number, signal: AbortSignal): Promise<ProbeOutcome> {
-  const asFailure = (error: unknown): ProbeOutcome => failure(`${probe.description}: ${error instanceof Error ? error.message : String(error)}`);
+  const asFailure = (error: unknown): ProbeOutcome =>
+    failure(`${probe.description}: ${error instanceof Error ? error.message : String(error)}`);
   try {
     return probe.check(timeoutMs, signal).catch(asFailure);
   } catch (error) {

@@ -24,7 +24,10 @@ export interface ReadinessChange {
 
 export const INITIAL_READINESS: ReadinessState = { ready: false, started: false, attempts: 0, lastFailure: undefined };
 
-export function nextReadiness(state: ReadinessState, outcome: ProbeOutcome): { state: ReadinessState; change: ReadinessChange | undefined } {
+export function nextReadiness(
+  state: ReadinessState,
+  outcome: ProbeOutcome,
+): { state: ReadinessState; change: ReadinessChange | undefined } {
   const attempts = state.attempts + 1;
   const lastFailure = outcome.ok ? state.lastFailure : outcome.reason;
   if (outcome.ok === state.ready) return { state: { ...state, attempts, lastFailure }, change: undefined };

@@ -29,9 +29,9 @@ export function runAttempt(timeoutMs: number, signal: AbortSignal, start: StartA
       if (finished || answer === undefined || release === undefined) return;
       finished = true;
       const outcome = answer;
-      let releasing: void | Promise<void> = undefined;
+      let releasing: Promise<void> | undefined;
       try {
-        releasing = release();
+        releasing = release() ?? undefined;
       } catch {
         // A failed cleanup must not turn the outcome into a rejection.
       }

@@ -56,11 +56,16 @@ describe('createTcpProbe', () => {
     const controller = new AbortController();
     const timing = { periodMs: PERIOD_MS, timeoutMs: ATTEMPT_TIMEOUT_MS, periodAfterStartMs: 10_000 };
     const { attempts } = await new Promise<{ attempts: number }>((resolve) =>
-      watchReadiness(probe, timing, (ready, detail) => {
-        if (!ready) return;
-        controller.abort();
-        resolve(detail);
-      }, controller.signal),
+      watchReadiness(
+        probe,
+        timing,
+        (ready, detail) => {
+          if (!ready) return;
+          controller.abort();
+          resolve(detail);
+        },
+        controller.signal,
+      ),
     );
     const readyAt = performance.now();
     await delayedListen;

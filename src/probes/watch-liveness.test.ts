@@ -41,7 +41,12 @@ describe('watchLiveness', () => {
     const probe = recording(createTcpProbe('127.0.0.1', server.port));
     const failed: { detail: LivenessFailure; attempts: number }[] = [];
     const calledAt = performance.now();
-    watchLiveness(probe, { periodMs: 30, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 100 }, (detail) => failed.push({ detail, attempts: probe.attempts.length }), new AbortController().signal);
+    watchLiveness(
+      probe,
+      { periodMs: 30, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 100 },
+      (detail) => failed.push({ detail, attempts: probe.attempts.length }),
+      new AbortController().signal,
+    );
 
     expect(probe.attempts).toHaveLength(0);
     await expect.poll(() => failed.length).toBe(1);
@@ -64,7 +69,12 @@ describe('watchLiveness', () => {
     const failed: LivenessFailure[] = [];
     const controller = new AbortController();
     // A period long enough for the test to act between attempts.
-    watchLiveness(probe, { periodMs: 150, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 0 }, (detail) => failed.push(detail), controller.signal);
+    watchLiveness(
+      probe,
+      { periodMs: 150, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 0 },
+      (detail) => failed.push(detail),
+      controller.signal,
+    );
     const quickly = { interval: 5, timeout: 2_000 };
 
     // Two failures, then the server is back for one attempt, then gone again.
@@ -86,7 +96,12 @@ describe('watchLiveness', () => {
     const probe = recording(createTcpProbe('127.0.0.1', server.port));
     const failed: LivenessFailure[] = [];
     const controller = new AbortController();
-    watchLiveness(probe, { periodMs: 10, timeoutMs: 1_000, failureThreshold: 1, initialDelayMs: 0 }, (detail) => failed.push(detail), controller.signal);
+    watchLiveness(
+      probe,
+      { periodMs: 10, timeoutMs: 1_000, failureThreshold: 1, initialDelayMs: 0 },
+      (detail) => failed.push(detail),
+      controller.signal,
+    );
     await expect.poll(() => probe.attempts.length).toBeGreaterThanOrEqual(5);
     controller.abort();
     await server.close();
@@ -95,8 +110,16 @@ describe('watchLiveness', () => {
 
   it('counts an attempt that times out as a failure', async () => {
     const failed: LivenessFailure[] = [];
-    const hanging = { description: 'hangs', check: (timeoutMs: number) => delay(timeoutMs).then(() => fail(`timed out after ${timeoutMs}ms`)) };
-    watchLiveness(hanging, { periodMs: 10, timeoutMs: 20, failureThreshold: 2, initialDelayMs: 0 }, (detail) => failed.push(detail), new AbortController().signal);
+    const hanging = {
+      description: 'hangs',
+      check: (timeoutMs: number) => delay(timeoutMs).then(() => fail(`timed out after ${timeoutMs}ms`)),
+    };
+    watchLiveness(
+      hanging,
+      { periodMs: 10, timeoutMs: 20, failureThreshold: 2, initialDelayMs: 0 },
+      (detail) => failed.push(detail),
+      new AbortController().signal,
+    );
     await expect.poll(() => failed).toEqual([{ failures: 2, lastFailure: 'timed out after 20ms' }]);
   });
 
@@ -105,7 +128,12 @@ describe('watchLiveness', () => {
     const probe = recording({ check: async () => fail('down'), subscribe: (handler) => (wake = handler) });
     const failed: LivenessFailure[] = [];
     const controller = new AbortController();
-    watchLiveness(probe, { periodMs: 10_000, timeoutMs: 100, failureThreshold: 3, initialDelayMs: 0 }, (detail) => failed.push(detail), controller.signal);
+    watchLiveness(
+      probe,
+      { periodMs: 10_000, timeoutMs: 100, failureThreshold: 3, initialDelayMs: 0 },
+      (detail) => failed.push(detail),
+      controller.signal,
+    );
     await delay(20);
     wake();
     wake();
@@ -126,6 +154,13 @@ describe('watchLiveness', () => {
   });
 
   it('rejects a threshold below 1', () => {
-    expect(() => watchLiveness(createTcpProbe('127.0.0.1', 1), { periodMs: 10, timeoutMs: 100, failureThreshold: 0, initialDelayMs: 0 }, () => undefined, new AbortController().signal)).toThrow(/failureThreshold must be an integer of at least 1, got 0/);
+    expect(() =>
+      watchLiveness(
+        createTcpProbe('127.0.0.1', 1),
+        { periodMs: 10, timeoutMs: 100, failureThreshold: 0, initialDelayMs: 0 },
+        () => undefined,
+        new AbortController().signal,
+      ),
+    ).toThrow(/failureThreshold must be an integer of at least 1, got 0/);
   });
 });

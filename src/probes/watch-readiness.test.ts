@@ -71,7 +71,12 @@ describe('watchReadiness scheduling', () => {
     const controller = new AbortController();
     const calledAt = performance.now();
     const changes: Change[] = [];
-    watchReadiness(probe, { periodMs: 30, timeoutMs: 1_000, periodAfterStartMs: 150 }, (ready, detail) => changes.push({ ready, detail }), controller.signal);
+    watchReadiness(
+      probe,
+      { periodMs: 30, timeoutMs: 1_000, periodAfterStartMs: 150 },
+      (ready, detail) => changes.push({ ready, detail }),
+      controller.signal,
+    );
     expect(probe.attempts).toHaveLength(1); // synchronously
     await expect.poll(() => probe.attempts.length, { timeout: 2_000 }).toBe(5);
     controller.abort();
@@ -91,7 +96,12 @@ describe('watchReadiness scheduling', () => {
     const { probe, wake } = scripted([fail(), pass]);
     const controller = new AbortController();
     const changes: boolean[] = [];
-    watchReadiness(probe, { periodMs: 10_000, timeoutMs: 1_000, periodAfterStartMs: 10_000 }, (ready) => changes.push(ready), controller.signal);
+    watchReadiness(
+      probe,
+      { periodMs: 10_000, timeoutMs: 1_000, periodAfterStartMs: 10_000 },
+      (ready) => changes.push(ready),
+      controller.signal,
+    );
     // The first attempt (a failure) is over; the next is 10s away unless woken.
     await expect.poll(() => probe.attempts[0]?.endedAt).toBeDefined();
     const wokenAt = performance.now();
@@ -131,7 +141,18 @@ describe('watchReadiness scheduling', () => {
   it('bounds each attempt by timeoutMs', async () => {
     const timeouts: number[] = [];
     const controller = new AbortController();
-    watchReadiness({ description: 'x', check: async (timeoutMs) => (timeouts.push(timeoutMs), fail()) }, { periodMs: 10, timeoutMs: 123, periodAfterStartMs: 10 }, () => undefined, controller.signal);
+    watchReadiness(
+      {
+        description: 'x',
+        check: async (timeoutMs) => {
+          timeouts.push(timeoutMs);
+          return fail();
+        },
+      },
+      { periodMs: 10, timeoutMs: 123, periodAfterStartMs: 10 },
+      () => undefined,
+      controller.signal,
+    );
     await expect.poll(() => timeouts.length).toBeGreaterThanOrEqual(2);
     controller.abort();
     expect(new Set(timeouts)).toEqual(new Set([123]));
@@ -166,7 +187,12 @@ describe('watchReadiness scheduling', () => {
         return Promise.resolve(pass);
       },
     };
-    watchReadiness(probe, { periodMs: 10, timeoutMs: 1_000, periodAfterStartMs: 60_000 }, (ready, detail) => changes.push({ ready, detail }), controller.signal);
+    watchReadiness(
+      probe,
+      { periodMs: 10, timeoutMs: 1_000, periodAfterStartMs: 60_000 },
+      (ready, detail) => changes.push({ ready, detail }),
+      controller.signal,
+    );
     await expect.poll(() => changes).toEqual([{ ready: true, detail: { attempts: 3, lastFailure: 'broken: async bug' } }]);
     controller.abort();
   });
@@ -220,7 +246,11 @@ describe('watchReadiness with real probes', () => {
 
   it('on abort, kills the exec attempt in flight and leaves no timer, socket or process behind', async () => {
     const pidFile = join(sandbox.workDir, 'pid');
-    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], { spawner: sandbox.spawner, env: {}, cwd: undefined });
+    const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], {
+      spawner: sandbox.spawner,
+      env: {},
+      cwd: undefined,
+    });
     const before = countResources();
     const controller = new AbortController();
     watchReadiness(probe, { periodMs: 100, timeoutMs: 30_000, periodAfterStartMs: 1_000 }, () => undefined, controller.signal);
@@ -266,7 +296,10 @@ describe('watchReadiness leaves nothing behind', () => {
       setTimeout(() => { controller.abort(); server.close(); console.log(JSON.stringify(changes)); }, 300);
     `;
     const startedAt = performance.now();
-    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], { timeout: EXIT_BOUND_MS, killSignal: 'SIGKILL' });
+    const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: EXIT_BOUND_MS,
+      killSignal: 'SIGKILL',
+    });
     expect(JSON.parse(stdout)).toEqual(expected);
     expect(performance.now() - startedAt).toBeLessThan(EXIT_BOUND_MS);
   });

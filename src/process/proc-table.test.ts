@@ -27,18 +27,21 @@ describe('listDescendants', () => {
   const table = [entry(1, 0), entry(10, 1), entry(11, 10), entry(12, 11, 'Z'), entry(20, 1), entry(30, 99)];
 
   test('finds children, grandchildren and zombies, not the root or strangers', () => {
-    expect(listDescendants(10, table).map(({ pid }) => pid).sort()).toEqual([11, 12]);
-    expect(listDescendants(1, table).map(({ pid }) => pid).sort()).toEqual([10, 11, 12, 20]);
+    expect(
+      listDescendants(10, table)
+        .map(({ pid }) => pid)
+        .sort(),
+    ).toEqual([11, 12]);
+    expect(
+      listDescendants(1, table)
+        .map(({ pid }) => pid)
+        .sort(),
+    ).toEqual([10, 11, 12, 20]);
     expect(listDescendants(30, table)).toEqual([]);
   });
 
   test('isLiveEntry excludes zombies and dead entries', () => {
-    expect([entry(1, 0, 'R'), entry(2, 0, 'D'), entry(3, 0, 'Z'), entry(4, 0, 'X')].map(isLiveEntry)).toEqual([
-      true,
-      true,
-      false,
-      false,
-    ]);
+    expect([entry(1, 0, 'R'), entry(2, 0, 'D'), entry(3, 0, 'Z'), entry(4, 0, 'X')].map(isLiveEntry)).toEqual([true, true, false, false]);
   });
 });
 

@@ -23,7 +23,10 @@ describe('resolveProgram', () => {
   });
 
   it('searches PATH in order', () => {
-    expect(resolveProgram('tool', { path: `/nonexistent:${join(dir, 'bin')}`, cwd: '/' })).toEqual({ ok: true, path: join(dir, 'bin', 'tool') });
+    expect(resolveProgram('tool', { path: `/nonexistent:${join(dir, 'bin')}`, cwd: '/' })).toEqual({
+      ok: true,
+      path: join(dir, 'bin', 'tool'),
+    });
   });
 
   it('reads an empty PATH entry as the cwd, as POSIX says', () => {

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { outputSink } from '../observe/output-sink.ts';
 import type { Child, OutputStream, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
 import type { ExitStatus } from './exit-status.ts';
-import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
+import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
 import { resolveProgram } from './resolve-program.ts';
 

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
 import { parseArgs } from './cli/parse-args.ts';
 import type { CliCommand } from './cli/parse-args.ts';
-import { ConfigError } from './config/config-error.ts';
+import { ConfigError, formatConfigError } from './config/config-error.ts';
 import { loadPlan } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import { startSupervision } from './lifecycle/supervise.ts';
@@ -127,9 +127,7 @@ function planOrReport(command: CliCommand & { kind: 'run' | 'validate' }): Plan 
     return loadPlan(command);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    const count = error.problems.length;
-    const lines = error.problems.map((problem) => `  ${problem.text}\n`).join('');
-    writeAllSync(STDERR_FD, `sidecar-init: ${count} configuration problem${count === 1 ? '' : 's'}; nothing was started:\n${lines}`);
+    writeAllSync(STDERR_FD, formatConfigError(error));
     return undefined;
   }
 }

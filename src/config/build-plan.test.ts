@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from './plan.ts';
-import { load } from './test-support.ts';
+import { load } from '../../test/support/config.ts';
 
 function afterOf(plan: Plan): Record<string, readonly string[]> {
   return Object.fromEntries(plan.processes.map((process) => [process.name, process.after]));

@@ -1,4 +1,4 @@
-import type { ProcessDraft } from './entry.ts';
+import type { ProcessDraft } from './process.ts';
 import type { DrainSpec, LogLevel, Plan, ProcessSpec } from './plan.ts';
 
 export interface PlanParts {

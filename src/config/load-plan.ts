@@ -1,39 +1,33 @@
-import { applyFlagOverrides } from './apply-flag-overrides.ts';
+import { checkAfter } from './after.ts';
 import { buildPlan } from './build-plan.ts';
-import { checkAfter } from './check-after.ts';
-import { checkApps } from './check-apps.ts';
-import { checkFlagTargets } from './check-flag-targets.ts';
-import { checkNames } from './check-names.ts';
 import type { CliInput } from './cli-input.ts';
+import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
 import { createConfigError } from './config-error.ts';
-import { mergeEntries } from './merge-entries.ts';
-import { EMPTY_FILE_CONFIG, normalizeFile } from './normalize-file.ts';
-import { normalizeFlags } from './normalize-flags.ts';
-import { checkPolicyForRole } from './normalize-restart.ts';
+import { checkApps, checkNames, mergeEntries } from './entries.ts';
+import { applyFlagOverrides, checkFlagTargets } from './flag-targets.ts';
+import { normalizeFlags } from './flags.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from './plan.ts';
 import { createProblemList, fileOrigin } from './problem.ts';
-import { readConfigFile, readUtf8File, type ReadFile } from './read-config-file.ts';
-import type { TargetFlag } from './target-flag.ts';
-import { validateSchema } from './validate-schema.ts';
+import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
 
 export interface LoadPlanInput {
   readonly cli: CliInput;
   /** From -c/--config or SIDECAR_INIT_CONFIG. */
   readonly configFile?: string | undefined;
-  /** Injected by tests; reads UTF-8 from disk by default. */
+  /** Injected by tests; reads a regular file of at most 1 MiB from disk by default. */
   readonly readFile?: ReadFile | undefined;
 }
 
 /**
  * The plan from the file and the flags, or a ConfigError listing every
- * problem. Pure apart from reading the file: parse → validate the schema →
- * normalize → check the rules → build the plan.
+ * problem. Pure apart from reading the file: parse → check the file and the
+ * flags → check the rules across processes → build the plan.
  */
 export function loadPlan(input: LoadPlanInput): Plan {
   const { problems, report } = createProblemList();
   const { configFile } = input;
-  const parsed = configFile === undefined ? undefined : readConfigFile(configFile, input.readFile ?? readUtf8File, report);
-  const file = parsed === undefined ? EMPTY_FILE_CONFIG : normalizeFile(validateSchema(parsed.value, report), report);
+  const parsed = configFile === undefined ? undefined : readConfigFile(configFile, input.readFile ?? readBoundedFile, report);
+  const file = parsed === undefined ? EMPTY_FILE_CONFIG : checkFile(parsed.value, report);
   const flags = normalizeFlags(input.cli, report);
   const { entries, replaced } = mergeEntries(file.entries, flags.entries, flags.app);
   // A file that cannot be read or parsed hides its names and roles; rules about them would only guess.
@@ -41,28 +35,16 @@ export function loadPlan(input: LoadPlanInput): Plan {
     checkNames(entries, replaced, report);
     checkApps(file.entries, entries, configFile === undefined ? { kind: 'command-line' } : fileOrigin('processes'), report);
     checkAfter(entries, replaced, report);
-    checkFlagTargets(flags.ready, entries, { roles: ['sidecar'] }, report);
-    checkFlagTargets(flags.restart, entries, { checkValue: (policy, target) => checkPolicyForRole(policy, target.role) }, report);
-    checkFlagTargets(flags.stopSignal, entries, {}, report);
+    checkFlagTargets(flags, entries, report);
   }
   if (problems.length > 0) throw createConfigError(problems, { file: configFile, locate: parsed?.locate });
   // Without problems every entry has its draft and every flag its value.
-  const overrides = {
-    readyProbes: byName(flags.ready),
-    restartPolicies: byName(flags.restart),
-    stopSignals: byName(flags.stopSignal),
-    successCodes: flags.successCodes,
-  };
   return buildPlan({
-    processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [applyFlagOverrides(entry.draft, overrides)])),
+    processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [applyFlagOverrides(entry.draft, flags)])),
     graceMs: flags.graceMs ?? file.graceMs ?? DEFAULT_GRACE_MS,
     logLevel: flags.logLevel ?? file.logLevel ?? DEFAULT_LOG_LEVEL,
     drain: flags.drain ?? file.drain,
     signalRewrites: { ...file.rewrites, ...flags.rewrites },
     singleChild: flags.singleChild || file.singleChild,
   });
-}
-
-function byName<Value>(flags: readonly TargetFlag<Value>[]): Map<string, Value> {
-  return new Map(flags.flatMap((flag) => (flag.value === undefined ? [] : [[flag.name, flag.value] as const])));
 }

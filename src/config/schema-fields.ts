@@ -1,32 +1,55 @@
 import * as z from 'zod';
-import { bareNumberMessage, DURATION_PATTERN, formatDuration } from './duration.ts';
-import { signalNumberMessage } from './parse-signal.ts';
-import { listAlternatives } from './result.ts';
-import type { WholeNumberRange } from './whole-number.ts';
+import { fileOrigin, type PathSegment, type Report } from './problem.ts';
+import { closestMatch, listAlternatives, quote, type Result } from './result.ts';
 
-// Field builders shared by the schema files. Values with a grammar of their
-// own (durations, signal names, ranges) are only typed here; the normalize
-// steps check them with the same code as the flags. The `pattern`, `minimum`
-// and `type: integer` in `meta` are for editors, through the JSON Schema.
+// The glue between zod and this project's messages. Each field of the file is
+// checked once: zod checks its type, then the same parser the flags use checks
+// its value (parsedWith), so a field's problems and its plan value come from
+// one place. Zod's own issues are worded here (describeIssue) and become
+// problems at their field paths (reportIssues).
 
-export function duration(description: string, defaultMs?: number) {
-  // `grace: 5` reaches zod as a number: say what a duration needs.
-  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? bareNumberMessage(String(issue.input)) : undefined);
-  return z.string({ error }).meta({
-    description,
-    pattern: DURATION_PATTERN,
-    ...(defaultMs === undefined ? {} : { default: formatDuration(defaultMs) }),
-    examples: ['500ms', '5s', '1m30s'],
+// The config is validated once per start, so zod's compiled fast path buys
+// nothing; its eval probe also touches globalThis.navigator, which makes Node
+// load its fetch stack (measured: ~40 ms of a 140 ms start).
+z.config({ jitless: true });
+
+/** `schema`, then `parse` on its value; a parse failure is an issue at the field, with the parser's message. */
+export function parsedWith<Schema extends z.ZodType, Out>(schema: Schema, parse: (value: z.output<Schema>) => Result<Out>) {
+  return schema.transform((value, context): Out => {
+    const result = parse(value);
+    if (result.ok) return result.value;
+    context.issues.push({ code: 'custom', message: result.message, input: value });
+    return z.NEVER;
   });
 }
 
-export function wholeNumber(description: string, range: WholeNumberRange) {
-  return z.number().meta({ description, type: 'integer', minimum: range.min, maximum: range.max });
+/**
+ * A check by `parse` for a value that stays as written (a whole number, an
+ * HTTP method): unlike parsedWith it keeps the field's `default` and
+ * `examples` in the JSON Schema, which zod leaves out for transformed fields.
+ */
+export function checkedBy<T>(parse: (value: T) => Result<unknown>) {
+  return z.superRefine<T>((value, context) => {
+    const result = parse(value);
+    if (!result.ok) context.addIssue({ code: 'custom', message: result.message, input: value });
+  });
 }
 
-export function signalName(description: string) {
-  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? signalNumberMessage(String(issue.input)) : undefined);
-  return z.string({ error }).meta({ description, examples: ['SIGQUIT', 'INT'] });
+/**
+ * A mapping that takes only these keys. An unknown key is usually a typo, so
+ * its message lists the keys accepted there and suggests the closest one (one
+ * line per key: zod gives one issue for all of a mapping's unknown keys).
+ */
+export function mapping<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+  const accepted = Object.keys(shape);
+  const error = (issue: z.core.$ZodRawIssue) =>
+    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => unknownKeyMessage(key, accepted)).join('\n') : undefined;
+  return z.strictObject(shape, { error });
+}
+
+function unknownKeyMessage(key: string, accepted: readonly string[]): string {
+  const suggestion = closestMatch(key, accepted);
+  return `unknown key ${quote(key)}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}; accepted here: ${accepted.join(', ')}`;
 }
 
 /**
@@ -35,7 +58,8 @@ export function signalName(description: string) {
  * field is reported once, as itself.
  */
 export function exactlyOneOf(keys: readonly string[]) {
-  return (value: Record<string, unknown>, context: z.core.$RefinementCtx<Record<string, unknown>>): void => {
+  return (value: unknown, context: z.core.$RefinementCtx<unknown>): void => {
+    if (!isRecord(value)) return;
     const given = keys.filter((key) => value[key] !== undefined);
     if (given.length === 1) return;
     const message =
@@ -44,4 +68,85 @@ export function exactlyOneOf(keys: readonly string[]) {
         : `give only one of ${listAlternatives(keys)}; this has ${given.join(' and ')}`;
     context.addIssue({ code: 'custom', message, input: value });
   };
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** An issue's `params` that name a sibling key as the related place, e.g. the first use of a repeated signal. */
+export interface RelatedKey {
+  readonly relatedKey: string;
+}
+
+const EXPECTED: Readonly<Record<string, string>> = {
+  string: 'a string',
+  number: 'a number',
+  boolean: 'a boolean',
+  array: 'a list',
+  object: 'a mapping',
+  record: 'a mapping',
+};
+
+/** The error map of the file check: zod's issues in this project's words, the value received and what would be accepted. */
+export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
+  switch (issue.code) {
+    case 'invalid_type':
+      return expectedGot(EXPECTED[issue.expected] ?? issue.expected, issue.input);
+    case 'invalid_union':
+      return expectedGot(unionExpected(issue.errors), issue.input);
+    case 'invalid_value':
+      return `${describeValue(issue.input)} is not accepted; use ${issue.values.map((v) => String(v)).join(', ')}`;
+    case 'too_small':
+      return issue.origin === 'array' ? `is an empty list; give at least ${String(issue.minimum)} item` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** A short description of a YAML value: strings quoted, collections named. */
+function describeValue(value: unknown): string {
+  if (typeof value === 'string') return quote(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (value === null) return 'an empty value (null)';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return String(value);
+}
+
+function expectedGot(expected: string, input: unknown): string {
+  return input === undefined ? `is required; give ${expected}` : `expected ${expected}, got ${describeValue(input)}`;
+}
+
+function unionExpected(branches: readonly (readonly z.core.$ZodIssue[])[]): string {
+  const expected = branches
+    .flat()
+    .flatMap((issue) => (issue.code === 'invalid_type' && issue.path.length === 0 ? [EXPECTED[issue.expected] ?? issue.expected] : []));
+  return expected.length === 0 ? 'another value' : listAlternatives(expected);
+}
+
+/** Zod's issues as problems at their field paths. */
+export function reportIssues(issues: readonly z.core.$ZodIssue[], report: Report, prefix: readonly PathSegment[] = []): void {
+  for (const issue of issues) {
+    const path = [...prefix, ...issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))];
+    switch (issue.code) {
+      case 'unrecognized_keys': {
+        const messages = issue.message.split('\n');
+        for (const [index, key] of issue.keys.entries()) report(fileOrigin(...path, key), messages[index] ?? `unknown key ${quote(key)}`);
+        break;
+      }
+      case 'invalid_union': {
+        // When only one branch accepted the value's type (a list with a bad item,
+        // a probe mapping with a bad field), its issues say more than "expected a
+        // string or a mapping".
+        const typed = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
+        if (typed.length === 1) reportIssues(typed[0]!, report, path);
+        else report(fileOrigin(...path), issue.message);
+        break;
+      }
+      default: {
+        const related = (issue.code === 'custom' ? (issue.params as RelatedKey | undefined) : undefined)?.relatedKey;
+        report(fileOrigin(...path), issue.message, related === undefined ? undefined : fileOrigin(...path.slice(0, -1), related));
+      }
+    }
+  }
 }

@@ -1,4 +1,6 @@
+import * as z from 'zod';
 import { fail, ok, quote, type Result } from './result.ts';
+import { checkedBy } from './schema-fields.ts';
 
 // Counts and codes (maxRestarts, failureThreshold, exit codes, HTTP statuses,
 // ports): whole numbers in a range, checked the same way whether the file gave
@@ -31,4 +33,10 @@ export function parseWholeNumber(text: string, range: WholeNumberRange): Result<
 
 function describeRange({ min, max }: WholeNumberRange): string {
   return max === undefined ? `use a whole number of ${min} or more` : `use a whole number from ${min} to ${max}`;
+}
+
+/** A whole-number field of the file; `type: integer` and the bounds are for editors, through the JSON Schema. */
+export function wholeNumber(description: string, range: WholeNumberRange) {
+  const field = z.number().meta({ description, type: 'integer', minimum: range.min, maximum: range.max });
+  return field.check(checkedBy((value: number) => checkWholeNumber(value, range)));
 }

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { problemsOf } from '../../test/support/config.ts';
+
+describe('after', () => {
+  it('reports unknown names (with a suggestion), the process itself, the app and repeats, at the item', () => {
+    const yaml = `
+      processes:
+        - name: setup
+          role: init
+          command: setup
+        - name: proxy
+          role: sidecar
+          command: envoy
+          after: [setpu, proxy, job, setup, setup]
+        - name: job
+          role: app
+          command: job
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:8:13 processes[1].after[0]: no process is named "setpu" (did you mean setup?); it can wait for setup',
+      'demo.yaml:8:20 processes[1].after[1]: "proxy" is this process; a process cannot wait for itself',
+      'demo.yaml:8:27 processes[1].after[2]: "job" is the app, which starts after everything else; nothing can wait for it',
+      'demo.yaml:8:39 processes[1].after[4]: "setup" is already listed',
+    ]);
+  });
+
+  it('resolves names across the file and the flags, and the app after -- is still the app', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, after: [migrate, app, nowhere] }
+    `;
+    const cli = { processes: [{ flag: '--init', value: 'migrate=./migrate' }] as const, app: ['job'] };
+    expect(problemsOf({ yaml, cli })).toEqual([
+      'demo.yaml:2:68 processes[0].after[1]: "app" is the app, which starts after everything else; nothing can wait for it',
+      'demo.yaml:2:73 processes[0].after[2]: no process is named "nowhere"; it can wait for migrate',
+    ]);
+  });
+
+  it('names each cycle once, from its first process in list order, at the item that closes it', () => {
+    const yaml = `
+      processes:
+        - { name: a, role: init, command: a, after: [c] }
+        - { name: b, role: sidecar, command: b, after: [a] }
+        - { name: c, role: sidecar, command: c, after: [b] }
+        - { name: d, role: sidecar, command: d, after: [e] }
+        - { name: e, role: sidecar, command: e, after: [d] }
+        - { name: f, role: sidecar, command: f, after: [a, e] }
+        - { name: job, role: app, command: job, after: [f] }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:48 processes[0].after[0]: these processes wait for each other in a cycle, so none would start: a -> c -> b -> a',
+      'demo.yaml:5:51 processes[3].after[0]: these processes wait for each other in a cycle, so none would start: d -> e -> d',
+    ]);
+  });
+
+  it('says when there is nothing to wait for', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, after: [db] }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:59 processes[0].after[0]: no process is named "db"; there is no other init step or sidecar to wait for',
+    ]);
+  });
+
+  it('must be a list of names', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, after: db }
+        - { name: job, role: app, command: job, after: [1] }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:51 processes[0].after: expected a list, got "db"',
+      'demo.yaml:3:51 processes[1].after[0]: expected a string, got 1',
+    ]);
+  });
+});

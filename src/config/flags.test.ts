@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { load, problemsOf } from '../../test/support/config.ts';
+
+describe('flags', () => {
+  it('split NAME=CMD at the first "=" and CMD like a shell', () => {
+    const plan = load({ cli: { processes: [{ flag: '--init', value: `migrate=./migrate --url="a=b" 'x y'` }], app: ['job'] } });
+    expect(plan.processes[0]).toMatchObject({ name: 'migrate', role: 'init', command: ['./migrate', '--url=a=b', 'x y'] });
+  });
+
+  it('report each problem with the flag and its value', () => {
+    const cli = {
+      processes: [
+        { flag: '--init', value: 'migrate' },
+        { flag: '--sidecar', value: 'proxy=' },
+        { flag: '--sidecar', value: `log=tail -f 'x` },
+      ] as const,
+      grace: '30',
+      logLevel: 'verbose',
+      app: ['job'],
+    };
+    expect(problemsOf({ cli })).toEqual([
+      '--grace 30: 30 has no unit; write e.g. 30s or 30ms',
+      '--log-level verbose: "verbose" is not a log level; use trace, debug, info, warn, error, fatal, silent',
+      '--init migrate: expected NAME=CMD, e.g. --init migrate="./migrate up"',
+      '--sidecar proxy=: the command is empty; give the program and its arguments, e.g. "envoy -c /etc/envoy.yaml"',
+      "--sidecar log=tail -f 'x: unbalanced quote: the ' at character 9 is never closed in: tail -f 'x",
+    ]);
+  });
+
+  it('override the file: --grace and --log-level win', () => {
+    const yaml = `
+      grace: 10s
+      logLevel: warn
+      processes: [{ name: job, role: app, command: job }]
+    `;
+    expect(load({ yaml })).toMatchObject({ graceMs: 10_000, logLevel: 'warn' });
+    expect(load({ yaml, cli: { grace: '1m30s', logLevel: 'debug' } })).toMatchObject({ graceMs: 90_000, logLevel: 'debug' });
+  });
+});
+
+const yaml = `
+  processes:
+    - { name: setup, role: init, command: setup }
+    - { name: proxy, role: sidecar, command: envoy }
+    - { name: job, role: app, command: job }
+`;
+
+describe('--ready', () => {
+  it('applies to sidecars from the file and from flags', () => {
+    const plan = load({
+      yaml,
+      cli: { processes: [{ flag: '--sidecar', value: 'db=postgres' }], ready: ['proxy=tcp://127.0.0.1:15000', 'db=exec:pg_isready'] },
+    });
+    expect(plan.processes.map((process) => process.readiness?.probe)).toEqual([
+      undefined,
+      { kind: 'tcp', host: '127.0.0.1', port: 15000 },
+      { kind: 'exec', command: ['pg_isready'] },
+      undefined,
+    ]);
+  });
+
+  it('takes log:REGEX and file:PATH', () => {
+    const plan = load({
+      yaml,
+      cli: {
+        ready: ['proxy=log:all dependencies initialized\\.$', 'db=file:/run/db.ready'],
+        processes: [{ flag: '--sidecar', value: 'db=postgres' }],
+      },
+    });
+    expect(plan.processes.map((process) => process.readiness?.probe)).toEqual([
+      undefined,
+      { kind: 'log', pattern: 'all dependencies initialized\\.$' },
+      { kind: 'file', path: '/run/db.ready' },
+      undefined,
+    ]);
+  });
+
+  it('reports a name that is not a sidecar, or unknown, or given twice', () => {
+    const cli = {
+      ready: ['setup=tcp://127.0.0.1:1', 'job=tcp://127.0.0.1:1', 'proxi=tcp://127.0.0.1:1', 'proxy=tcp://127.0.0.1:1', 'proxy=exec:true'],
+    };
+    expect(problemsOf({ yaml, cli })).toEqual([
+      '--ready setup=tcp://127.0.0.1:1: "setup" is an init step; --ready applies only to sidecars',
+      '--ready job=tcp://127.0.0.1:1: "job" is the app; --ready applies only to sidecars',
+      '--ready proxi=tcp://127.0.0.1:1: no process is named "proxi"; the sidecars are proxy',
+      '--ready proxy=exec:true: --ready was already given for "proxy" (see --ready proxy=tcp://127.0.0.1:1)',
+    ]);
+  });
+
+  it('reports the probe and the NAME=PROBE form with the flag and its value', () => {
+    const cli = { ready: ['proxy=tcp://x:', 'proxy'], app: ['job'] };
+    expect(problemsOf({ cli })).toEqual([
+      '--ready proxy=tcp://x:: "tcp://x:" has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000',
+      '--ready proxy: expected NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready',
+      '--ready proxy=tcp://x:: no process is named "proxy"; there are no sidecars',
+    ]);
+  });
+});
+
+describe('--restart', () => {
+  it('sets the policy of any process and keeps the backoff of the file', () => {
+    const file = `
+      processes:
+        - { name: setup, role: init, command: setup }
+        - { name: proxy, role: sidecar, command: envoy, backoff: { initial: 2s }, maxRestarts: 3 }
+        - { name: job, role: app, command: job }
+    `;
+    const plan = load({ yaml: file, cli: { restart: ['setup=on-failure', 'proxy=never', 'job=always'] } });
+    expect(plan.processes.map((process) => process.restart)).toMatchObject([
+      { policy: 'on-failure' },
+      { policy: 'never', initialBackoffMs: 2_000, maxRestarts: 3 },
+      { policy: 'always' },
+    ]);
+  });
+
+  it('reports a bad form, an unknown policy or name, always on an init step, and a repeat, with the flag', () => {
+    const cli = { restart: ['proxy', 'proxy=sometimes', 'prxy=never', 'setup=always', 'job=never', 'job=always'] };
+    expect(problemsOf({ yaml, cli })).toEqual([
+      '--restart proxy: expected NAME=POLICY, e.g. --restart migrate=on-failure',
+      '--restart proxy=sometimes: "sometimes" is not a restart policy; use always, on-failure, never',
+      '--restart prxy=never: no process is named "prxy"; the processes are setup, proxy, job',
+      '--restart setup=always: an init step is done once it exits 0, so it cannot restart always; use on-failure to retry a failing step',
+      '--restart job=always: --restart was already given for "job" (see --restart job=never)',
+    ]);
+  });
+});
+
+describe('--success-code', () => {
+  it('applies to the app, in order, and replaces the file list', () => {
+    const file = `
+      processes:
+        - { name: job, role: app, command: java, successCodes: [1] }
+    `;
+    expect(load({ yaml: file, cli: { successCode: ['143', '130'] } }).processes[0]!.successCodes).toEqual([143, 130]);
+    expect(load({ yaml: file }).processes[0]!.successCodes).toEqual([1]);
+    expect(load({ cli: { successCode: ['0'], app: ['java'] } }).processes[0]!.successCodes).toEqual([0]);
+  });
+
+  it('reports what is not an exit code, with the flag', () => {
+    expect(problemsOf({ cli: { successCode: ['256', '-1', '0x8f', ''], app: ['job'] } })).toEqual([
+      '--success-code 256: 256 is not an exit code; use a whole number from 0 to 255',
+      '--success-code -1: "-1" is not an exit code; use a whole number from 0 to 255',
+      '--success-code 0x8f: "0x8f" is not an exit code; use a whole number from 0 to 255',
+      '--success-code : "" is not an exit code; use a whole number from 0 to 255',
+    ]);
+  });
+});

@@ -1,0 +1,311 @@
+import { describe, expect, it } from 'vitest';
+import { parseProbe } from './probe.ts';
+import { load, problemsOf } from '../../test/support/config.ts';
+import {
+  DEFAULT_LIVENESS_FAILURE_THRESHOLD,
+  DEFAULT_LIVENESS_INITIAL_DELAY_MS,
+  DEFAULT_LIVENESS_PERIOD_MS,
+  DEFAULT_LIVENESS_TIMEOUT_MS,
+} from './plan.ts';
+
+describe('parseProbe', () => {
+  it('reads tcp://HOST:PORT, IPv6 in brackets too', () => {
+    expect(parseProbe('tcp://127.0.0.1:15000')).toEqual({ ok: true, value: { kind: 'tcp', host: '127.0.0.1', port: 15000 } });
+    expect(parseProbe('tcp://[::1]:8080')).toEqual({ ok: true, value: { kind: 'tcp', host: '::1', port: 8080 } });
+  });
+
+  it('reads http URLs, with or without a port and a path', () => {
+    expect(parseProbe('http://127.0.0.1:15021/healthz/ready')).toEqual({
+      ok: true,
+      value: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready', headers: {}, expectStatus: undefined },
+    });
+    expect(parseProbe('http://localhost')).toEqual({
+      ok: true,
+      value: { kind: 'http', url: 'http://localhost/', headers: {}, expectStatus: undefined },
+    });
+  });
+
+  it('splits exec:CMD like a shell', () => {
+    expect(parseProbe(`exec:pg_isready -h '127.0.0.1'`)).toEqual({
+      ok: true,
+      value: { kind: 'exec', command: ['pg_isready', '-h', '127.0.0.1'] },
+    });
+  });
+
+  it('takes log:REGEX verbatim, spaces and colons included, and checks that it compiles', () => {
+    expect(parseProbe('log:listening on :\\d+ ')).toEqual({ ok: true, value: { kind: 'log', pattern: 'listening on :\\d+ ' } });
+    expect(parseProbe('LOG:^ready$')).toEqual({ ok: true, value: { kind: 'log', pattern: '^ready$' } });
+  });
+
+  it('takes file:PATH as written', () => {
+    expect(parseProbe('file:/tmp/ready')).toEqual({ ok: true, value: { kind: 'file', path: '/tmp/ready' } });
+    expect(parseProbe('file:run/ready')).toEqual({ ok: true, value: { kind: 'file', path: 'run/ready' } });
+  });
+
+  it.each([
+    ['log:', 'log: needs a pattern, e.g. log:listening on port \\d+'],
+    ['log:(ready', 'log probe: Invalid regular expression: /(ready/: Unterminated group'],
+    ['log:a{2,1}', 'log probe: Invalid regular expression: /a{2,1}/: numbers out of order in {} quantifier'],
+    ['file:', 'file: needs a path, e.g. file:/tmp/ready'],
+    ['tcp://x:', '"tcp://x:" has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
+    ['tcp://x', '"tcp://x" has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
+    ['tcp://:80', '"tcp://:80" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
+    ['tcp://x:80/path', '"tcp://x:80/path": a tcp probe takes only HOST:PORT, not "/path"'],
+    ['tcp://x:0', 'port "0" is not a number from 1 to 65535'],
+    ['tcp://x:65536', 'port "65536" is not a number from 1 to 65535'],
+    ['tcp://x:http', 'port "http" is not a number from 1 to 65535'],
+    ['http://x:99999/', 'port "99999" is not a number from 1 to 65535'],
+    ['http:///ready', '"http:///ready" has no host; use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready'],
+    ['http://u:p@x/', '"http://u:p@x/": credentials in a probe URL are not supported'],
+    [
+      'https://127.0.0.1/ready',
+      'https probes are not supported yet; use http:// (probes reach processes inside the container, usually on 127.0.0.1)',
+    ],
+    ['exec:', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
+    ['exec:  ', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
+    [`exec:sh -c 'x`, `exec probe: unbalanced quote: the ' at character 7 is never closed in: sh -c 'x`],
+    ['127.0.0.1:80', '"127.0.0.1:80" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH'],
+    ['', '"" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH'],
+  ])('rejects %j', (text, message) => {
+    expect(parseProbe(text)).toEqual({ ok: false, message });
+  });
+});
+
+const JOB = '  - { name: job, role: app, command: job }';
+
+/** A sidecar named proxy whose readiness probe is `probe`, written on line 5. */
+function withProbe(probe: string): string {
+  return `
+    processes:
+      - name: proxy
+        role: sidecar
+        command: envoy
+        readiness: { probe: ${probe} }
+    ${JOB}
+  `;
+}
+
+describe('a probe in the file', () => {
+  it.each([
+    ['tcp://127.0.0.1:15000', { kind: 'tcp', host: '127.0.0.1', port: 15000 }],
+    ['"log:ready to accept connections"', { kind: 'log', pattern: 'ready to accept connections' }],
+    ['"file:/tmp/ready"', { kind: 'file', path: '/tmp/ready' }],
+    ['{ tcp: { host: "::1", port: 8080 } }', { kind: 'tcp', host: '::1', port: 8080 }],
+    ['{ tcp: { host: "[::1]", port: 8080 } }', { kind: 'tcp', host: '::1', port: 8080 }],
+    [
+      '{ http: { url: "http://127.0.0.1:8080/ready" } }',
+      { kind: 'http', url: 'http://127.0.0.1:8080/ready', headers: {}, expectStatus: undefined },
+    ],
+    [
+      '{ http: { url: "http://h/ready", headers: { Host: example.com, X-Probe: "1" }, expectStatus: [200, 204] } }',
+      { kind: 'http', url: 'http://h/ready', headers: { Host: 'example.com', 'X-Probe': '1' }, expectStatus: [200, 204] },
+    ],
+    ['{ exec: [pg_isready, -h, 127.0.0.1] }', { kind: 'exec', command: ['pg_isready', '-h', '127.0.0.1'] }],
+    ['{ exec: "pg_isready -h \'127.0.0.1\'" }', { kind: 'exec', command: ['pg_isready', '-h', '127.0.0.1'] }],
+    ['{ log: "listening on :\\\\d+" }', { kind: 'log', pattern: 'listening on :\\d+' }],
+    ['{ file: /tmp/ready }', { kind: 'file', path: '/tmp/ready' }],
+  ])('reads %s', (probe, expected) => {
+    expect(load({ yaml: withProbe(probe) }).processes[0]!.readiness!.probe).toEqual(expected);
+  });
+
+  it('reports each bad field of the object form at its own path and column', () => {
+    const yaml = `
+      processes:
+        - name: proxy
+          role: sidecar
+          command: envoy
+          readiness:
+            probe: { tcp: { host: "", port: 0 } }
+        - name: db
+          role: sidecar
+          command: postgres
+          readiness:
+            probe:
+              http:
+                url: https://127.0.0.1/ready
+                headers: { "Bad Name": x, X-Ok: "a\\nb" }
+                expectStatus: [200, 600, 1.5]
+      ${JOB}
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:6:23 processes[0].readiness.probe.tcp.host: is empty; give a host name or address, e.g. 127.0.0.1',
+      'demo.yaml:6:33 processes[0].readiness.probe.tcp.port: 0 is not a port; use a whole number from 1 to 65535',
+      'demo.yaml:13:11 processes[1].readiness.probe.http.url: https probes are not supported yet; use http:// (probes reach processes inside the container, usually on 127.0.0.1)',
+      `demo.yaml:14:22 processes[1].readiness.probe.http.headers["Bad Name"]: "Bad Name" is not a header name; use letters, digits and !#$%&'*+-.^_\`|~`,
+      'demo.yaml:14:37 processes[1].readiness.probe.http.headers["X-Ok"]: the value contains a control character (a line break?), which a header cannot hold',
+      'demo.yaml:15:31 processes[1].readiness.probe.http.expectStatus[1]: 600 is not an HTTP status; use a whole number from 100 to 599',
+      'demo.yaml:15:36 processes[1].readiness.probe.http.expectStatus[2]: 1.5 is not an HTTP status; use a whole number from 100 to 599',
+    ]);
+  });
+
+  it('takes exactly one kind, and says which were given', () => {
+    const yaml = `
+      processes:
+        - name: a
+          role: sidecar
+          command: a
+          readiness:
+            probe: { tcp: { host: x, port: 1 }, http: { url: "http://x/" } }
+        - name: b
+          role: sidecar
+          command: b
+          readiness:
+            probe: {}
+      ${JOB}
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:6:7 processes[0].readiness.probe: give only one of tcp, http, exec, log or file; this has tcp and http',
+      'demo.yaml:11:7 processes[1].readiness.probe: give one of tcp, http, exec, log or file',
+    ]);
+  });
+
+  it('reports unknown keys and wrong types inside the object form without hiding each other', () => {
+    const yaml = `
+      processes:
+        - name: a
+          role: sidecar
+          command: a
+          readiness:
+            probe: { tcp: { host: 1, port: 2 }, tpc: 1 }
+        - name: b
+          role: sidecar
+          command: b
+          readiness:
+            probe: { exec: [], log: "(" }
+        - name: c
+          role: sidecar
+          command: c
+          readiness:
+            probe: 42
+      ${JOB}
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:6:23 processes[0].readiness.probe.tcp.host: expected a string, got 1',
+      'demo.yaml:6:43 processes[0].readiness.probe.tpc: unknown key "tpc" (did you mean tcp?); accepted here: tcp, http, exec, log, file',
+      'demo.yaml:11:7 processes[1].readiness.probe: give only one of tcp, http, exec, log or file; this has exec and log',
+      'demo.yaml:11:16 processes[1].readiness.probe.exec: is an empty list; give at least 1 item',
+      'demo.yaml:11:26 processes[1].readiness.probe.log: log probe: Invalid regular expression: /(/: Unterminated group',
+      'demo.yaml:16:7 processes[2].readiness.probe: expected a string or a mapping, got 42',
+    ]);
+  });
+
+  it('checks that a log pattern compiles and a file path is not empty, in both forms', () => {
+    const yaml = `
+      processes:
+        - name: a
+          role: sidecar
+          command: a
+          readiness: { probe: { log: "([a-z]" } }
+        - name: b
+          role: sidecar
+          command: b
+          readiness: { probe: "log:a{2,1}" }
+        - name: c
+          role: sidecar
+          command: c
+          readiness: { probe: { file: "" } }
+      ${JOB}
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:5:27 processes[0].readiness.probe.log: log probe: Invalid regular expression: /([a-z]/: Unterminated group',
+      'demo.yaml:9:18 processes[1].readiness.probe: log probe: Invalid regular expression: /a{2,1}/: numbers out of order in {} quantifier',
+      'demo.yaml:13:27 processes[2].readiness.probe.file: file: needs a path, e.g. file:/tmp/ready',
+    ]);
+  });
+});
+
+describe('liveness', () => {
+  it('applies the defaults from plan.ts and reads every field, on a sidecar and on the app', () => {
+    const yaml = `
+      processes:
+        - name: proxy
+          role: sidecar
+          command: envoy
+          liveness: { probe: "tcp://127.0.0.1:15000" }
+        - name: job
+          role: app
+          command: job
+          liveness:
+            probe: { http: { url: "http://127.0.0.1:8080/healthz", expectStatus: [200] } }
+            period: 10s
+            timeout: 2s
+            failureThreshold: 5
+            initialDelay: 30s
+    `;
+    const [proxy, job] = load({ yaml }).processes;
+    expect(proxy!.liveness).toEqual({
+      probe: { kind: 'tcp', host: '127.0.0.1', port: 15000 },
+      periodMs: DEFAULT_LIVENESS_PERIOD_MS,
+      timeoutMs: DEFAULT_LIVENESS_TIMEOUT_MS,
+      failureThreshold: DEFAULT_LIVENESS_FAILURE_THRESHOLD,
+      initialDelayMs: DEFAULT_LIVENESS_INITIAL_DELAY_MS,
+    });
+    expect(job!.liveness).toEqual({
+      probe: { kind: 'http', url: 'http://127.0.0.1:8080/healthz', headers: {}, expectStatus: [200] },
+      periodMs: 10_000,
+      timeoutMs: 2_000,
+      failureThreshold: 5,
+      initialDelayMs: 30_000,
+    });
+  });
+
+  it('takes a file probe but not a log probe, in either form', () => {
+    const yaml = `
+      processes:
+        - name: a
+          role: sidecar
+          command: a
+          liveness: { probe: "file:/tmp/alive" }
+        - name: b
+          role: sidecar
+          command: b
+          liveness: { probe: "log:started" }
+        - name: job
+          role: app
+          command: job
+          liveness: { probe: { log: started } }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:9:17 processes[1].liveness.probe: a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file',
+      'demo.yaml:13:17 processes[2].liveness.probe: a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file',
+    ]);
+    const fileOnly = 'processes: [{ name: job, role: app, command: job, liveness: { probe: "file:/tmp/alive" } }]';
+    expect(load({ yaml: fileOnly }).processes[0]!.liveness?.probe).toEqual({ kind: 'file', path: '/tmp/alive' });
+  });
+
+  it('reports each bad field at its key: zero timings, a threshold below 1 or not whole, a missing probe', () => {
+    const yaml = `
+      processes:
+        - name: proxy
+          role: sidecar
+          command: envoy
+          liveness:
+            probe: exec:true
+            period: 0s
+            timeout: 1
+            failureThreshold: 0
+            initialDelay: soon
+        - name: job
+          role: app
+          command: job
+          liveness:
+            failureThreshold: 1.5
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:7:7 processes[0].liveness.period: "0s" is zero; give a duration of at least 1ms',
+      'demo.yaml:8:7 processes[0].liveness.timeout: 1 has no unit; write e.g. 1s or 1ms',
+      'demo.yaml:9:7 processes[0].liveness.failureThreshold: 0 is not a failure threshold; use a whole number of 1 or more',
+      'demo.yaml:10:7 processes[0].liveness.initialDelay: "soon" is not a duration; use e.g. 500ms, 5s, 1m',
+      'demo.yaml:14:5 processes[1].liveness.probe: is required; give a string or a mapping',
+      'demo.yaml:15:7 processes[1].liveness.failureThreshold: 1.5 is not a failure threshold; use a whole number of 1 or more',
+    ]);
+  });
+
+  it('allows an initial delay of zero', () => {
+    const yaml = `
+      processes:
+        - { name: job, role: app, command: job, liveness: { probe: "exec:true", initialDelay: 0s } }
+    `;
+    expect(load({ yaml }).processes[0]!.liveness?.initialDelayMs).toBe(0);
+  });
+});

@@ -1,0 +1,210 @@
+import * as z from 'zod';
+import { CommandSchema, checkNoNul, splitCommand } from './command.ts';
+import { positiveDuration, duration } from './duration.ts';
+import { PROBE_KINDS } from './literals.ts';
+import { parseHttpUrl, parsePort } from './parse-http-url.ts';
+import {
+  DEFAULT_LIVENESS_FAILURE_THRESHOLD,
+  DEFAULT_LIVENESS_INITIAL_DELAY_MS,
+  DEFAULT_LIVENESS_PERIOD_MS,
+  DEFAULT_LIVENESS_TIMEOUT_MS,
+  DEFAULT_PROBE_DEADLINE_MS,
+  DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+  DEFAULT_PROBE_PERIOD_MS,
+  DEFAULT_PROBE_TIMEOUT_MS,
+  type ProbeSpec,
+  type ReadinessSpec,
+} from './plan.ts';
+import { fail, mapResult, ok, quote, type Result } from './result.ts';
+import { exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
+import { FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, PORT_RANGE, wholeNumber } from './whole-number.ts';
+
+// A probe, for readiness and liveness: the string form shared by `--ready` and
+// the YAML shorthand, or a mapping with exactly one key naming its kind.
+// tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), exec:CMD (exit 0
+// is success; CMD split like a shell, never run through one), log:REGEX (a line
+// of the process's output matches) or file:PATH (the file exists).
+
+export const PROBE_HINT = 'use tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH';
+
+const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
+const TCP = /^tcp:\/\/(\[[^\]]*\]|[^:/?#@[\]]*)(?::([^/?#]*))?(.*)$/is;
+
+export function parseProbe(text: string): Result<ProbeSpec> {
+  const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
+  switch (scheme) {
+    case 'tcp':
+      return parseTcpProbe(text);
+    case 'http':
+    case 'https':
+      return mapResult(parseHttpUrl(text, 'probe'), (url) => ({ kind: 'http', url, headers: {}, expectStatus: undefined }));
+    case 'exec':
+      return mapResult(parseExecCommand(text.slice('exec:'.length)), (command) => ({ kind: 'exec', command }));
+    case 'log':
+      return mapResult(parseLogPattern(text.slice('log:'.length)), (pattern) => ({ kind: 'log', pattern }));
+    case 'file':
+      return mapResult(parseFilePath(text.slice('file:'.length)), (path) => ({ kind: 'file', path }));
+    default:
+      return fail(`${quote(text)} is not a probe; ${PROBE_HINT}`);
+  }
+}
+
+/** A pattern that compiles as a JavaScript RegExp, as the log probe will compile it. */
+function parseLogPattern(pattern: string): Result<string> {
+  if (pattern === '') return fail('log: needs a pattern, e.g. log:listening on port \\d+');
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    return fail(`log probe: ${(error as SyntaxError).message}`);
+  }
+  return ok(pattern);
+}
+
+function parseFilePath(path: string): Result<string> {
+  if (path === '') return fail('file: needs a path, e.g. file:/tmp/ready');
+  return path.includes('\0') ? fail('file: the path has a NUL character, which no file name can hold') : ok(path);
+}
+
+function parseTcpProbe(text: string): Result<ProbeSpec> {
+  const [, host = '', port, rest = ''] = TCP.exec(text) ?? [];
+  if (host === '' || host === '[]') return fail(`${quote(text)} has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000`);
+  if (port === undefined || port === '') return fail(`${quote(text)} has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000`);
+  if (rest !== '') return fail(`${quote(text)}: a tcp probe takes only HOST:PORT, not ${quote(rest)}`);
+  return mapResult(parsePort(port), (checked) => ({ kind: 'tcp', host: unbracket(host), port: checked }));
+}
+
+function parseExecCommand(commandText: string): Result<string[]> {
+  const words = splitCommand(commandText);
+  if (!words.ok) return fail(`exec probe: ${words.message}`);
+  if (words.value[0] === undefined || words.value[0] === '') return fail('exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1');
+  return checkNoNul(words.value, 'the exec probe');
+}
+
+/** IPv6 with or without brackets. */
+function unbracket(host: string): string {
+  return host.replace(/^\[(.*)\]$/s, '$1');
+}
+
+function parseHost(host: string): Result<string> {
+  return host === '' ? fail('is empty; give a host name or address, e.g. 127.0.0.1') : ok(unbracket(host));
+}
+
+// Header names and values are checked when the plan is made, since Node's
+// http would only refuse them at the first probe attempt.
+// https://www.rfc-editor.org/rfc/rfc9110#name-field-names (a token)
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+// What Node's http accepts in a value: tab, visible ASCII and obs-text; no CR, LF or NUL.
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+
+const HeadersSchema = z.record(z.string(), z.string()).superRefine((headers, context) => {
+  for (const [name, value] of Object.entries(headers)) {
+    const message = !TOKEN.test(name)
+      ? `${quote(name)} is not a header name; use letters, digits and !#$%&'*+-.^_\`|~`
+      : !FIELD_VALUE.test(value)
+        ? 'the value contains a control character (a line break?), which a header cannot hold'
+        : undefined;
+    if (message !== undefined) context.addIssue({ code: 'custom', message, path: [name], input: value });
+  }
+});
+
+const TcpProbeSchema = mapping({
+  host: parsedWith(z.string().meta({ description: 'A host name or address; IPv6 with or without brackets.' }), parseHost),
+  port: wholeNumber('1 to 65535.', PORT_RANGE),
+});
+
+const HttpProbeSchema = mapping({
+  url: parsedWith(z.string().meta({ description: 'http://HOST:PORT/PATH', examples: ['http://127.0.0.1:15021/healthz/ready'] }), (url) =>
+    parseHttpUrl(url, 'probe'),
+  ),
+  headers: HeadersSchema.optional().meta({ description: 'Request headers.' }),
+  expectStatus: z
+    .array(wholeNumber('An HTTP status.', HTTP_STATUS_RANGE))
+    .min(1)
+    .optional()
+    .meta({ description: 'The statuses that pass; any 2xx or 3xx when left out.', examples: [[200, 204]] }),
+});
+
+const ProbeObjectSchema = mapping({
+  tcp: TcpProbeSchema.optional().meta({ description: 'Passes when a TCP connection opens.' }),
+  http: HttpProbeSchema.optional().meta({ description: 'Passes on an expected status.' }),
+  exec: CommandSchema.optional().meta({ description: 'Passes when the command exits 0.' }),
+  log: parsedWith(z.string(), parseLogPattern)
+    .optional()
+    .meta({ description: "Readiness only: passes once a line of the process's stdout or stderr matches this JavaScript RegExp." }),
+  file: parsedWith(z.string(), parseFilePath).optional().meta({ description: 'Passes while the file exists.' }),
+})
+  // Checked on what was written, even when a field has problems of its own.
+  .check(z.superRefine(exactlyOneOf(PROBE_KINDS), { when: () => true }))
+  .meta({ minProperties: 1, maxProperties: 1 })
+  .transform(({ tcp, http, exec, log, file }): ProbeSpec => {
+    if (tcp !== undefined) return { kind: 'tcp', ...tcp };
+    if (http !== undefined) return { kind: 'http', url: http.url, headers: http.headers ?? {}, expectStatus: http.expectStatus };
+    if (exec !== undefined) return { kind: 'exec', command: exec };
+    if (log !== undefined) return { kind: 'log', pattern: log };
+    return { kind: 'file', path: file! };
+  });
+
+export const ProbeSchema = z.union([
+  parsedWith(
+    z.string().meta({
+      description: 'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), exec:CMD (exit 0 is success), log:REGEX or file:PATH',
+      examples: [
+        'tcp://127.0.0.1:15000',
+        'http://127.0.0.1:15021/healthz/ready',
+        'exec:pg_isready -h 127.0.0.1',
+        'log:ready to accept connections',
+        'file:/tmp/ready',
+      ],
+    }),
+    parseProbe,
+  ),
+  ProbeObjectSchema,
+]);
+
+export const ReadinessSchema = mapping({
+  probe: ProbeSchema,
+  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_PROBE_PERIOD_MS).optional(),
+  timeout: positiveDuration('Bound on one attempt.', DEFAULT_PROBE_TIMEOUT_MS).optional(),
+  deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULT_PROBE_DEADLINE_MS).optional(),
+  periodAfterStart: positiveDuration(
+    'Once started, readiness is still tracked at this period; a failure never restarts anything.',
+    DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+  ).optional(),
+}).transform(withReadinessDefaults);
+
+/** `readiness:` with the default timings; with the probe alone, for a probe given only by `--ready`. */
+export function withReadinessDefaults(raw: {
+  probe: ProbeSpec;
+  period?: number;
+  timeout?: number;
+  deadline?: number;
+  periodAfterStart?: number;
+}): ReadinessSpec {
+  return {
+    probe: raw.probe,
+    periodMs: raw.period ?? DEFAULT_PROBE_PERIOD_MS,
+    timeoutMs: raw.timeout ?? DEFAULT_PROBE_TIMEOUT_MS,
+    deadlineMs: raw.deadline ?? DEFAULT_PROBE_DEADLINE_MS,
+    periodAfterStartMs: raw.periodAfterStart ?? DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+  };
+}
+
+// A log probe passes once, when its line is seen, and never fails again, so it
+// cannot tell whether a process is still alive.
+const LOG_LIVENESS_MESSAGE = 'a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file';
+
+export const LivenessSchema = mapping({
+  probe: ProbeSchema.meta({ description: 'Any probe but log.' }).refine((probe) => probe.kind !== 'log', LOG_LIVENESS_MESSAGE),
+  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_LIVENESS_PERIOD_MS).optional(),
+  timeout: positiveDuration('Bound on one attempt.', DEFAULT_LIVENESS_TIMEOUT_MS).optional(),
+  failureThreshold: wholeNumber('Consecutive failures that make the process be stopped and restarted.', FAILURE_THRESHOLD_RANGE)
+    .optional()
+    .meta({ default: DEFAULT_LIVENESS_FAILURE_THRESHOLD }),
+  initialDelay: duration('Wait after the process has started before the first attempt.', DEFAULT_LIVENESS_INITIAL_DELAY_MS).optional(),
+}).transform((raw) => ({
+  probe: raw.probe,
+  periodMs: raw.period ?? DEFAULT_LIVENESS_PERIOD_MS,
+  timeoutMs: raw.timeout ?? DEFAULT_LIVENESS_TIMEOUT_MS,
+  failureThreshold: raw.failureThreshold ?? DEFAULT_LIVENESS_FAILURE_THRESHOLD,
+  initialDelayMs: raw.initialDelay ?? DEFAULT_LIVENESS_INITIAL_DELAY_MS,
+}));

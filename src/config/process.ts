@@ -1,0 +1,214 @@
+import * as z from 'zod';
+import { type Argv, CommandSchema } from './command.ts';
+import { duration } from './duration.ts';
+import { HookSchema } from './hook.ts';
+import { ROLES } from './literals.ts';
+import type { ProcessSpec, Role, SignalTarget } from './plan.ts';
+import { LivenessSchema, ReadinessSchema } from './probe.ts';
+import { at, fileOrigin, type Origin, type Report } from './problem.ts';
+import { BackoffSchema, checkPolicyForRole, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
+import { fail, ok, quote } from './result.ts';
+import { isRecord, mapping, parsedWith } from './schema-fields.ts';
+import { stopSignalField } from './signals.ts';
+import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
+
+// One process of the plan: an entry of `processes:` in the file, an --init or
+// --sidecar flag, or the app given as operands. A field is added here (its
+// schema and its default in createDraft) and in ProcessSpec (plan.ts).
+
+/**
+ * A process before the plan is built. Two fields depend on the whole
+ * configuration and are resolved by build-plan.ts.
+ */
+export interface ProcessDraft extends Omit<ProcessSpec, 'after' | 'signalTarget'> {
+  /** As written; undefined when not given. */
+  readonly after: readonly string[] | undefined;
+  /** From signalGroup; undefined leaves it to singleChild. */
+  readonly signalTarget: SignalTarget | undefined;
+}
+
+/**
+ * One process as read from the file, a flag or the app operands, on its way to
+ * the plan. The cross-entry rules (names, apps, flag targets, after) work on these.
+ */
+export interface Entry {
+  /** Undefined when unreadable; that problem is already reported. */
+  readonly name: string | undefined;
+  readonly role: Role | undefined;
+  /** Where the entry was defined: processes[i] in the file, or the flag. */
+  readonly origin: Origin;
+  /** The names in `after:`, when given and readable (only file entries have it). */
+  readonly after: readonly string[] | undefined;
+  /** Undefined when the configuration has problems. */
+  readonly draft: ProcessDraft | undefined;
+}
+
+// Process names become log fields, and later status paths and Kubernetes-style
+// references, so they follow the rule for Kubernetes container names: an
+// RFC 1123 DNS label.
+/** Also the `pattern` of `name` in the JSON Schema. */
+const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
+const DNS_LABEL = new RegExp(DNS_LABEL_PATTERN);
+export const DNS_LABEL_MAX_LENGTH = 63;
+
+/** A message saying what is wrong with the name, or undefined when it is fine. */
+export function validateName(name: string): string | undefined {
+  if (!DNS_LABEL.test(name)) {
+    return (
+      `${quote(name)} is not a valid name; use lower-case letters, digits and "-", ` +
+      'starting and ending with a letter or digit (a DNS label, like a Kubernetes container name)'
+    );
+  }
+  if (name.length > DNS_LABEL_MAX_LENGTH) {
+    return `${quote(name)} is ${name.length} characters long; a name has at most ${DNS_LABEL_MAX_LENGTH} (a DNS label)`;
+  }
+  return undefined;
+}
+
+const EnvSchema = z
+  .record(
+    z.string(),
+    z.union([z.string(), z.number(), z.boolean()], {
+      error: (issue) => (issue.input === null ? 'has no value; write "" for an empty string' : undefined),
+    }),
+  )
+  // Every entry is checked, even when another has no value.
+  .check(z.superRefine(checkEnv, { when: () => true }))
+  // Numbers and booleans are accepted, as docker-compose users expect;
+  // config-file.ts has already replaced them with their text as written, so
+  // `VERSION: 1.10` stays "1.10" rather than becoming "1.1".
+  .transform((env) => Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])));
+
+function checkEnv(env: unknown, context: z.core.$RefinementCtx<unknown>): void {
+  if (!isRecord(env)) return;
+  for (const [name, value] of Object.entries(env)) {
+    if (!['string', 'number', 'boolean'].includes(typeof value)) continue;
+    const message =
+      name === '' || name.includes('=') || name.includes('\0')
+        ? `${quote(name)} is not a variable name; a name is not empty and has no "=" in it`
+        : String(value).includes('\0')
+          ? 'the value contains a NUL character, which no environment can hold'
+          : undefined;
+    if (message !== undefined) context.addIssue({ code: 'custom', message, path: [name], input: value });
+  }
+}
+
+function parseCwd(cwd: string) {
+  if (cwd === '') return fail('is empty; leave cwd out to use the working directory of sidecar-init');
+  return cwd.includes('\0') ? fail('has a NUL character, which no directory name can hold') : ok(cwd);
+}
+
+const ProcessFields = mapping({
+  name: z.string().meta({ description: 'A DNS label, unique in the plan.', pattern: DNS_LABEL_PATTERN }),
+  role: z.enum(ROLES).meta({
+    description: 'init runs to completion; sidecar keeps running and is started once ready; app is the main process.',
+  }),
+  command: CommandSchema,
+  env: EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
+  cwd: parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
+  after: z
+    .array(z.string())
+    .optional()
+    .meta({
+      description:
+        'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
+        'each starts when its own list is satisfied, and the app after everything unless it has a list.',
+    }),
+  readiness: ReadinessSchema.optional().meta({ description: 'Sidecars only: when the sidecar counts as started.' }),
+  liveness: LivenessSchema.optional().meta({
+    description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
+  }),
+  restart: RestartPolicySchema.optional().meta({ description: 'Default: always for a sidecar, never for an init step and the app.' }),
+  backoff: BackoffSchema.optional().meta({ description: 'Delays between restarts.' }),
+  maxRestarts: MaxRestartsSchema.optional(),
+  fatal: z.boolean().optional().meta({
+    description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
+    default: false,
+  }),
+  postStart: HookSchema.optional().meta({
+    description: 'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
+  }),
+  preStop: HookSchema.optional().meta({
+    description: 'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
+  }),
+  stopSignal: stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.').optional(),
+  grace: duration('How long this process alone is waited for after its stop signal, within the whole budget.').optional(),
+  signalGroup: z.boolean().optional().meta({
+    description: "Signal the child's whole process group (default), or only the child (false).",
+  }),
+  successCodes: z
+    .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
+    .optional()
+    .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
+});
+
+export const ProcessSchema = ProcessFields.transform(createDraft);
+
+/** A process with every default: an --init or --sidecar flag, or the app given as operands. */
+export function createProcessDraft(name: string, role: Role, command: Argv): ProcessDraft {
+  return createDraft({ name, role, command });
+}
+
+/** A process with its defaults, from fields that have passed their checks. */
+function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
+  const { name, role, command, signalGroup } = fields;
+  return {
+    name,
+    role,
+    command,
+    env: fields.env ?? {},
+    cwd: fields.cwd,
+    readiness: fields.readiness,
+    liveness: fields.liveness,
+    restart: createRestart(role, fields),
+    fatal: fields.fatal ?? false,
+    postStart: fields.postStart,
+    preStop: fields.preStop,
+    stopSignal: fields.stopSignal,
+    graceMs: fields.grace,
+    signalTarget: signalGroup === undefined ? undefined : signalGroup ? 'group' : 'process',
+    successCodes: fields.successCodes ?? [],
+    after: fields.after,
+  };
+}
+
+// Fields that only some roles have. An init step runs to completion, so it has
+// no readiness, liveness or hooks; only a sidecar can be fatal to the pod; only
+// the app's exit code is the pod's.
+const ROLE_FIELDS: Partial<Record<keyof z.input<typeof ProcessFields>, readonly Role[]>> = {
+  readiness: ['sidecar'],
+  liveness: ['sidecar', 'app'],
+  fatal: ['sidecar'],
+  postStart: ['sidecar', 'app'],
+  preStop: ['sidecar', 'app'],
+  successCodes: ['app'],
+};
+
+const WHO: Readonly<Record<string, string>> = {
+  sidecar: 'only sidecars have',
+  'sidecar,app': 'only sidecars and the app have',
+  app: 'only the app has',
+};
+
+/**
+ * processes[index] of the file as an Entry, its name, role and after read as
+ * far as they are readable, for the rules across entries; and the rules that
+ * depend on the role: fields the role does not have, a policy it cannot use.
+ * The draft comes from the schema, once the whole file has passed.
+ */
+export function readFileEntry(raw: unknown, index: number, report: Report): Entry {
+  const origin = fileOrigin('processes', index);
+  const fields = isRecord(raw) ? raw : {};
+  const name = typeof fields.name === 'string' ? fields.name : undefined;
+  const role = ROLES.find((known) => known === fields.role);
+  const after = Array.isArray(fields.after) && fields.after.every((item) => typeof item === 'string') ? fields.after : undefined;
+  if (role !== undefined) {
+    for (const [field, roles] of Object.entries(ROLE_FIELDS)) {
+      if (fields[field] === undefined || fields[field] === null || roles.includes(role)) continue;
+      report(at(origin, field), `${WHO[roles.join(',')] ?? `only ${roles.join(', ')} have`} ${field}; this process has role ${role}`);
+    }
+    const policyProblem = fields.restart === 'always' ? checkPolicyForRole('always', role) : undefined;
+    if (policyProblem !== undefined) report(at(origin, 'restart'), policyProblem);
+  }
+  return { name, role, origin, after, draft: undefined };
+}

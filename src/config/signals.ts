@@ -1,0 +1,170 @@
+import { constants } from 'node:os';
+import * as z from 'zod';
+import type { Plan } from './plan.ts';
+import { fail, ok, quote, type Result } from './result.ts';
+import { isRecord, parsedWith, type RelatedKey } from './schema-fields.ts';
+
+// Signals are given by name, as `kill -l` lists them, in any case and with or
+// without the SIG prefix: quit, QUIT and SIGQUIT are all SIGQUIT. Numbers are
+// refused: they differ between architectures, names do not.
+
+const SIGNAL_HINT = 'use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)';
+
+export function parseSignal(text: string): Result<NodeJS.Signals> {
+  if (/^\d+$/.test(text)) return fail(signalNumberMessage(text));
+  const upper = text.toUpperCase();
+  const name = upper.startsWith('SIG') ? upper : `SIG${upper}`;
+  if (!Object.hasOwn(constants.signals, name)) return fail(`${quote(text)} is not a signal; ${SIGNAL_HINT}`);
+  return ok(name as NodeJS.Signals);
+}
+
+/** For a number where a signal belongs, e.g. `stopSignal: 3` in YAML. */
+function signalNumberMessage(text: string): string {
+  return `${text} is a signal number; give the signal by name, e.g. SIGQUIT`;
+}
+
+/** Signals that never end a process: sent as its stop signal, it would only wait out its grace. */
+const NOT_STOPPING: Readonly<Partial<Record<NodeJS.Signals, string>>> = {
+  SIGCHLD: 'is ignored unless handled, and means "a child exited"',
+  SIGCONT: 'is ignored unless handled, and means "continue"',
+  SIGURG: 'is ignored unless handled, and means "urgent socket data"',
+  SIGSTOP: 'pauses a process instead of ending it',
+  SIGTSTP: 'pauses a process instead of ending it',
+  SIGTTIN: 'pauses a process instead of ending it',
+  SIGTTOU: 'pauses a process instead of ending it',
+};
+
+/** SIGNAL of `stopSignal:` and `--stop-signal NAME=SIGNAL`. */
+export function parseStopSignal(text: string): Result<NodeJS.Signals> {
+  const signal = parseSignal(text);
+  const why = signal.ok ? NOT_STOPPING[signal.value] : undefined;
+  if (why === undefined) return signal;
+  return fail(`${signal.ok ? signal.value : text} ${why}, so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT`);
+}
+
+export function stopSignalField(description: string) {
+  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? signalNumberMessage(String(issue.input)) : undefined);
+  return parsedWith(z.string({ error }).meta({ description, examples: ['SIGQUIT', 'INT'] }), parseStopSignal);
+}
+
+// Signal rewriting (dumb-init's --rewrite, by name): `rewrite: {SIGTERM: SIGQUIT}`
+// in the file, `--rewrite SIGTERM:SIGQUIT` on the command line; `none` drops
+// the signal. Flags override the file signal by signal (load-plan.ts).
+
+export type SignalRewrites = Plan['signalRewrites'];
+
+const DROP = 'none';
+
+/**
+ * The signals sidecar-init listens for and passes on to the app (as the
+ * supervisor subscribes to them): only these can be rewritten. A test keeps
+ * the list equal to the supervisor's.
+ */
+export const REWRITABLE_SIGNALS: readonly NodeJS.Signals[] = [
+  'SIGTERM',
+  'SIGINT',
+  'SIGHUP',
+  'SIGQUIT',
+  'SIGUSR1',
+  'SIGUSR2',
+  'SIGWINCH',
+  'SIGALRM',
+  'SIGCONT',
+  'SIGTSTP',
+  'SIGTTIN',
+  'SIGTTOU',
+  'SIGURG',
+  'SIGVTALRM',
+  'SIGXCPU',
+  'SIGXFSZ',
+  'SIGIO',
+  'SIGPWR',
+];
+
+const NOT_REWRITABLE: Readonly<Partial<Record<NodeJS.Signals, string>>> = {
+  SIGKILL: 'cannot be caught',
+  SIGSTOP: 'cannot be caught',
+  SIGCHLD: 'tells sidecar-init that a process exited and is never passed on',
+};
+
+interface Rewrite {
+  readonly from: NodeJS.Signals;
+  readonly to: NodeJS.Signals | null;
+}
+
+function parseRewrite(fromText: string, toText: string): Result<Rewrite> {
+  const from = parseSignal(fromText);
+  if (!from.ok) return from;
+  if (!REWRITABLE_SIGNALS.includes(from.value)) {
+    const why = NOT_REWRITABLE[from.value] ?? 'is not passed on to the app';
+    return fail(`${from.value} ${why}, so it cannot be rewritten`);
+  }
+  if (toText.toLowerCase() === DROP) return ok({ from: from.value, to: null });
+  const to = parseSignal(toText);
+  if (!to.ok) return fail(`${to.message}, or none to drop ${from.value}`);
+  return ok({ from: from.value, to: to.value });
+}
+
+/**
+ * One rewrite per signal (TERM and SIGTERM are the same key); `problem` gets
+ * the index of each bad rewrite and, for a repeat, the index of the first.
+ */
+function collectRewrites(rewrites: readonly Result<Rewrite>[], problem: (index: number, message: string, first?: number) => void) {
+  const result: Partial<Record<NodeJS.Signals, NodeJS.Signals | null>> = {};
+  const first = new Map<NodeJS.Signals, number>();
+  rewrites.forEach((rewrite, index) => {
+    const earlier = rewrite.ok ? first.get(rewrite.value.from) : undefined;
+    if (!rewrite.ok) problem(index, rewrite.message);
+    else if (earlier !== undefined) problem(index, `${rewrite.value.from} is already rewritten`, earlier);
+    else {
+      first.set(rewrite.value.from, index);
+      result[rewrite.value.from] = rewrite.value.to;
+    }
+  });
+  return result;
+}
+
+const NO_REWRITE_TARGET = 'has no value; write none to drop the signal';
+
+/** `rewrite:` of the file, as written; each problem at its key, even when another entry has no value. */
+export const RewriteSchema = z
+  .record(z.string(), z.string({ error: (issue) => (issue.input === null ? NO_REWRITE_TARGET : undefined) }))
+  .check(
+    z.superRefine(
+      (raw, context) =>
+        void fileRewrites(raw, (key, message, firstKey) => {
+          const params: RelatedKey | undefined = firstKey === undefined ? undefined : { relatedKey: firstKey };
+          context.addIssue({ code: 'custom', message, input: raw, path: [key], params });
+        }),
+      { when: () => true },
+    ),
+  )
+  .optional()
+  .meta({
+    description: 'Signals rewritten before they reach the app, by name (SIGTERM: SIGQUIT); none drops the signal.',
+    examples: [{ SIGTERM: 'SIGQUIT', SIGHUP: 'none' }],
+  });
+
+/** `rewrite:` once it has passed RewriteSchema. */
+export function toRewrites(raw: Readonly<Record<string, string>> | undefined): SignalRewrites {
+  return fileRewrites(raw);
+}
+
+function fileRewrites(raw: unknown, problem?: (key: string, message: string, firstKey?: string) => void): SignalRewrites {
+  const pairs = isRecord(raw) ? Object.entries(raw).filter((pair): pair is [string, string] => typeof pair[1] === 'string') : [];
+  return collectRewrites(
+    pairs.map(([from, to]) => parseRewrite(from, to)),
+    (index, message, first) => problem?.(pairs[index]![0], message, first === undefined ? undefined : pairs[first]![0]),
+  );
+}
+
+const REWRITE_FORM = 'expected FROM:TO, e.g. --rewrite SIGTERM:SIGQUIT, or --rewrite SIGHUP:none to drop a signal';
+
+/** Every `--rewrite FROM:TO`, in command-line order; `problem` gets the index of each bad value. */
+export function parseRewriteFlags(values: readonly string[], problem: (index: number, message: string, first?: number) => void) {
+  const rewrites = values.map((value) => {
+    const colon = value.indexOf(':');
+    return colon < 0 ? fail<Rewrite>(REWRITE_FORM) : parseRewrite(value.slice(0, colon), value.slice(colon + 1));
+  });
+  return collectRewrites(rewrites, problem);
+}

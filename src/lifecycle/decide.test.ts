@@ -7,7 +7,7 @@ import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from './graph.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
-import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from './test-plan.ts';
+import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });
 const signaled = (signal: NodeJS.Signals): ExitStatus => ({ kind: 'signaled', signal });

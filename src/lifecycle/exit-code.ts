@@ -1,5 +1,5 @@
 import type { ProcessSpec } from '../config/plan.ts';
-import { exitCodeOf, isSuccess, signalExitCode } from '../process/exit-status.ts';
+import { exitCodeOf, isSuccess, signalExitCode } from './exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { ProcState, StopReason } from './state.ts';
 

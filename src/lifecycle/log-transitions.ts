@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Child } from '../process/child.ts';
-import { exitCodeOf } from '../process/exit-status.ts';
+import { exitCodeOf } from './exit-status.ts';
 import type { LifecycleEvent } from './events.ts';
 import type { ProcessGraph } from './graph.ts';
 import type { LifecycleState, StopReason } from './state.ts';

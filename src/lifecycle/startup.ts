@@ -1,5 +1,5 @@
 import type { ProcessSpec } from '../config/plan.ts';
-import { isSuccess } from '../process/exit-status.ts';
+import { isSuccess } from './exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
 

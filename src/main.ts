@@ -13,7 +13,7 @@ import { loadNativeProcessApi } from './process/native.ts';
 import { killDescendantsNow } from './process/kill-descendants.ts';
 import { createReaper } from './process/reaper.ts';
 import { subscribeSignals } from './process/signals.ts';
-import { createSpawner } from './process/spawn.ts';
+import { createSpawner, ownedPids } from './process/spawn.ts';
 import { sweepDescendants } from './process/sweep.ts';
 import { runDrain } from './hooks/run-drain.ts';
 import { runHook } from './hooks/run-hook.ts';
@@ -90,7 +90,7 @@ async function supervise(plan: Plan, logger: Logger): Promise<number> {
   const spawner = createSpawner();
   const reaper = createReaper({
     native: loadNativeProcessApi(),
-    ownedPids: spawner.ownedPids,
+    ownedPids,
     onReaped: (orphans) => logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans'),
     onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testProcess } from '../lifecycle/test-plan.ts';
+import { testProcess } from '../../test/support/test-plan.ts';
 import { EMPTY_CLI_INPUT } from './cli-input.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';

@@ -1,6 +1,6 @@
 import type { DrainSpec } from '../config/plan.ts';
-import type { ProbeOutcome } from '../probes/probe.ts';
-import { ABORTED_REASON, failure, MAX_TIMER_MS } from '../probes/run-attempt.ts';
+import type { AttemptOutcome } from '../attempt/run-attempt.ts';
+import { ABORTED_REASON, failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runHook, withElapsed } from './run-hook.ts';
@@ -23,7 +23,7 @@ export async function runDrain(drain: DrainSpec, context: HookContext, signal: A
   }
 }
 
-export function waitForDelay(ms: number, signal: AbortSignal): Promise<ProbeOutcome> {
+export function waitForDelay(ms: number, signal: AbortSignal): Promise<AttemptOutcome> {
   if (signal.aborted) return Promise.resolve(failure(ABORTED_REASON));
   return new Promise((resolve) => {
     const onAbort = (): void => {

@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { OutputStream } from '../process/child.ts';
+import { ownedPids } from '../process/spawn.ts';
 import { isAlive } from '../process/proc-table.ts';
 import type { HookContext } from './hook.ts';
 import { runHook } from './run-hook.ts';
@@ -115,7 +116,7 @@ describe('runHook (exec)', () => {
     const controller = new AbortController();
     controller.abort();
     const spawn = vi.fn(sandbox.spawner.spawn);
-    const context = { ...contextFor(), spawner: { ownedPids: sandbox.spawner.ownedPids, spawn } };
+    const context = { ...contextFor(), spawner: { spawn } };
     await expect(runHook(exec('exit 0'), context, controller.signal)).resolves.toMatchObject({ ok: false, reason: 'aborted' });
     expect(spawn).not.toHaveBeenCalled();
   });
@@ -157,7 +158,7 @@ describe('runHook (exec)', () => {
     /** The outsider is beyond the hook's reach (the supervisor's final sweep ends such processes), so the test ends it. */
     async function endOutsider(pid: number): Promise<void> {
       // The hook's own pid was released at its exit, pipes or not.
-      expect(sandbox.spawner.ownedPids.size).toBe(0);
+      expect(ownedPids.size).toBe(0);
       process.kill(pid, 'SIGKILL');
       await expect.poll(() => isAlive(pid)).toBe(false);
     }

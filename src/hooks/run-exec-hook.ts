@@ -1,7 +1,7 @@
 import type { SpawnRequest } from '../process/child.ts';
 import type { HookSpec } from '../config/plan.ts';
-import type { ProbeOutcome } from '../probes/probe.ts';
-import { runCommand } from '../probes/run-command.ts';
+import type { AttemptOutcome } from '../attempt/run-attempt.ts';
+import { runCommand } from '../attempt/run-command.ts';
 import type { HookContext } from './hook.ts';
 import { createHookOutput } from './hook-output.ts';
 
@@ -20,7 +20,7 @@ export type ExecHookSpec = Extract<HookSpec, { kind: 'exec' }>;
  */
 export const OUTPUT_CLOSE_GRACE_MS = 200;
 
-export function runExecHook(hook: ExecHookSpec, context: HookContext, signal: AbortSignal): Promise<ProbeOutcome> {
+export function runExecHook(hook: ExecHookSpec, context: HookContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const output = createHookOutput(context.onOutputLine);
   // Nothing is delivered after the outcome, even if something still writes to the pipes.
   let outputOpen = true;

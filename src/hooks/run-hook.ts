@@ -1,5 +1,5 @@
 import type { HookSpec } from '../config/plan.ts';
-import type { ProbeOutcome } from '../probes/probe.ts';
+import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runExecHook } from './run-exec-hook.ts';
@@ -17,7 +17,7 @@ export async function runHook(hook: HookSpec, context: HookContext, signal: Abor
   return withElapsed(outcome, startedAt);
 }
 
-function attempt(hook: HookSpec, context: HookContext, signal: AbortSignal): Promise<ProbeOutcome> {
+function attempt(hook: HookSpec, context: HookContext, signal: AbortSignal): Promise<AttemptOutcome> {
   switch (hook.kind) {
     case 'exec':
       return runExecHook(hook, context, signal);
@@ -28,7 +28,7 @@ function attempt(hook: HookSpec, context: HookContext, signal: AbortSignal): Pro
   }
 }
 
-export function withElapsed(outcome: ProbeOutcome, startedAt: number): HookOutcome {
+export function withElapsed(outcome: AttemptOutcome, startedAt: number): HookOutcome {
   const elapsedMs = Math.round(performance.now() - startedAt);
   return outcome.ok ? { ok: true, elapsedMs } : { ok: false, reason: outcome.reason, elapsedMs };
 }

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type { IncomingMessage } from 'node:http';
 import type { HookSpec } from '../config/plan.ts';
-import type { ProbeOutcome } from '../probes/probe.ts';
-import { failure, runAttempt } from '../probes/run-attempt.ts';
+import type { AttemptOutcome } from '../attempt/run-attempt.ts';
+import { failure, runAttempt } from '../attempt/run-attempt.ts';
 import type { HookContext } from './hook.ts';
 
 // An http hook: ok iff the answer is 2xx or 3xx (a redirect is not followed),
@@ -23,7 +23,7 @@ const CARRIAGE_RETURN = '\r';
 // an ES module loads Node's fetch stack on every start, ~25 ms).
 const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
 
-export function runHttpHook(hook: HttpHookSpec, context: Pick<HookContext, 'onOutputLine'>, signal: AbortSignal): Promise<ProbeOutcome> {
+export function runHttpHook(hook: HttpHookSpec, context: Pick<HookContext, 'onOutputLine'>, signal: AbortSignal): Promise<AttemptOutcome> {
   const target = parseUrl(hook.url);
   // Plan validation accepts http:// only; this keeps the "never rejects" promise if it did not.
   if (target?.protocol !== 'http:') return Promise.resolve(failure(`unsupported URL ${hook.url} (expected http://HOST:PORT/PATH)`));

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../config/plan.ts';
 import type { ExitStatus } from '../process/exit-status.ts';
-import { decide, KILL_AFTER_GRACE_MS } from './decide.ts';
-import type { Effect, LifecycleEvent } from './events.ts';
+import { decide, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
+import type { Effect, LifecycleEventBody } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from './graph.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
-import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from './test-plan.ts';
+import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });
 const signaled = (signal: NodeJS.Signals): ExitStatus => ({ kind: 'signaled', signal });
@@ -23,21 +23,22 @@ function createDriver(testPlan: Plan) {
   let state: LifecycleState = createInitialState(testPlan);
   let now = 0;
   return {
-    send(...events: LifecycleEvent[]): Effect[] {
+    /** Decides each event in turn, stamped with the driver's clock. */
+    send(...events: LifecycleEventBody[]): Effect[] {
       const effects: Effect[] = [];
       for (const event of events) {
-        const decision = decide(context, state, event);
+        const decision = decide(context, state, { ...event, at: now });
         state = decision.state;
         effects.push(...decision.effects);
       }
       return effects;
     },
-    /** Moves the driver's clock, stamped on the spawned/exited helpers below. */
+    /** Moves the driver's clock, stamped on every event sent after. */
     advance(ms: number) {
       now += ms;
     },
-    spawned: (name: string): LifecycleEvent => ({ type: 'spawned', name, now }),
-    exited: (name: string, status: ExitStatus): LifecycleEvent => ({ type: 'exited', name, status, now }),
+    spawned: (name: string): LifecycleEventBody => ({ type: 'spawned', name }),
+    exited: (name: string, status: ExitStatus): LifecycleEventBody => ({ type: 'exited', name, status }),
     get state() {
       return state;
     },
@@ -47,7 +48,7 @@ function createDriver(testPlan: Plan) {
 const spawn = (name: string): Effect => ({ type: 'spawn', name });
 const stop = (name: string, signal: NodeJS.Signals = 'SIGTERM'): Effect => ({ type: 'signal', name, signal, purpose: 'stop' });
 const graceTimer: Effect = { type: 'start-timer', timer: { kind: 'grace' }, ms: GRACE_MS };
-const ready = (name: string): LifecycleEvent => ({ type: 'readiness', name, ready: true });
+const ready = (name: string): LifecycleEventBody => ({ type: 'readiness', name, ready: true });
 const finish = (exitCode: number): Effect => ({ type: 'finish', exitCode });
 const spawnsIn = (effects: readonly Effect[]) =>
   effects.filter((effect) => effect.type === 'spawn').map((effect) => (effect as { name: string }).name);
@@ -305,6 +306,27 @@ describe('startup failures', () => {
     expect(d.send(d.exited('proxy', signaled('SIGTERM')))).toContainEqual(finish(1));
   });
 
+  it('a readiness deadline that passes during restart backoff fails startup at once, with its reason', () => {
+    const restart = {
+      policy: 'always' as const,
+      initialBackoffMs: 60_000,
+      maxBackoffMs: 60_000,
+      resetAfterMs: 600_000,
+      maxRestarts: undefined,
+    };
+    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true, restart }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'), d.exited('proxy', exited(1)), {
+      type: 'timer',
+      timer: { kind: 'restart', name: 'proxy' },
+    });
+    d.send(d.spawned('proxy'), d.exited('proxy', exited(1)));
+    expect(d.state.procs.get('proxy')?.status).toBe('backoff');
+    const effects = d.send({ type: 'timer', timer: { kind: 'deadline', name: 'proxy' } });
+    expect(effects).toContainEqual({ type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } });
+    expect(effects).toContainEqual(finish(1));
+    expect(d.state.stopReason).toMatchObject({ kind: 'sidecar-failed', name: 'proxy', reason: 'not ready within its 1000ms deadline' });
+  });
+
   it('a sidecar that exits before it is ready and is not restarted fails startup with its own code', () => {
     const restart = {
       policy: 'never' as const,
@@ -390,6 +412,28 @@ describe('termination by signal', () => {
       { type: 'signal', name: 'a', signal: 'SIGKILL', purpose: 'kill' },
       { type: 'signal', name: 'app', signal: 'SIGKILL', purpose: 'kill' },
     ]);
+  });
+
+  it('starts the grace budget at the time of the event that began teardown', () => {
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'));
+    expect(d.state.teardownStartedAt).toBeUndefined();
+    d.advance(1_234);
+    d.send({ type: 'signal', signal: 'SIGTERM' });
+    d.advance(500);
+    d.send(d.exited('app', exited(0)));
+    expect(d.state.teardownStartedAt).toBe(1_234);
+  });
+
+  it('still counts stop signals once everything is down: a second one cuts the final sweep short', () => {
+    const d = createDriver(plan([proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('app'));
+    expect(d.send(d.exited('app', exited(0)))).toContainEqual(finish(0));
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([]);
+    expect(isHurried(d.state)).toBe(false);
+    expect(d.send({ type: 'signal', signal: 'SIGINT' })).toEqual([]);
+    expect(isHurried(d.state)).toBe(true);
+    expect(d.state.phase).toBe('done');
   });
 
   it('does not escalate on the first signal after the app exited on its own', () => {

@@ -34,15 +34,20 @@ export { KILL_AFTER_GRACE_MS } from './teardown.ts';
  * in startup.ts, exits.ts and teardown.ts; this is the table of contents.
  */
 export function decide(context: DecideContext, state: LifecycleState, event: LifecycleEvent): Decision {
-  const draft = createDraft(state);
+  const draft = createDraft(state, event.at);
+  // Once everything is down only stop signals still count: a second one cuts the final sweep short.
+  if (state.phase === 'done') {
+    if (event.type === 'signal' && isStopSignal(event.signal)) draft.stopSignalsReceived += 1;
+    return draft.finish();
+  }
   switch (event.type) {
     case 'boot':
       break;
     case 'spawned':
-      handleSpawned(context, draft, event.name, event.now);
+      handleSpawned(context, draft, event.name);
       break;
     case 'exited':
-      handleExited(context, draft, event.name, event.status, event.now);
+      handleExited(context, draft, event.name, event.status);
       break;
     case 'readiness':
       handleReadiness(context, draft, event.name, event.ready);
@@ -72,7 +77,7 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
 }
 
 function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signals): void {
-  if (signal === 'SIGTERM' || signal === 'SIGINT') {
+  if (isStopSignal(signal)) {
     draft.stopSignalsReceived += 1;
     if (draft.phase === 'starting' || draft.phase === 'running') beginStop(context, draft, { kind: 'signal', signal });
     // A second stop signal means "now": skip what is left of the grace.
@@ -80,11 +85,21 @@ function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signa
     return;
   }
   const app = context.graph.app.name;
-  const status = draft.get(app).status;
+  const { status } = draft.get(app);
   if (status !== 'running' && status !== 'stopping') return;
   const rewritten = context.signalRewrites[signal];
   if (rewritten === null) return;
   draft.effects.push({ type: 'signal', name: app, signal: rewritten ?? signal, purpose: 'forward' });
+}
+
+/** SIGTERM and SIGINT end the pod; every other signal is forwarded to the app. */
+export function isStopSignal(signal: NodeJS.Signals): boolean {
+  return signal === 'SIGTERM' || signal === 'SIGINT';
+}
+
+/** The budget a second stop signal cuts short: during teardown, or in the final sweep once everything is down. */
+export function isHurried(state: LifecycleState): boolean {
+  return state.stopSignalsReceived >= 2 && (state.phase === 'stopping' || state.phase === 'done');
 }
 
 function handleTimer(context: DecideContext, draft: Draft, timer: TimerKey): void {

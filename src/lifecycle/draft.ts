@@ -23,26 +23,34 @@ export interface Decision {
  * into the next state. The previous state is never touched.
  */
 export interface Draft {
+  /** The time of the event being decided (ms on the runner's monotonic clock). */
+  readonly at: number;
   phase: Phase;
   stopReason: StopReason | undefined;
   stopSignalsReceived: number;
   draining: boolean;
   graceExpired: boolean;
-  readonly procs: Map<string, ProcState>;
+  teardownStartedAt: number | undefined;
+  readonly preStopsRunning: Set<string>;
+  readonly procs: ReadonlyMap<string, ProcState>;
   readonly effects: Effect[];
   get(name: string): ProcState;
-  set(name: string, change: Partial<ProcState>): void;
+  /** Replaces a process's state as a whole: each status has its own fields. */
+  put(name: string, proc: ProcState): void;
   finish(): Decision;
 }
 
-export function createDraft(state: LifecycleState): Draft {
+export function createDraft(state: LifecycleState, at: number): Draft {
   const procs = new Map(state.procs);
   const draft: Draft = {
+    at,
     phase: state.phase,
     stopReason: state.stopReason,
     stopSignalsReceived: state.stopSignalsReceived,
     draining: state.draining,
     graceExpired: state.graceExpired,
+    teardownStartedAt: state.teardownStartedAt,
+    preStopsRunning: new Set(state.preStopsRunning),
     procs,
     effects: [],
     get(name) {
@@ -50,8 +58,9 @@ export function createDraft(state: LifecycleState): Draft {
       if (proc === undefined) throw new Error(`no process named ${name} in the lifecycle state`);
       return proc;
     },
-    set(name, change) {
-      procs.set(name, { ...draft.get(name), ...change });
+    put(name, proc) {
+      draft.get(name);
+      procs.set(name, proc);
     },
     finish: () => ({
       state: {
@@ -61,6 +70,8 @@ export function createDraft(state: LifecycleState): Draft {
         stopSignalsReceived: draft.stopSignalsReceived,
         draining: draft.draining,
         graceExpired: draft.graceExpired,
+        teardownStartedAt: draft.teardownStartedAt,
+        preStopsRunning: draft.preStopsRunning,
       },
       effects: draft.effects,
     }),

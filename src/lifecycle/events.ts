@@ -17,18 +17,21 @@ export type HookName = 'postStart' | 'preStop';
 export type WatchKind = 'readiness' | 'liveness';
 
 // Everything that can happen to the supervisor arrives as one of these, through
-// one queue, in order. `now` is the runner's monotonic clock (ms), so decisions
-// that depend on time (backoff reset) stay pure.
-export type LifecycleEvent =
+// one queue, in order, stamped with `at`: the runner's monotonic clock (ms) when
+// it arrived. Decisions that depend on time (backoff reset, the grace budget's
+// start) read it from the event, so they stay pure.
+export type LifecycleEventBody =
   | { readonly type: 'boot' }
-  | { readonly type: 'spawned'; readonly name: string; readonly now: number }
-  | { readonly type: 'exited'; readonly name: string; readonly status: ExitStatus; readonly now: number }
+  | { readonly type: 'spawned'; readonly name: string }
+  | { readonly type: 'exited'; readonly name: string; readonly status: ExitStatus }
   | { readonly type: 'readiness'; readonly name: string; readonly ready: boolean }
   | { readonly type: 'liveness-failed'; readonly name: string; readonly reason: string }
   | { readonly type: 'hook-done'; readonly name: string; readonly hook: HookName; readonly ok: boolean }
   | { readonly type: 'drain-done' }
   | { readonly type: 'signal'; readonly signal: NodeJS.Signals }
   | { readonly type: 'timer'; readonly timer: TimerKey };
+
+export type LifecycleEvent = LifecycleEventBody & { readonly at: number };
 
 /**
  * Why a signal is sent: 'stop' is a process's orderly stop, 'forward' passes on

@@ -1,5 +1,5 @@
 import type { ProcessSpec } from '../config/plan.ts';
-import { exitCodeOf, isSuccess, signalExitCode } from '../process/exit-status.ts';
+import { exitCodeOf, isSuccess, signalExitCode } from './exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { ProcState, StopReason } from './state.ts';
 
@@ -23,7 +23,7 @@ export function decideExitCode(reason: StopReason, app: ProcState, appSpec: Proc
       return appExitCode(exitCodeOf(reason.status), appSpec);
     case 'signal':
       // The app got the signal and decided; if it never ran, report the signal as a shell would.
-      return app.exit !== undefined ? appExitCode(exitCodeOf(app.exit), appSpec) : signalExitCode(reason.signal);
+      return app.status === 'exited' ? appExitCode(exitCodeOf(app.exit), appSpec) : signalExitCode(reason.signal);
     case 'init-failed':
       return exitCodeOf(reason.status);
     case 'sidecar-failed':

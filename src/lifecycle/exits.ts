@@ -1,30 +1,37 @@
 import type { ExitStatus } from '../process/exit-status.ts';
-import { isSuccess } from '../process/exit-status.ts';
+import { isSuccess } from './exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import { backoffDelayMs, isExhausted, restartsAfterRun, wantsRestart } from './restart-policy.ts';
 import { stopWatches } from './startup.ts';
+import { hasStarted, isAlive } from './state.ts';
 import { beginStop } from './teardown.ts';
 
 /**
  * A process exited: restart it under its policy, or decide what its end means
  * for the pod. During teardown an exit only lets the teardown go on.
  */
-export function handleExited(context: DecideContext, draft: Draft, name: string, status: ExitStatus, now: number): void {
+export function handleExited(context: DecideContext, draft: Draft, name: string, status: ExitStatus): void {
   const before = draft.get(name);
+  // One exit per spawn: anything else is not about a run this state knows.
+  if (!isAlive(before)) return;
   const spec = context.graph.spec(name);
-  draft.set(name, { status: 'exited', exit: status, up: false, ready: false });
+  draft.put(name, { status: 'exited', started: before.started, restarts: before.restarts, exit: status });
   draft.effects.push(...stopWatches(spec));
-  if (!before.postStartDone && spec.postStart !== undefined) draft.effects.push({ type: 'cancel-hook', name, hook: 'postStart' });
+  if (before.status === 'running' && !before.postStartDone && spec.postStart !== undefined)
+    draft.effects.push({ type: 'cancel-hook', name, hook: 'postStart' });
   if (before.status === 'stopping') draft.effects.push({ type: 'cancel-timer', timer: { kind: 'process-grace', name } });
   if (draft.phase === 'stopping' || draft.phase === 'done') return;
 
-  const restarts = restartsAfterRun(spec.restart, before.restarts, now - (before.spawnedAt ?? now));
+  // A spawn that failed never ran (and is never retried).
+  const ranMs = before.status === 'spawning' ? 0 : draft.at - before.spawnedAt;
+  const restarts = restartsAfterRun(spec.restart, before.restarts, ranMs);
+  const killedAsUnhealthy = before.status === 'stopping' && before.killedAsUnhealthy;
   // A fatal sidecar without maxRestarts is not restarted: its first exit ends the pod.
   const restartable = !(spec.fatal && spec.restart.maxRestarts === undefined);
-  if (restartable && wantsRestart(spec.restart, status, before.killedAsUnhealthy) && !isExhausted(spec.restart, restarts)) {
+  if (restartable && wantsRestart(spec.restart, status, killedAsUnhealthy) && !isExhausted(spec.restart, restarts)) {
     const delayMs = backoffDelayMs(spec.restart, restarts);
-    draft.set(name, { status: 'backoff', restarts: restarts + 1 });
+    draft.put(name, { status: 'backoff', started: before.started, restarts: restarts + 1, exit: status });
     draft.effects.push(
       { type: 'restart-scheduled', name, attempt: restarts + 1, delayMs },
       { type: 'start-timer', timer: { kind: 'restart', name }, ms: delayMs },
@@ -39,7 +46,7 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
       if (!isSuccess(status)) beginStop(context, draft, { kind: 'init-failed', name, status });
       return;
     case 'sidecar':
-      if (!before.started) {
+      if (!hasStarted(before)) {
         const reason = status.kind === 'spawn-failed' ? status.reason : 'exited before it was ready';
         return beginStop(context, draft, { kind: 'sidecar-failed', name, status, reason });
       }

@@ -1,45 +1,52 @@
-import type { Logger } from 'pino';
-import type { Child } from '../process/child.ts';
-import { exitCodeOf } from '../process/exit-status.ts';
-import type { LifecycleEvent } from './events.ts';
-import type { ProcessGraph } from './graph.ts';
-import type { LifecycleState, StopReason } from './state.ts';
 import { assertNever } from '../util/assert-never.ts';
+import type { LifecycleEvent } from './events.ts';
+import { describeExitStatus, exitCodeOf } from './exit-status.ts';
+import type { ProcessGraph } from './graph.ts';
+import type { LifecycleLog } from './lifecycle-log.ts';
+import type { LifecycleState, StopReason } from './state.ts';
 
 // The supervisor's own story, told from the events it handled. Field names are
 // stable (proc, pid, role, event, exitCode, signal) so log pipelines can rely on them.
 
-export function logEvent(
-  logger: Logger,
-  graph: ProcessGraph,
-  children: ReadonlyMap<string, Child>,
-  event: LifecycleEvent,
-  before: LifecycleState,
-  after: LifecycleState,
-): void {
-  logSidecarsUp(logger, graph, children, before, after);
+/** The pid of a process's current (or last) run, for log lines. */
+export type PidOf = (name: string) => number | undefined;
+
+export interface TransitionLog {
+  readonly log: LifecycleLog;
+  readonly graph: ProcessGraph;
+  readonly graceMs: number;
+  readonly pidOf: PidOf;
+}
+
+/** Logs what one decision changed: the event itself when it is news, sidecars that came up, teardown beginning. */
+export function logTransition(view: TransitionLog, event: LifecycleEvent, before: LifecycleState, after: LifecycleState): void {
+  logSidecarsUp(view, before, after);
+  logEvent(view.log, view.pidOf, event, before, after);
+  logTeardown(view, before, after);
+}
+
+function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before: LifecycleState, after: LifecycleState): void {
   switch (event.type) {
     case 'exited': {
       if (event.status.kind === 'spawn-failed') return; // logged where the spawn failed
-      const role = graph.spec(event.name).role;
       const fields = {
         event: 'exited',
-        proc: event.name,
-        role,
-        pid: children.get(event.name)?.pid,
+        pid: pidOf(event.name),
         exitCode: exitCodeOf(event.status),
         signal: event.status.kind === 'signaled' ? event.status.signal : undefined,
       };
-      return logger.info(fields, 'exited');
+      return log.of(event.name).info(fields, 'exited');
     }
     case 'signal':
-      if (before.phase === 'stopping' && after.stopSignalsReceived >= 2 && after.stopSignalsReceived > before.stopSignalsReceived) {
-        return logger.warn({ event: 'signal', signal: event.signal }, 'second stop signal: killing everything now');
+      if (after.stopSignalsReceived >= 2 && after.stopSignalsReceived > before.stopSignalsReceived) {
+        const message =
+          before.phase === 'done' ? 'second stop signal: ending leftover processes now' : 'second stop signal: killing everything now';
+        return log.pod.warn({ event: 'signal', signal: event.signal }, message);
       }
-      return logger.info({ event: 'signal', signal: event.signal }, 'received signal');
+      return log.pod.info({ event: 'signal', signal: event.signal }, 'received signal');
     case 'timer':
       if (event.timer.kind === 'grace' && after.graceExpired && !before.graceExpired) {
-        logger.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
+        log.pod.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
       }
       return;
     case 'spawned':
@@ -55,31 +62,32 @@ export function logEvent(
 }
 
 /** A sidecar is up: ready and past its postStart (at its first start, and again after each restart). */
-function logSidecarsUp(
-  logger: Logger,
-  graph: ProcessGraph,
-  children: ReadonlyMap<string, Child>,
-  before: LifecycleState,
-  after: LifecycleState,
-): void {
+function logSidecarsUp({ log, graph, pidOf }: TransitionLog, before: LifecycleState, after: LifecycleState): void {
   for (const [name, proc] of after.procs) {
-    if (!proc.up || before.procs.get(name)?.up === true || graph.spec(name).role !== 'sidecar') continue;
+    if (proc.status !== 'running' || !proc.up || graph.spec(name).role !== 'sidecar') continue;
+    const was = before.procs.get(name);
+    if (was?.status === 'running' && was.up) continue;
     const message = graph.spec(name).readiness === undefined ? 'started (no readiness probe)' : 'ready';
-    logger.info({ event: 'ready', proc: name, role: 'sidecar', pid: children.get(name)?.pid }, message);
+    log.of(name).info({ event: 'ready', pid: pidOf(name) }, message);
   }
 }
 
-export function logPhaseChange(logger: Logger, before: LifecycleState, after: LifecycleState, graceMs: number): void {
-  if (before.phase === after.phase || after.phase !== 'stopping' || after.stopReason === undefined) return;
+/**
+ * Teardown began: one line saying why, naming the process at fault. Logged
+ * when the stop reason appears, even if teardown also ended in the same step
+ * (nothing was left running), so no exit goes unexplained.
+ */
+function logTeardown({ log, graceMs }: TransitionLog, before: LifecycleState, after: LifecycleState): void {
+  if (before.stopReason !== undefined || after.stopReason === undefined) return;
   const reason = after.stopReason;
   const fields = { event: 'teardown', reason: reason.kind, graceMs };
-  if (reason.kind === 'app-exited') return logger.info(fields, 'app exited; stopping sidecars in reverse order');
+  if (reason.kind === 'app-exited') return log.pod.info(fields, 'app exited; stopping sidecars in reverse order');
   // A stop signal is the ordinary end of a pod; only failures are warnings.
   const level = reason.kind === 'signal' ? 'info' : 'warn';
-  logger[level]({ ...fields, proc: 'name' in reason ? reason.name : undefined }, describeStopReason(reason, before.phase === 'running'));
+  log.pod[level]({ ...fields, proc: 'name' in reason ? reason.name : undefined }, describeStopReason(reason, before.phase === 'running'));
 }
 
-function describeStopReason(reason: StopReason, appRunning: boolean): string {
+export function describeStopReason(reason: StopReason, appRunning: boolean): string {
   switch (reason.kind) {
     case 'app-exited':
       return 'app exited';
@@ -93,6 +101,24 @@ function describeStopReason(reason: StopReason, appRunning: boolean): string {
       return `sidecar ${reason.name} failed to start: ${reason.reason}; the app will not start`;
     case 'fatal-sidecar':
       return `fatal sidecar ${reason.name} is down (exit ${exitCodeOf(reason.status)}); stopping the app and the other sidecars`;
+    default:
+      return assertNever(reason);
+  }
+}
+
+/** Why the supervisor exits as it does, for its last line. */
+export function describeExitReason(reason: StopReason, appName: string): string {
+  switch (reason.kind) {
+    case 'app-exited':
+      return `app ${appName} ${describeExitStatus(reason.status)}`;
+    case 'signal':
+      return `received ${reason.signal}`;
+    case 'init-failed':
+      return `init step ${reason.name} ${describeExitStatus(reason.status)}`;
+    case 'sidecar-failed':
+      return `sidecar ${reason.name} failed to start: ${reason.reason}`;
+    case 'fatal-sidecar':
+      return `fatal sidecar ${reason.name} ${describeExitStatus(reason.status)}`;
     default:
       return assertNever(reason);
   }

@@ -1,7 +1,9 @@
 import type { ProcessSpec } from '../config/plan.ts';
-import { isSuccess } from '../process/exit-status.ts';
+import { isSuccess } from './exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
+import type { RunningProc } from './state.ts';
+import { hasStarted } from './state.ts';
 
 // Starting and keeping processes up: the startup sequence (by the dependency
 // graph), readiness and postStart gating, liveness once up.
@@ -12,29 +14,30 @@ export function advanceStartup(context: DecideContext, draft: Draft): void {
   for (const spec of context.graph.order) {
     if (draft.get(spec.name).status !== 'pending') continue;
     if (!spec.after.every((dependency) => isDependencySatisfied(context, draft, dependency))) continue;
-    draft.set(spec.name, { status: 'spawning' });
+    draft.put(spec.name, { status: 'spawning', started: false, restarts: 0, spawnedBefore: false });
     draft.effects.push({ type: 'spawn', name: spec.name });
     if (spec.role === 'app') draft.phase = 'running';
   }
 }
 
-export function handleSpawned(context: DecideContext, draft: Draft, name: string, now: number): void {
+export function handleSpawned(context: DecideContext, draft: Draft, name: string): void {
   const before = draft.get(name);
   if (before.status !== 'spawning') return;
   const spec = context.graph.spec(name);
-  draft.set(name, {
+  draft.put(name, {
     status: 'running',
-    spawnedAt: now,
+    started: before.started,
+    restarts: before.restarts,
+    spawnedAt: draft.at,
     up: false,
     ready: spec.readiness === undefined,
     postStartDone: spec.postStart === undefined,
-    killedAsUnhealthy: false,
   });
   if (draft.phase === 'stopping') return; // teardown stops it; nothing to gate any more
   if (spec.readiness !== undefined) {
     draft.effects.push({ type: 'start-watch', name, watch: 'readiness' });
     // The deadline covers every attempt until the first start, restarts included.
-    if (before.spawnedAt === undefined)
+    if (!before.spawnedBefore)
       draft.effects.push({ type: 'start-timer', timer: { kind: 'deadline', name }, ms: spec.readiness.deadlineMs });
   }
   if (spec.postStart !== undefined) draft.effects.push({ type: 'run-hook', name, hook: 'postStart' });
@@ -42,48 +45,57 @@ export function handleSpawned(context: DecideContext, draft: Draft, name: string
 }
 
 export function handleReadiness(context: DecideContext, draft: Draft, name: string, ready: boolean): void {
-  if (draft.get(name).status !== 'running') return;
-  draft.set(name, { ready });
+  const proc = draft.get(name);
+  if (proc.status !== 'running') return;
+  draft.put(name, { ...proc, ready });
   if (ready) markUpIfReady(context, draft, name);
 }
 
 export function handlePostStartDone(context: DecideContext, draft: Draft, name: string, ok: boolean): void {
-  if (draft.get(name).status !== 'running' || draft.phase === 'stopping') return;
+  const proc = draft.get(name);
+  if (proc.status !== 'running' || draft.phase === 'stopping') return;
   // As in Kubernetes, a failed postStart kills the process; its restart policy decides what follows.
-  if (!ok) return stopUnhealthy(context, draft, name);
-  draft.set(name, { postStartDone: true });
+  if (!ok) return stopUnhealthy(context, draft, proc, name);
+  draft.put(name, { ...proc, postStartDone: true });
   markUpIfReady(context, draft, name);
 }
 
 export function handleLivenessFailed(context: DecideContext, draft: Draft, name: string): void {
   const proc = draft.get(name);
-  if (proc.status === 'running' && proc.up && draft.phase !== 'stopping') stopUnhealthy(context, draft, name);
+  if (proc.status === 'running' && proc.up && draft.phase !== 'stopping') stopUnhealthy(context, draft, proc, name);
 }
 
 export function handleRestartTimer(draft: Draft, name: string): void {
-  if (draft.get(name).status !== 'backoff' || draft.phase === 'stopping' || draft.phase === 'done') return;
-  draft.set(name, { status: 'spawning' });
+  const proc = draft.get(name);
+  if (proc.status !== 'backoff' || draft.phase === 'stopping' || draft.phase === 'done') return;
+  draft.put(name, { status: 'spawning', started: proc.started, restarts: proc.restarts, spawnedBefore: true });
   draft.effects.push({ type: 'spawn', name });
 }
 
 /** The readiness deadline passed before the sidecar ever started: startup fails. */
 export function isDeadlineMissed(draft: Draft, name: string): boolean {
-  return !draft.get(name).started && draft.phase !== 'stopping' && draft.phase !== 'done';
+  return !hasStarted(draft.get(name)) && draft.phase !== 'stopping' && draft.phase !== 'done';
 }
 
 /** A run is up once ready and past its postStart: it counts as started, and liveness begins. */
 function markUpIfReady(context: DecideContext, draft: Draft, name: string): void {
   const proc = draft.get(name);
-  if (proc.up || !proc.ready || !proc.postStartDone) return;
+  if (proc.status !== 'running' || proc.up || !proc.ready || !proc.postStartDone) return;
   const spec = context.graph.spec(name);
   if (!proc.started && spec.readiness !== undefined) draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name } });
-  draft.set(name, { up: true, started: true });
+  draft.put(name, { ...proc, up: true, started: true });
   if (spec.liveness !== undefined) draft.effects.push({ type: 'start-watch', name, watch: 'liveness' });
 }
 
-function stopUnhealthy(context: DecideContext, draft: Draft, name: string): void {
+function stopUnhealthy(context: DecideContext, draft: Draft, proc: RunningProc, name: string): void {
   const spec = context.graph.spec(name);
-  draft.set(name, { status: 'stopping', killedAsUnhealthy: true });
+  draft.put(name, {
+    status: 'stopping',
+    started: proc.started,
+    restarts: proc.restarts,
+    spawnedAt: proc.spawnedAt,
+    killedAsUnhealthy: true,
+  });
   draft.effects.push(
     ...stopWatches(spec),
     { type: 'signal', name, signal: spec.stopSignal ?? 'SIGTERM', purpose: 'unhealthy' },
@@ -104,9 +116,9 @@ function isDependencySatisfied(context: DecideContext, draft: Draft, name: strin
   const proc = draft.get(name);
   switch (spec.role) {
     case 'init':
-      return proc.status === 'exited' && proc.exit !== undefined && isSuccess(proc.exit);
+      return proc.status === 'exited' && isSuccess(proc.exit);
     case 'sidecar':
-      return proc.started;
+      return hasStarted(proc);
     case 'app':
       return false;
     default:

@@ -6,39 +6,75 @@ import type { ExitStatus } from '../process/exit-status.ts';
 // spawning anything, and each question ("SIGTERM while a sidecar is restarting
 // during init") is answered in exactly one place.
 
-/**
- * pending: waiting for its dependencies. spawning: asked to start, not yet
- * confirmed. running: alive. backoff: exited, a restart is scheduled.
- * stopping: its stop signal was sent. exited: gone for good. skipped: never
- * started because the pod stopped first.
- */
-export type ProcStatus = 'pending' | 'spawning' | 'running' | 'backoff' | 'stopping' | 'exited' | 'skipped';
-
-/** Where a process's preStop hook is; 'none' until termination starts it (or when there is none to run). */
-export type PreStopState = 'none' | 'running' | 'done';
-
-export interface ProcState {
-  readonly status: ProcStatus;
+/** What outlives a single run of a process: kept across restarts. */
+interface ProcHistory {
   /**
    * Set the first time the process is up (a sidecar: ready and its postStart
    * done). It stays set across restarts, so a later crash never blocks dependents
    * again and never re-runs init steps.
    */
   readonly started: boolean;
-  /** The current run is up: liveness runs only then. */
-  readonly up: boolean;
-  /** The readiness probe's latest verdict for the current run (true without a probe). */
-  readonly ready: boolean;
-  readonly postStartDone: boolean;
-  readonly preStop: PreStopState;
   /** Restarts since the last backoff reset; the attempt number in logs is this + 1. */
   readonly restarts: number;
-  /** When the current run was spawned (the runner's monotonic clock, ms). */
-  readonly spawnedAt: number | undefined;
-  /** The current run was stopped as unhealthy (liveness or postStart failed): its exit counts as a failure. */
-  readonly killedAsUnhealthy: boolean;
-  readonly exit: ExitStatus | undefined;
 }
+
+/** Waiting for its dependencies. */
+export interface PendingProc {
+  readonly status: 'pending';
+}
+
+/** Never started because the pod stopped first. */
+export interface SkippedProc {
+  readonly status: 'skipped';
+}
+
+/** Asked to start, not yet confirmed. */
+export interface SpawningProc extends ProcHistory {
+  readonly status: 'spawning';
+  /** An earlier run was spawned: the readiness deadline already runs from that first spawn. */
+  readonly spawnedBefore: boolean;
+}
+
+/** Alive, and not yet told to stop. */
+export interface RunningProc extends ProcHistory {
+  readonly status: 'running';
+  /** When this run was spawned (the event's time, ms). */
+  readonly spawnedAt: number;
+  /** The readiness probe's latest verdict for this run (true without a probe). */
+  readonly ready: boolean;
+  readonly postStartDone: boolean;
+  /** This run is up (was ready and past its postStart): liveness runs only then. */
+  readonly up: boolean;
+}
+
+/** Its stop signal was sent; waiting for it to exit. */
+export interface StoppingProc extends ProcHistory {
+  readonly status: 'stopping';
+  readonly spawnedAt: number;
+  /** Stopped as unhealthy (liveness or postStart failed): its exit counts as a failure. */
+  readonly killedAsUnhealthy: boolean;
+}
+
+/** Exited; a restart is scheduled. */
+export interface BackoffProc extends ProcHistory {
+  readonly status: 'backoff';
+  readonly exit: ExitStatus;
+}
+
+/** Gone for good. */
+export interface ExitedProc extends ProcHistory {
+  readonly status: 'exited';
+  readonly exit: ExitStatus;
+}
+
+/**
+ * One process's place in the lifecycle, discriminated on status: each status
+ * carries only the facts that mean something in it, so "ready but not running"
+ * or "an exit status while alive" cannot be written down.
+ */
+export type ProcState = PendingProc | SkippedProc | SpawningProc | RunningProc | StoppingProc | BackoffProc | ExitedProc;
+
+export type ProcStatus = ProcState['status'];
 
 /** Why teardown began; it decides the exit code. */
 export type StopReason =
@@ -64,20 +100,13 @@ export interface LifecycleState {
   readonly draining: boolean;
   /** The grace budget ran out (or a second signal skipped it): no more orderly steps. */
   readonly graceExpired: boolean;
+  /** When teardown began (the time of the event that began it, ms): the grace budget counts from here. */
+  readonly teardownStartedAt: number | undefined;
+  /** Processes whose preStop hook runs (teardown starts each at most once): their stop signal waits for it. */
+  readonly preStopsRunning: ReadonlySet<string>;
 }
 
-const FRESH_PROC: ProcState = {
-  status: 'pending',
-  started: false,
-  up: false,
-  ready: false,
-  postStartDone: false,
-  preStop: 'none',
-  restarts: 0,
-  spawnedAt: undefined,
-  killedAsUnhealthy: false,
-  exit: undefined,
-};
+const FRESH_PROC: ProcState = { status: 'pending' };
 
 export function createInitialState(plan: Plan): LifecycleState {
   return {
@@ -87,10 +116,17 @@ export function createInitialState(plan: Plan): LifecycleState {
     stopSignalsReceived: 0,
     draining: false,
     graceExpired: false,
+    teardownStartedAt: undefined,
+    preStopsRunning: new Set(),
   };
 }
 
 /** A process that may still be alive and so must be stopped and waited for. */
-export function isAlive(status: ProcStatus): boolean {
-  return status === 'spawning' || status === 'running' || status === 'stopping';
+export function isAlive(proc: ProcState): proc is SpawningProc | RunningProc | StoppingProc {
+  return proc.status === 'spawning' || proc.status === 'running' || proc.status === 'stopping';
+}
+
+/** Whether the process was ever up (pending and skipped ones never were). */
+export function hasStarted(proc: ProcState): boolean {
+  return proc.status !== 'pending' && proc.status !== 'skipped' && proc.started;
 }

@@ -3,7 +3,7 @@ import type { DecideContext, Draft } from './draft.ts';
 import { decideExitCode } from './exit-code.ts';
 import { stopWatches } from './startup.ts';
 import type { StopReason } from './state.ts';
-import { isAlive } from './state.ts';
+import { hasStarted, isAlive } from './state.ts';
 
 /** After the grace budget, what is still alive gets SIGTERM, then SIGKILL this much later. */
 export const KILL_AFTER_GRACE_MS = 2_000;
@@ -15,17 +15,18 @@ export const KILL_AFTER_GRACE_MS = 2_000;
 export function beginStop(context: DecideContext, draft: Draft, reason: StopReason): void {
   draft.phase = 'stopping';
   draft.stopReason = reason;
+  draft.teardownStartedAt = draft.at;
   draft.effects.push({ type: 'start-timer', timer: { kind: 'grace' }, ms: context.graceMs });
   for (const spec of context.graph.order) {
     const proc = draft.get(spec.name);
-    if (proc.status === 'pending') draft.set(spec.name, { status: 'skipped' });
+    if (proc.status === 'pending') draft.put(spec.name, { status: 'skipped' });
     if (proc.status === 'backoff') {
-      draft.set(spec.name, { status: 'exited' });
+      draft.put(spec.name, { ...proc, status: 'exited' });
       draft.effects.push({ type: 'cancel-timer', timer: { kind: 'restart', name: spec.name } });
     }
-    if (!proc.started && spec.readiness !== undefined)
+    if (!hasStarted(proc) && spec.readiness !== undefined)
       draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name: spec.name } });
-    if (isAlive(proc.status)) draft.effects.push(...stopWatches(spec));
+    if (isAlive(proc)) draft.effects.push(...stopWatches(spec));
     if (proc.status === 'running' && !proc.postStartDone && spec.postStart !== undefined) {
       draft.effects.push({ type: 'cancel-hook', name: spec.name, hook: 'postStart' });
     }
@@ -45,7 +46,7 @@ export function handleDrainDone(context: DecideContext, draft: Draft): void {
 }
 
 export function handlePreStopDone(draft: Draft, name: string): void {
-  if (draft.get(name).preStop === 'running') draft.set(name, { preStop: 'done' });
+  draft.preStopsRunning.delete(name);
 }
 
 /**
@@ -58,12 +59,12 @@ export function advanceTeardown(context: DecideContext, draft: Draft): void {
   if (!draft.draining && !draft.graceExpired) {
     for (const spec of context.graph.order) {
       const proc = draft.get(spec.name);
-      if (proc.status !== 'running' || proc.preStop === 'running') continue;
-      if (!context.graph.dependentsOf(spec.name).every((name) => !isAlive(draft.get(name).status))) continue;
+      if (proc.status !== 'running' || draft.preStopsRunning.has(spec.name)) continue;
+      if (context.graph.dependentsOf(spec.name).some((name) => isAlive(draft.get(name)))) continue;
       sendStop(context, draft, spec);
     }
   }
-  const anyAlive = context.graph.order.some((spec) => isAlive(draft.get(spec.name).status));
+  const anyAlive = context.graph.order.some((spec) => isAlive(draft.get(spec.name)));
   if (!anyAlive && draft.stopReason !== undefined) {
     draft.phase = 'done';
     const app = context.graph.app;
@@ -91,15 +92,14 @@ export function handleProcessGraceOver(draft: Draft, name: string): void {
 
 function startPreStops(context: DecideContext, draft: Draft): void {
   for (const spec of context.graph.order) {
-    const proc = draft.get(spec.name);
-    if (spec.preStop === undefined || proc.status !== 'running' || proc.preStop !== 'none') continue;
-    draft.set(spec.name, { preStop: 'running' });
+    if (spec.preStop === undefined || draft.get(spec.name).status !== 'running') continue;
+    draft.preStopsRunning.add(spec.name);
     draft.effects.push({ type: 'run-hook', name: spec.name, hook: 'preStop' });
   }
 }
 
 function sendStop(context: DecideContext, draft: Draft, spec: ProcessSpec): void {
-  draft.set(spec.name, { status: 'stopping' });
+  markStopping(draft, spec.name);
   const signal = stopSignalFor(context, draft, spec);
   // A rewrite to `none` sends nothing: the app is left to end on its own within the budget.
   if (signal !== null) draft.effects.push({ type: 'signal', name: spec.name, signal, purpose: 'stop' });
@@ -128,9 +128,8 @@ function endOrderlySteps(draft: Draft): void {
     draft.draining = false;
     draft.effects.push({ type: 'cancel-drain' });
   }
-  for (const [name, proc] of draft.procs) {
-    if (proc.preStop !== 'running') continue;
-    draft.set(name, { preStop: 'done' });
+  for (const name of draft.procs.keys()) {
+    if (!draft.preStopsRunning.delete(name)) continue;
     draft.effects.push({ type: 'cancel-hook', name, hook: 'preStop' });
   }
 }
@@ -138,7 +137,15 @@ function endOrderlySteps(draft: Draft): void {
 function signalAllAlive(draft: Draft, signal: NodeJS.Signals, purpose: 'expire' | 'kill'): void {
   for (const [name, proc] of draft.procs) {
     if (proc.status !== 'running' && proc.status !== 'stopping') continue;
-    draft.set(name, { status: 'stopping' });
+    markStopping(draft, name);
     draft.effects.push({ type: 'signal', name, signal, purpose });
   }
+}
+
+/** A running process is told to stop; one already stopping keeps what it knew (stopped as unhealthy, say). */
+function markStopping(draft: Draft, name: string): void {
+  const proc = draft.get(name);
+  if (proc.status !== 'running') return;
+  const { started, restarts, spawnedAt } = proc;
+  draft.put(name, { status: 'stopping', started, restarts, spawnedAt, killedAsUnhealthy: false });
 }

@@ -1,6 +1,6 @@
 import type { Spawner } from '../process/child.ts';
 import type { Probe } from './probe.ts';
-import { runCommand } from './run-command.ts';
+import { runCommand } from '../attempt/run-command.ts';
 
 // Ready when a command exits 0, as Kubernetes' exec probe; run-command.ts runs
 // it (and ends its whole process group) each attempt. Its output is discarded.

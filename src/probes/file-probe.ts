@@ -2,7 +2,7 @@ import { stat, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Probe } from './probe.ts';
-import { failure, runAttempt } from './run-attempt.ts';
+import { failure, runAttempt } from '../attempt/run-attempt.ts';
 
 // Passes while a file exists: the sidecar touches it when it is ready (or a
 // socket file appears). Not a Kubernetes probe kind; an exec `test -e` would

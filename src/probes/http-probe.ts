@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type { Probe } from './probe.ts';
-import { failure, runAttempt } from './run-attempt.ts';
+import { failure, runAttempt } from '../attempt/run-attempt.ts';
 
 // Ready on a 2xx or 3xx answer to a GET, as Kubernetes' httpGet probe, except
 // that a redirect is not followed: a 3xx already proves the server is serving.

@@ -1,6 +1,6 @@
 import type { LogMatcher } from './log-matcher.ts';
 import type { Probe } from './probe.ts';
-import { failure, runAttempt } from './run-attempt.ts';
+import { failure, runAttempt } from '../attempt/run-attempt.ts';
 
 // Passes once the process has printed a matching line. The matcher does the
 // work as output arrives; a check only reads its flag, and the match itself

@@ -1,5 +1,5 @@
 import type { Probe, ProbeOutcome } from './probe.ts';
-import { failure, MAX_TIMER_MS } from './run-attempt.ts';
+import { failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts';
 
 // The one scheduler behind readiness and liveness: when attempts start, how
 // long each may take, what a wake does, and what an abort ends. Attempts never

@@ -1,7 +1,10 @@
 // One Probe interface for every kind (tcp, http, exec, file, log; later mesh
 // endpoints). A probe makes one attempt; scheduling lives in probe-loop.ts.
 
-export type ProbeOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+import type { AttemptOutcome } from '../attempt/run-attempt.ts';
+
+/** A probe attempt's verdict: the shared attempt outcome (../attempt/run-attempt.ts). */
+export type ProbeOutcome = AttemptOutcome;
 
 export interface Probe {
   /** A short description for logs, e.g. "tcp://127.0.0.1:15000". */

@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import type { Probe } from './probe.ts';
-import { failure, runAttempt } from './run-attempt.ts';
+import { failure, runAttempt } from '../attempt/run-attempt.ts';
 
 // Ready when a TCP connection to host:port is accepted, as Kubernetes'
 // tcpSocket probe. Nothing is sent; the socket is destroyed as soon as the

@@ -57,9 +57,4 @@ export type SpawnResult =
 
 export interface Spawner {
   spawn(request: SpawnRequest): SpawnResult;
-  /**
-   * PIDs of children this supervisor spawned and libuv still owns. The reaper
-   * must never wait on these, or it would steal their exit status from execa.
-   */
-  readonly ownedPids: ReadonlySet<number>;
 }

@@ -50,12 +50,20 @@ const EXECA_OPTIONS = {
   verbose: 'none',
 } as const satisfies Options;
 
+/**
+ * PIDs of children this process spawned that libuv still owns: the reaper must
+ * never waitpid() one, or it would steal its exit status from execa (whose
+ * promise would then never settle). One registry for the whole process, not
+ * one per spawner: every child, whoever spawned it, is libuv's.
+ */
+const owned = new Set<number>();
+export const ownedPids: ReadonlySet<number> = owned;
+
 export function createSpawner(): Spawner {
-  const ownedPids = new Set<number>();
-  return { ownedPids, spawn: (request) => spawnChild(request, ownedPids) };
+  return { spawn: spawnChild };
 }
 
-function spawnChild(request: SpawnRequest, ownedPids: Set<number>): SpawnResult {
+function spawnChild(request: SpawnRequest): SpawnResult {
   const [program, ...args] = request.command;
   const cwd = resolve(request.cwd ?? process.cwd());
   const env = { ...process.env, ...request.env };
@@ -79,7 +87,7 @@ function spawnChild(request: SpawnRequest, ownedPids: Set<number>): SpawnResult 
   }
   // Synchronously, before any SIGCHLD can be handled: the reaper must never
   // waitpid() a pid libuv is about to reap, or execa's promise would never settle.
-  ownedPids.add(pid);
+  owned.add(pid);
   if (request.stdio === 'tee' || request.stdio === 'capture') {
     routeOutput(subprocess.stdout, 'stdout', request);
     routeOutput(subprocess.stderr, 'stderr', request);
@@ -92,7 +100,7 @@ function spawnChild(request: SpawnRequest, ownedPids: Set<number>): SpawnResult 
   const exited = new Promise<ExitStatus>((resolve) => {
     subprocess.nodeChildProcess.once('exit', (code, signal) => {
       running = false;
-      ownedPids.delete(pid);
+      owned.delete(pid);
       resolve(signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', code: code ?? 0 });
     });
   });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { Spawner } from '../../src/process/child.ts';
 import { isAlive } from '../../src/process/proc-table.ts';
-import { createSpawner } from '../../src/process/spawn.ts';
+import { createSpawner, ownedPids } from '../../src/process/spawn.ts';
 
 /** Per test: a fresh spawner and temp directory, and the PIDs that must be gone when the test ends. */
 export interface ProcessSandbox {
@@ -15,7 +15,7 @@ export interface ProcessSandbox {
 }
 
 export interface ProcessSandboxOptions {
-  /** Also assert that the spawner owns no PID after the test, i.e. every exit it started was reported. */
+  /** Also assert that no PID is left owned after the test, i.e. every exit it started was reported. */
   readonly expectNoOwnedPids?: boolean;
 }
 
@@ -42,13 +42,13 @@ export function useProcessSandbox(prefix: string, options: ProcessSandboxOptions
   afterEach(async () => {
     // Undefined when beforeEach itself failed; vitest runs afterEach anyway.
     if (state === undefined) return;
-    const { spawner, workDir, trackedPids } = state;
+    const { workDir, trackedPids } = state;
     state = undefined;
     const survivors = trackedPids.filter(isAlive);
     for (const pid of survivors) killQuietly(pid);
     await rm(workDir, { recursive: true, force: true });
     expect(survivors).toEqual([]);
-    if (options.expectNoOwnedPids === true) expect([...spawner.ownedPids]).toEqual([]);
+    if (options.expectNoOwnedPids === true) expect([...ownedPids]).toEqual([]);
   });
 
   const current = (): SandboxState => {

@@ -1,6 +1,6 @@
 import type { Child, SpawnRequest, Spawner } from '../process/child.ts';
-import { describeExitStatus, isSuccess } from '../process/exit-status.ts';
-import type { ProbeOutcome } from './probe.ts';
+import { describeExitStatus, isSuccess } from '../lifecycle/exit-status.ts';
+import type { AttemptOutcome } from './run-attempt.ts';
 import { failure, runAttempt } from './run-attempt.ts';
 
 // One command run to its end as one bounded attempt: what an exec probe and an
@@ -24,8 +24,8 @@ export interface CommandAttempt {
   readonly cleanup?: () => void;
 }
 
-export function runCommand(attempt: CommandAttempt, signal: AbortSignal): Promise<ProbeOutcome> {
-  const fail = (reason: string): ProbeOutcome => failure(attempt.label === undefined ? reason : `${attempt.label}: ${reason}`);
+export function runCommand(attempt: CommandAttempt, signal: AbortSignal): Promise<AttemptOutcome> {
+  const fail = (reason: string): AttemptOutcome => failure(attempt.label === undefined ? reason : `${attempt.label}: ${reason}`);
   return runAttempt(attempt.timeoutMs, signal, (settle) => {
     const spawned = attempt.spawner.spawn(attempt.request);
     if (!spawned.ok) {

@@ -1,25 +1,26 @@
-import type { ProbeOutcome } from './probe.ts';
-
-// The frame every probe attempt shares: it settles once, on the probe's own
-// answer, its timeout or an abort, whichever comes first; then it releases what
+// The frame every bounded attempt shares (a probe's check, a hook's run): it
+// settles once, on its own answer, its timeout or an abort, whichever comes first; then it releases what
 // the attempt holds (socket, request, process) and resolves only after that, so a
 // caller that sees the outcome knows nothing of the attempt is still alive.
+
+/** One attempt's answer: a probe's verdict or a hook's result. */
+export type AttemptOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
 /** Ends the attempt's resources; an exec probe's returns once its process is gone. */
 export type ReleaseAttempt = () => void | Promise<void>;
 
 /** Starts the attempt; calls settle with its answer (at most once matters) and returns how to release it. */
-export type StartAttempt = (settle: (outcome: ProbeOutcome) => void) => ReleaseAttempt;
+export type StartAttempt = (settle: (outcome: AttemptOutcome) => void) => ReleaseAttempt;
 
 export const ABORTED_REASON = 'aborted';
 
 /** setTimeout's ceiling; Node turns a longer delay into 1ms, which would fail every attempt at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export function runAttempt(timeoutMs: number, signal: AbortSignal, start: StartAttempt): Promise<ProbeOutcome> {
+export function runAttempt(timeoutMs: number, signal: AbortSignal, start: StartAttempt): Promise<AttemptOutcome> {
   if (signal.aborted) return Promise.resolve(failure(ABORTED_REASON));
   return new Promise((resolvePromise) => {
-    let answer: ProbeOutcome | undefined;
+    let answer: AttemptOutcome | undefined;
     let release: ReleaseAttempt | undefined;
     let finished = false;
 
@@ -39,7 +40,7 @@ export function runAttempt(timeoutMs: number, signal: AbortSignal, start: StartA
         .catch(noop)
         .then(() => resolvePromise(outcome));
     };
-    const settle = (outcome: ProbeOutcome): void => {
+    const settle = (outcome: AttemptOutcome): void => {
       if (timer === undefined) return; // already settled
       clearTimeout(timer);
       timer = undefined;
@@ -65,7 +66,7 @@ export function runAttempt(timeoutMs: number, signal: AbortSignal, start: StartA
   });
 }
 
-export function failure(reason: string): ProbeOutcome {
+export function failure(reason: string): AttemptOutcome {
   return { ok: false, reason };
 }
 

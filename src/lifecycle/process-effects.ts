@@ -1,0 +1,57 @@
+import type { ProcessSpec } from '../config/plan.ts';
+import type { SignalPurpose } from './events.ts';
+import type { Runner } from './runner.ts';
+
+// The spawn and signal effects: the only ones that touch processes.
+
+const SIGNAL_LOG: Readonly<Record<SignalPurpose, { level: 'info' | 'warn'; message: string }>> = {
+  stop: { level: 'info', message: 'stopping' },
+  forward: { level: 'info', message: 'forwarded signal' },
+  unhealthy: { level: 'warn', message: 'stopping to restart' },
+  expire: { level: 'warn', message: 'grace budget exhausted' },
+  kill: { level: 'warn', message: 'killed' },
+};
+
+export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
+  const { deps, log, children, logMatchers, dispatch } = runner;
+  const logger = log.of(spec.name);
+  // A log readiness probe reads the output on its way to the container log.
+  const matcher = spec.readiness?.probe.kind === 'log' ? deps.probes.createLogMatcher(spec.readiness.probe.pattern) : undefined;
+  if (matcher !== undefined) logMatchers.set(spec.name, matcher);
+  const stdio = matcher !== undefined ? 'tee' : spec.role === 'app' ? 'inherit' : 'output';
+  const result = deps.spawner.spawn({
+    name: spec.name,
+    command: spec.command,
+    env: spec.env,
+    cwd: spec.cwd,
+    stdio,
+    onOutput: matcher?.feed,
+  });
+  if (!result.ok) {
+    logger.error({ event: 'spawn-failed', exitCode: result.status.code }, result.status.reason);
+    dispatch({ type: 'exited', name: spec.name, status: result.status });
+    return;
+  }
+  const { child } = result;
+  children.set(spec.name, child);
+  logger.info({ event: 'spawned', pid: child.pid }, 'spawned');
+  void child.exited.then((status) => dispatch({ type: 'exited', name: spec.name, status }));
+  dispatch({ type: 'spawned', name: spec.name });
+}
+
+/** `budgetUsedMs`: how much of the grace budget teardown had used when the signal went out. */
+export function signalProcess(
+  runner: Runner,
+  effect: { readonly name: string; readonly signal: NodeJS.Signals; readonly purpose: SignalPurpose },
+  budgetUsed: { readonly budgetUsedMs?: number },
+): void {
+  const { name, signal, purpose } = effect;
+  const child = runner.children.get(name);
+  if (child === undefined) return;
+  const delivered = child.signal(signal, runner.graph.spec(name).signalTarget);
+  const fields = { event: purpose === 'forward' ? 'forwarded' : 'stopping', pid: child.pid, signal, ...budgetUsed };
+  const logger = runner.log.of(name);
+  // A child that is already gone is the normal end of a race with its own exit, not an error.
+  if (!delivered) logger.debug(fields, 'already gone');
+  else logger[SIGNAL_LOG[purpose].level](fields, SIGNAL_LOG[purpose].message);
+}

@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import type { runDrain } from '../hooks/run-drain.ts';
+import type { runHook } from '../hooks/run-hook.ts';
+import type { Child, Spawner } from '../process/child.ts';
+import type { createLogMatcher, LogMatcher } from '../probes/log-matcher.ts';
+import type { Probe } from '../probes/probe.ts';
+import type { watchLiveness } from '../probes/watch-liveness.ts';
+import type { watchReadiness } from '../probes/watch-readiness.ts';
+import type { Aborts } from './aborts.ts';
+import type { LifecycleEventBody } from './events.ts';
+import type { ProcessGraph } from './graph.ts';
+import type { LifecycleLog } from './lifecycle-log.ts';
+import type { Timers } from './timers.ts';
+
+/** What the runner uses to probe processes; main.ts wires the implementations. */
+export interface ProbeKit {
+  /** A probe of `owner`: exec probes run with its env and cwd, log probes read its matcher. */
+  create(probe: ProbeSpec, owner: ProcessSpec, logMatcher: LogMatcher | undefined): Probe;
+  readonly createLogMatcher: typeof createLogMatcher;
+  readonly watchReadiness: typeof watchReadiness;
+  readonly watchLiveness: typeof watchLiveness;
+}
+
+/** What the runner uses to run preStop, postStart and the drain. */
+export interface HookKit {
+  readonly run: typeof runHook;
+  readonly drain: typeof runDrain;
+}
+
+export interface SuperviseDeps {
+  readonly spawner: Spawner;
+  readonly probes: ProbeKit;
+  readonly hooks: HookKit;
+  readonly logger: Logger;
+}
+
+/**
+ * What every effect handler shares: the plan, the world's handles (children,
+ * log matchers, long-running work, timers) and the way back into the queue.
+ * Effects carry names, never PIDs: the handles live here.
+ */
+export interface Runner {
+  readonly plan: Plan;
+  readonly graph: ProcessGraph;
+  readonly deps: SuperviseDeps;
+  readonly log: LifecycleLog;
+  readonly aborts: Aborts;
+  readonly timers: Timers;
+  readonly children: Map<string, Child>;
+  readonly logMatchers: Map<string, LogMatcher>;
+  dispatch(event: LifecycleEventBody): void;
+}

@@ -1,0 +1,60 @@
+import type { ProcessSpec } from '../config/plan.ts';
+import type { WatchKind } from './events.ts';
+import type { Runner } from './runner.ts';
+
+// The start-watch and stop-watch effects: a process's readiness and liveness
+// probe loops, each under its own abort key.
+
+const watchKey = (watch: WatchKind, name: string): string => `${watch}:${name}`;
+
+export function startWatch(runner: Runner, spec: ProcessSpec, watch: WatchKind): void {
+  switch (watch) {
+    case 'readiness':
+      return startReadiness(runner, spec);
+    case 'liveness':
+      return startLiveness(runner, spec);
+  }
+}
+
+export function stopWatch(runner: Runner, name: string, watch: WatchKind): void {
+  runner.aborts.abort(watchKey(watch, name));
+}
+
+function startReadiness(runner: Runner, spec: ProcessSpec): void {
+  if (spec.readiness === undefined) return;
+  const { deps, dispatch } = runner;
+  const logger = runner.log.of(spec.name);
+  const signal = runner.aborts.open(watchKey('readiness', spec.name));
+  const probe = deps.probes.create(spec.readiness.probe, spec, runner.logMatchers.get(spec.name));
+  deps.probes.watchReadiness(
+    probe,
+    spec.readiness,
+    (ready, detail) => {
+      const fields = { event: ready ? 'probe-passed' : 'probe-failed', attempts: detail.attempts };
+      if (ready) logger.debug(fields, probe.description);
+      else logger.warn(fields, `not ready: ${detail.lastFailure ?? probe.description}`);
+      dispatch({ type: 'readiness', name: spec.name, ready });
+    },
+    signal,
+  );
+}
+
+function startLiveness(runner: Runner, spec: ProcessSpec): void {
+  if (spec.liveness === undefined) return;
+  const { deps, aborts, dispatch } = runner;
+  const logger = runner.log.of(spec.name);
+  const key = watchKey('liveness', spec.name);
+  const signal = aborts.open(key);
+  const probe = deps.probes.create(spec.liveness.probe, spec, undefined);
+  deps.probes.watchLiveness(
+    probe,
+    spec.liveness,
+    (detail) => {
+      aborts.close(key, signal);
+      const reason = `${probe.description} failed ${detail.failures} times in a row; last: ${detail.lastFailure}`;
+      logger.warn({ event: 'liveness-failed', failures: detail.failures }, reason);
+      dispatch({ type: 'liveness-failed', name: spec.name, reason });
+    },
+    signal,
+  );
+}

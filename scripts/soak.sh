@@ -55,7 +55,8 @@ results=()
 for ((run = 1; run <= runs; run++)); do
   log="$log_dir/run-$run.log"
   started=$(date +%s)
-  if npx vitest run --reporter=default >"$log" 2>&1; then
+  # NO_COLOR: the kept logs are read with less and grep, not a terminal.
+  if NO_COLOR=1 npx vitest run --reporter=default >"$log" 2>&1; then
     result="pass"
     rm -f "$log"
   else
@@ -66,7 +67,7 @@ for ((run = 1; run <= runs; run++)); do
   line="run $run/$runs: $result (${seconds}s)"
   if [ "$result" = "FAIL" ]; then
     # The failing tests' names, so the summary says what raced without opening the log.
-    names=$(grep -E '^ *(FAIL|×) ' "$log" | sed -E 's/^ *(FAIL|×) +//' | sort -u | head -20)
+    names=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -E '^ *FAIL ' | sed -E 's/^ *FAIL +//' | sort -u | head -20)
     line="$line, log: $log"
     [ -n "$names" ] && line="$line"$'\n'"$(sed 's/^/    /' <<<"$names")"
   fi

@@ -1,7 +1,10 @@
 // `npm run bench`: every scenario, each against tini and dumb-init in the same run.
 import { missingTools } from './measure.ts';
 import * as idleMemory from './idle-memory.ts';
+import * as logProbeLatency from './log-probe-latency.ts';
+import * as logReadinessLatency from './log-readiness-latency.ts';
 import * as readinessLatency from './readiness-latency.ts';
+import * as readinessWake from './readiness-wake.ts';
 import * as reapOrphans from './reap-orphans.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
@@ -17,3 +20,6 @@ reapOrphans.run();
 await idleMemory.run();
 await readinessLatency.run();
 await startupGraph.run();
+await logReadinessLatency.run();
+await logProbeLatency.run();
+await readinessWake.run();

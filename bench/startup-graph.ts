@@ -6,8 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { freePort, median, SIDECAR_INIT } from './measure.ts';
 
 // Things tini and dumb-init cannot do at all, timed: three sidecars that each
-// need 1s to open their port, started in list order and in parallel through
-// `after: []`; and the time from a sidecar's "ready" log line to the app's start.
+// need 1s to open their port, started in list order and in parallel through `after: []`.
 const RUNS = 5;
 const WARMUP_MS = 1_000;
 const SERVER = fileURLToPath(new URL('../test/fixtures/tcp-server.mjs', import.meta.url));
@@ -43,24 +42,6 @@ async function threeSidecars(dir: string, parallel: boolean): Promise<string> {
   return config;
 }
 
-function logReadiness(dir: string): string {
-  const config = join(dir, 'log.yaml');
-  writeFileSync(
-    config,
-    [
-      'processes:',
-      '  - name: db',
-      '    role: sidecar',
-      '    command: ["sh", "-c", "sleep 0.2; echo \\"$(date +%s%N) db said-ready $$\\" >> $EVENTS; echo ready to accept connections; exec sleep 60"]',
-      '    readiness: { probe: "log:ready to accept connections" }',
-      '  - name: app',
-      '    role: app',
-      '    command: ["sh", "-c", "echo \\"$(date +%s%N) app start $$\\" >> $EVENTS"]',
-    ].join('\n'),
-  );
-  return config;
-}
-
 export async function run(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-bench-'));
   const events = join(dir, 'events');
@@ -73,7 +54,6 @@ export async function run(): Promise<void> {
     );
   const sequential = await threeSidecars(dir, false);
   const parallel = await threeSidecars(dir, true);
-  const log = logReadiness(dir);
   console.log(
     `\nstartup of three sidecars that each open their port after ${WARMUP_MS}ms (median of ${RUNS}; tini, dumb-init: no equivalent)`,
   );
@@ -87,13 +67,5 @@ export async function run(): Promise<void> {
       .toFixed(0)
       .padStart(8)} ms to the app's start`,
   );
-  const logLatency = sample(() => {
-    appStartMs(log, events);
-    const lines = readFileSync(events, 'utf8').split('\n');
-    const at = (entry: string) => BigInt(lines.find((line) => line.includes(` ${entry} `))!.split(' ')[0]!);
-    return Number(at('app start') - at('db said-ready')) / 1e6;
-  });
-  console.log(`\n"ready" log line -> app start, log: probe (median of ${RUNS})`);
-  console.log(`  sidecar-init   ${logLatency.toFixed(2).padStart(10)} ms`);
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv, freePort, tcpServer } from './support/commands.ts';
+import { announced, fixture, fixtureArgv, freePort, tcpServer } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -47,9 +47,13 @@ describe('startup order and teardown', () => {
   it('logs each event with stable fields, and its last line is never lost', async () => {
     const events = createEvents();
     const run = track(
-      await runSupervisor(['--sidecar', `s=${fixture('serve.sh', 's')}`, '--', '/bin/sh', '-c', 'exit 0'], {
-        env: { EVENTS: events.file },
-      }),
+      // Ready once its trap is installed: the app's exit must not stop it before it can hear SIGTERM.
+      await runSupervisor(
+        ['--sidecar', `s=${fixture('serve.sh', 's')}`, '--ready', `s=${announced('s')}`, '--', '/bin/sh', '-c', 'exit 0'],
+        {
+          env: { EVENTS: events.file },
+        },
+      ),
     );
     expect(run.code).toBe(0);
     const spawned = run.logs.filter((line) => line.event === 'spawned');
@@ -73,7 +77,12 @@ describe('startup order and teardown', () => {
     const started = Date.now();
     const run = track(
       await runSupervisor(
-        ['--grace', '1s', '--sidecar', `stubborn=${fixture('ignore-term.sh', 'stubborn')}`, '--', '/bin/sh', '-c', 'exit 0'],
+        [
+          ['--grace', '1s', '--sidecar', `stubborn=${fixture('ignore-term.sh', 'stubborn')}`],
+          // Ready once its trap is installed, or the SIGTERM could end it before it had the chance to ignore it.
+          ['--ready', `stubborn=${announced('stubborn')}`],
+          ['--', '/bin/sh', '-c', 'exit 0'],
+        ].flat(),
         {
           env: { EVENTS: events.file },
         },
@@ -118,10 +127,12 @@ describe('startup failures', () => {
         'processes:',
         '  - name: slow',
         '    role: sidecar',
-        `    command: ${JSON.stringify(tcpServer('slow', port, 60_000))}`,
+        // Nothing listens on the port. The deadline runs from the spawn, not from the
+        // fixture's trap, so it is a generous bound for a shell to start in, not a race.
+        `    command: ${JSON.stringify(fixture('serve.sh', 'slow'))}`,
         '    readiness:',
         `      probe: tcp://127.0.0.1:${port}`,
-        '      deadline: 300ms',
+        '      deadline: 2s',
         '  - name: app',
         '    role: app',
         `    command: ${JSON.stringify(fixture('exit-with.sh', 'app', '0'))}`,
@@ -131,7 +142,7 @@ describe('startup failures', () => {
     expect(run.code).toBe(1);
     expect(events.sequence()).toEqual(['slow start', 'slow stop']);
     expect(run.logs.find((line) => line.event === 'teardown')?.msg).toBe(
-      'sidecar slow failed to start: not ready within its 300ms deadline; the app will not start',
+      'sidecar slow failed to start: not ready within its 2000ms deadline; the app will not start',
     );
     await expectNothingLeft(run);
   });
@@ -198,8 +209,8 @@ describe('termination', () => {
         { env: { EVENTS: events.file } },
       ),
     );
-    await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
-    await events.waitFor('app start');
+    // Every one of them has its trap installed: the sidecars have no readiness probe, so the app may start first.
+    await events.waitFor('a start', 'b start', 'app start');
     run.process.kill('SIGTERM');
     expect(await run.exited).toEqual({ code: 0, signal: null });
     expect(events.sequence().filter((entry) => entry.endsWith('stop'))).toEqual(['app stop', 'b stop', 'a stop']);

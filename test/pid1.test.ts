@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv, shellJoin, writeConfig, yamlArgv } from './support/commands.ts';
+import { announced, fixture, fixtureArgv, shellJoin, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { FIXTURES, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -26,10 +26,23 @@ describe('as PID 1', () => {
   it('runs the whole lifecycle and stops what the app left behind', async () => {
     const events = createEvents();
     const run = track(
-      await runSupervisor(['--grace', '1s', '--sidecar', `s=${fixture('serve.sh', 's')}`, '--', ...fixtureArgv('leave-daemon.sh', 'app')], {
-        pid1: true,
-        env: { EVENTS: events.file },
-      }),
+      await runSupervisor(
+        // Ready once its trap is installed: the app exits at once, and the sidecar must be able to hear SIGTERM by then.
+        [
+          '--grace',
+          '1s',
+          '--sidecar',
+          `s=${fixture('serve.sh', 's')}`,
+          '--ready',
+          `s=${announced('s')}`,
+          '--',
+          ...fixtureArgv('leave-daemon.sh', 'app'),
+        ],
+        {
+          pid1: true,
+          env: { EVENTS: events.file },
+        },
+      ),
     );
     expect(run.code).toBe(0);
     expect(events.sequence()).toEqual(expect.arrayContaining(['s start', 'app start', 's stop']));
@@ -63,15 +76,15 @@ function parentOf(pid: number): number {
 describe('as PID 1 with probes, hooks and restarts', () => {
   it('never steals the exit status of exec probes, hooks or restarted sidecars from the lifecycle', async () => {
     const events = createEvents();
-    const flag = `${events.dir}/warm`;
     const config = writeConfig(events.dir, [
       'processes:',
       '  - name: proxy',
       '    role: sidecar',
-      // Crashes once, then comes up; an exec probe (a new process every 20ms) waits for its flag file.
-      `    command: ${yamlArgv(`${FIXTURES}flaky.sh`, 'proxy', `${events.dir}/runs`, '1', '/bin/sh', '-c', `touch ${flag}; exec ${FIXTURES}serve.sh proxy`)}`,
+      // Crashes once, then comes up; an exec probe (a new process every 20ms) waits
+      // for its "start" line, written once its trap is installed.
+      `    command: ${yamlArgv(`${FIXTURES}flaky.sh`, 'proxy', `${events.dir}/runs`, '1', `${FIXTURES}serve.sh`, 'proxy')}`,
       '    backoff: { initial: 20ms }',
-      `    readiness: { probe: ${JSON.stringify(`exec:test -f ${flag}`)}, period: 20ms }`,
+      `    readiness: { probe: { exec: ${yamlArgv('grep', '-q', ' proxy start ', events.file)} }, period: 20ms }`,
       `    preStop: { exec: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=proxy-prestop; record run`)} }`,
       '  - name: job',
       '    role: app',

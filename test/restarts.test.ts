@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureArgv, freePort, writeConfig, yamlArgv } from './support/commands.ts';
+import { announced, fixtureArgv, freePort, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { FIXTURES, NODE, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -115,7 +115,9 @@ describe('restarts', () => {
       '  - name: db-proxy',
       '    role: sidecar',
       '    fatal: true',
-      `    command: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=db-proxy; record start; until grep -q 'app start' "$EVENTS"; do sleep 0.02; done; record crash; exit 3`)}`,
+      `    command: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=db-proxy; announce_start; until grep -q 'app start' "$EVENTS"; do sleep 0.02; done; record crash; exit 3`)}`,
+      // Without it the app could start (and record so) before the db-proxy's shell got to run.
+      `    readiness: { probe: ${JSON.stringify(announced('db-proxy'))} }`,
       '  - name: app',
       '    role: app',
       `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
@@ -179,19 +181,29 @@ describe('dependencies', () => {
     const run = track(await runSupervisor(['-c', writeConfig(events.dir, lines)], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(0);
     await expectNothingLeft(run);
-    return events.sequence();
+    return { sequence: events.sequence(), logs: run.logs };
   };
 
   it('starts independent entries together when after: is used', async () => {
-    const sequence = await threeSidecars(true);
-    const firstListening = sequence.findIndex((entry) => entry.endsWith('listening'));
-    expect(sequence.slice(0, firstListening).sort()).toEqual(['s0 start', 's1 start', 's2 start']);
+    const { sequence, logs } = await threeSidecars(true);
+    // Together means all three were spawned before any of them was ready. The
+    // fixtures' own "start" lines cannot show it: each is written whenever its
+    // Node process gets to run, which on a loaded machine may be after another's port opened.
+    const order = logs.map((line) => `${line.event} ${line.proc}`);
+    const firstReady = order.findIndex((entry) => entry.startsWith('ready '));
+    expect(firstReady).toBeGreaterThan(0);
+    expect(
+      order
+        .slice(0, firstReady)
+        .filter((entry) => entry.startsWith('spawned '))
+        .sort(),
+    ).toEqual(['spawned s0', 'spawned s1', 'spawned s2']);
     const lastListening = Math.max(...['s0', 's1', 's2'].map((name) => sequence.indexOf(`${name} listening`)));
     expect(sequence.indexOf('app start')).toBeGreaterThan(lastListening);
   });
 
   it('keeps list order without after:', async () => {
-    const sequence = await threeSidecars(false);
+    const { sequence } = await threeSidecars(false);
     expect(sequence.slice(0, 7)).toEqual(['s0 start', 's0 listening', 's1 start', 's1 listening', 's2 start', 's2 listening', 'app start']);
   });
 });

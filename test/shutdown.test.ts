@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
+import { announced, fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { FIXTURES, startSupervisor } from './support/supervisor.ts';
 
@@ -18,6 +18,8 @@ describe('hooks and drain', () => {
       '  - name: proxy',
       '    role: sidecar',
       `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'proxy'))}`,
+      // Started means postStart finished, not that the proxy's trap is installed: this readiness waits for that.
+      `    readiness: { probe: ${JSON.stringify(announced('proxy'))} }`,
       `    preStop: { exec: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=proxy-prestop; record run; echo draining connections`)} }`,
       `    postStart: { exec: ${recordHook('proxy-poststart')} }`,
       '  - name: app',
@@ -65,7 +67,8 @@ describe('the grace budget', () => {
         },
       ),
     );
-    await events.waitFor('app start');
+    // The sidecar has no readiness probe, so it may still be installing its trap when the app starts.
+    await events.waitFor('s start', 'app start');
     const signalled = Date.now();
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(137);
@@ -85,6 +88,9 @@ describe('signals', () => {
           'SIGTERM:SIGQUIT',
           '--sidecar',
           `nginx=${fixture('record-stop-signal.sh', 'nginx')}`,
+          // The app starts only once nginx's traps are installed, which the expected order below relies on.
+          '--ready',
+          `nginx=${announced('nginx')}`,
           '--stop-signal',
           'nginx=SIGINT',
           '--',

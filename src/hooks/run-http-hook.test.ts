@@ -5,10 +5,10 @@ import type { HookContext } from './hook.ts';
 import { runHook } from './run-hook.ts';
 import { BODY_LINE_MAX_BYTES } from './run-http-hook.ts';
 
-const HOOK_TIMEOUT_MS = 2_000;
+const HOOK_TIMEOUT_MS = 10_000;
 const SHORT_TIMEOUT_MS = 200;
 /** Generous bound on how late a timed-out or aborted hook may come back. */
-const TIMEOUT_SLACK_MS = 300;
+const TIMEOUT_SLACK_MS = 2_000;
 
 const server = useHttpServer((request, response) => {
   const path = request.url?.split('?')[0];

@@ -4,15 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import { createProbe } from './create-probe.ts';
 import { createFileProbe, FILE_POLL_MS } from './file-probe.ts';
-import { countResources, delay, expectNoResourcesBeyond } from './probe-test-support.ts';
+import { countResources, delay, expectNoResourcesBeyond, recording } from '../../test/support/probes.ts';
 import { watchReadiness } from './watch-readiness.ts';
 
 const ATTEMPT_TIMEOUT_MS = 1_000;
 /** Generous bound for an inotify event, or a poll tick, to reach the test on a loaded machine. */
-const EVENT_BOUND_MS = 500;
-/** Long enough that only the event path can explain a prompt answer. */
-const LONG_PERIOD_MS = 5_000;
-const APPEAR_AFTER_MS = 100;
+const EVENT_BOUND_MS = 3_000;
+/** Long enough that only the event path can explain an answer within EVENT_BOUND_MS. */
+const LONG_PERIOD_MS = 20_000;
 
 const sandbox = useProcessSandbox('file-probe-test-');
 const noAbort = () => new AbortController().signal;
@@ -118,25 +117,27 @@ describe('file readiness through watchReadiness', () => {
     const before = countResources();
     const controller = new AbortController();
     const changes: { ready: boolean; at: number }[] = [];
+    const probe = recording(createFileProbe(path));
     watchReadiness(
-      createFileProbe(path),
+      probe,
       { periodMs: LONG_PERIOD_MS, timeoutMs: ATTEMPT_TIMEOUT_MS, periodAfterStartMs: LONG_PERIOD_MS },
       (ready) => changes.push({ ready, at: performance.now() }),
       controller.signal,
     );
-    await delay(APPEAR_AFTER_MS);
+    // The first attempt (file missing) is over: from here only the event or the long period can notice the file.
+    await expect.poll(() => probe.attempts[0]?.endedAt).toBeDefined();
     const createdAt = performance.now();
     await writeFile(path, '');
     await expect.poll(() => changes.length, { timeout: LONG_PERIOD_MS }).toBe(1);
     expect(changes[0]!.ready).toBe(true);
-    expect(changes[0]!.at - createdAt).toBeLessThan(1_000);
+    expect(changes[0]!.at - createdAt).toBeLessThan(EVENT_BOUND_MS);
 
     // Removal is an event too: not ready again without waiting for the slow period.
     const removedAt = performance.now();
     await rm(path);
     await expect.poll(() => changes.length, { timeout: LONG_PERIOD_MS }).toBe(2);
     expect(changes[1]!.ready).toBe(false);
-    expect(changes[1]!.at - removedAt).toBeLessThan(1_000);
+    expect(changes[1]!.at - removedAt).toBeLessThan(EVENT_BOUND_MS);
 
     controller.abort();
     await expectNoResourcesBeyond(before);

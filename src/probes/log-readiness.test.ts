@@ -4,18 +4,17 @@ import type { OutputStream } from '../process/child.ts';
 import { isAlive } from '../process/proc-table.ts';
 import { createLogMatcher } from './log-matcher.ts';
 import { createLogProbe } from './log-probe.ts';
-import { countResources, expectNoResourcesBeyond, median } from './probe-test-support.ts';
+import { countResources, expectNoResourcesBeyond } from '../../test/support/probes.ts';
 import { watchReadiness } from './watch-readiness.ts';
 
 // A real process's output, through the spawner's capture pipes, into the
 // matcher; readiness through watchReadiness with a period far too long to
 // explain a prompt answer, so only the match's wake can.
 
-const LONG_PERIOD_MS = 5_000;
+const LONG_PERIOD_MS = 20_000;
 const TIMING = { periodMs: LONG_PERIOD_MS, timeoutMs: 1_000, periodAfterStartMs: LONG_PERIOD_MS };
-const RUNS = 20;
-/** Generous bound on the median: a wake is a few function calls after the pipe read. */
-const MEDIAN_BOUND_MS = 50;
+/** A liveness bound far below the period; how fast it really is, bench/log-readiness-latency.ts measures. */
+const WAKE_BOUND_MS = 3_000;
 
 const sandbox = useProcessSandbox('log-readiness-test-', { expectNoOwnedPids: true });
 
@@ -61,20 +60,13 @@ async function timeOneRun(stream: OutputStream): Promise<number> {
 }
 
 describe('log readiness with a real process', () => {
-  it('is ready within milliseconds of the line being written, on stdout or stderr', async () => {
-    expect(await timeOneRun('stdout')).toBeLessThan(1_000);
-    expect(await timeOneRun('stderr')).toBeLessThan(1_000);
-  });
-
-  it(`takes well under ${MEDIAN_BOUND_MS}ms from the line to onChange(true), median of ${RUNS}`, async () => {
-    const latencies: number[] = [];
-    for (let run = 0; run < RUNS; run += 1) latencies.push(await timeOneRun('stdout'));
-    if (process.env.PROBE_LATENCY_REPORT !== undefined) {
-      console.log(
-        `log line -> ready: median ${median(latencies).toFixed(2)} ms, max ${Math.max(...latencies).toFixed(2)} ms (${RUNS} runs)`,
-      );
+  it('is ready on the line itself, on stdout or stderr, not at the next period', async () => {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const latency = await timeOneRun(stream);
+      // Never before the line was written, and long before the period could explain it.
+      expect(latency).toBeGreaterThanOrEqual(0);
+      expect(latency).toBeLessThan(WAKE_BOUND_MS);
     }
-    expect(median(latencies)).toBeLessThan(MEDIAN_BOUND_MS);
   });
 
   it('leaves nothing behind when aborted before the match', async () => {

@@ -8,8 +8,8 @@ import { watchReadiness } from './watch-readiness.ts';
 const ATTEMPT_TIMEOUT_MS = 1_000;
 const LISTEN_DELAY_MS = 300;
 const PERIOD_MS = 100;
-/** Generous: one period plus scheduling noise on a loaded CI machine. */
-const READY_AFTER_LISTEN_BOUND_MS = PERIOD_MS + 400;
+/** A liveness bound: one period plus whatever a loaded machine adds; the figure itself is bench/'s. */
+const READY_AFTER_LISTEN_BOUND_MS = PERIOD_MS + 2_000;
 
 let servers: Server[] = [];
 let accepted: Socket[] = [];

@@ -71,11 +71,13 @@ describe('loadNativeProcessApi', () => {
         `fs.openSync(${JSON.stringify(fifo)}, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);`,
         `fs.createWriteStream('', { fd: fs.openSync(${JSON.stringify(fifo)}, 'w'), autoClose: false }).write(Buffer.alloc(1 << 20));`,
         `const addon = { exports: {} }; process.dlopen(addon, ${JSON.stringify(join(dir, 'reaper.node'))});`,
-        `setTimeout(() => ${exit}, 100);`,
+        // Time for a thread-pool thread to take the write and block in it, even on a loaded machine.
+        `setTimeout(() => ${exit}, 500);`,
       ].join('\n');
-    const run = (exit: string) => spawnSync(process.execPath, ['-e', script(exit)], { stdio: 'ignore', timeout: 3_000 });
-    expect(run('addon.exports.exitNow(42)')).toMatchObject({ status: 42, signal: null });
+    const run = (exit: string, timeout: number) => spawnSync(process.execPath, ['-e', script(exit)], { stdio: 'ignore', timeout });
+    // A liveness bound: Node's start on a loaded machine, plus the 500ms.
+    expect(run('addon.exports.exitNow(42)', 20_000)).toMatchObject({ status: 42, signal: null });
     // The control: the same with process.exit never ends (the timeout kills it).
-    expect(run('process.exit(42)')).toMatchObject({ status: null, signal: 'SIGTERM' });
+    expect(run('process.exit(42)', 3_000)).toMatchObject({ status: null, signal: 'SIGTERM' });
   });
 });

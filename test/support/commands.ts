@@ -13,6 +13,16 @@ export function fixture(file: string, ...args: string[]): string {
   return shellJoin(`${FIXTURES}${file}`, ...args);
 }
 
+/**
+ * A `log:` readiness probe for a shell fixture that calls `announce_start`
+ * (record.sh): it passes once the fixture's traps are installed, so the
+ * supervisor starts nothing after it, and the app cannot exit and tear it down,
+ * before it can hear its stop signal.
+ */
+export function announced(name: string): string {
+  return `log:^${name} ready$`;
+}
+
 /** A fixture as argv, for the app after `--`. */
 export function fixtureArgv(file: string, ...args: string[]): string[] {
   return [`${FIXTURES}${file}`, ...args];

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const WAIT_FOR_EVENT_MS = 10_000;
+const WAIT_FOR_EVENT_MS = 20_000;
 const POLL_MS = 10;
 
 export interface RecordedEvent {
@@ -19,8 +19,8 @@ export interface EventLog {
   read(): RecordedEvent[];
   /** "name event" strings in file order, the form most assertions want. */
   sequence(): string[];
-  /** Resolves once a fixture has recorded `entry` ("name event"). */
-  waitFor(entry: string): Promise<void>;
+  /** Resolves once fixtures have recorded every entry ("name event"), in any order. */
+  waitFor(...entries: string[]): Promise<void>;
   remove(): void;
 }
 
@@ -48,11 +48,15 @@ export function createEventLog(): EventLog {
     file,
     read,
     sequence: () => read().map((entry) => `${entry.name} ${entry.event}`),
-    async waitFor(entry) {
+    async waitFor(...entries) {
       // Fixtures write from other processes; there is no event to await, so poll, bounded.
       const deadline = Date.now() + WAIT_FOR_EVENT_MS;
-      while (!read().some((recorded) => `${recorded.name} ${recorded.event}` === entry)) {
-        if (Date.now() > deadline) throw new Error(`event "${entry}" never came; saw ${JSON.stringify(read())}`);
+      const missing = () => {
+        const seen = new Set(read().map((recorded) => `${recorded.name} ${recorded.event}`));
+        return entries.filter((entry) => !seen.has(entry));
+      };
+      while (missing().length > 0) {
+        if (Date.now() > deadline) throw new Error(`events ${JSON.stringify(missing())} never came; saw ${JSON.stringify(read())}`);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     },

@@ -1,10 +1,9 @@
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { expect } from 'vitest';
-import type { Probe, ProbeOutcome } from './probe.ts';
+import type { Probe, ProbeOutcome } from '../../src/probes/probe.ts';
 
-// Shared by the probe-loop tests (readiness, liveness, file, log). Test-only;
-// a candidate for test/support/ once the helper refactoring there has landed.
+// Shared by the probe-loop tests (readiness, liveness, file, log).
 
 /** Handles that would keep the event loop alive, or hold a socket, a watch or a child. */
 const WATCHED_RESOURCES = ['Timeout', 'TCPSocketWrap', 'TCPWrap', 'ProcessWrap', 'PipeWrap', 'FSEventWrap', 'FSReqCallback'] as const;
@@ -49,12 +48,6 @@ export function recording(inner: Pick<Probe, 'check' | 'subscribe'>, description
 
 export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** A TCP server on 127.0.0.1 that can be closed and opened again on the same port. */

@@ -1,4 +1,5 @@
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { truncateSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fixture, fixtureArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
@@ -55,6 +56,100 @@ describe('configuration errors', () => {
     );
     expect(run.code).toBe(2);
     expect(run.stderr()).toContain("unknown option '--sidecars'");
+    expect(events.sequence()).toEqual([]);
+  });
+});
+
+describe('bad input refused before anything starts', () => {
+  /** The app that would run if the config were accepted: it records that it started. */
+  const app = (name: string) => fixture('exit-with.sh', name, '0');
+
+  it('refuses a NUL byte in a command, an argument or a cwd at its field, exits 2 and spawns nothing', async () => {
+    const events = createEvents();
+    const config = `${events.dir}/nul.yaml`;
+    writeFileSync(
+      config,
+      [
+        'processes:',
+        '  - name: proxy',
+        '    role: sidecar',
+        `    command: ${JSON.stringify(fixture('serve.sh', 'proxy'))}`,
+        '    cwd: "/tmp\\0"',
+        '  - name: job',
+        '    role: app',
+        `    command: [${JSON.stringify(app('job'))}, "a\\0b"]`,
+      ].join('\n'),
+    );
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toContain(`${config}:5:5 processes[0].cwd: has a NUL character, which no directory name can hold`);
+    expect(run.stderr()).toContain(`${config}:8:5 processes[1].command: argument 1 has a NUL character, which no command line can hold`);
+    expect(run.stderr()).not.toContain('internal');
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+
+  it('reads only a regular file of at most 1 MiB: /dev/zero, a FIFO without a writer and a 2 MiB file are refused at once', async () => {
+    const events = createEvents();
+    const fifo = `${events.dir}/config.fifo`;
+    execFileSync('mkfifo', [fifo]);
+    const huge = `${events.dir}/huge.yaml`;
+    writeFileSync(huge, '');
+    truncateSync(huge, 2 * 1024 * 1024);
+    for (const [config, reason] of [
+      ['/dev/zero', 'not a regular file'],
+      [fifo, 'not a regular file'],
+      [huge, 'larger than 1 MiB'],
+      [events.dir, 'is a directory'],
+    ] as const) {
+      const run = track(
+        await runSupervisor(['-c', config, '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr()).toContain(`${config}: cannot read the config file: ${reason}`);
+    }
+    expect(events.sequence()).toEqual([]);
+  });
+
+  it('lists the first 50 of 100,000 unknown keys and counts the rest, in linear time', { timeout: 120_000 }, async () => {
+    const events = createEvents();
+    const config = `${events.dir}/keys.yaml`;
+    const keys = Array.from({ length: 100_000 }, (_, index) => `k${index}: 1`);
+    // Just under the 1 MiB a config file may have.
+    writeFileSync(config, ['processes: [{ name: job, role: app, command: "true" }]', ...keys].join('\n'));
+    // Quadratic work took minutes here; a generous bound still tells the two apart on a loaded machine.
+    const started = performance.now();
+    const run = track(await runSupervisor(['validate', '-c', config]));
+    expect(performance.now() - started).toBeLessThan(60_000);
+    expect(run.code).toBe(2);
+    const lines = run.stderr().trimEnd().split('\n');
+    expect(lines[0]).toBe('sidecar-init: 100000 configuration problems; nothing was started:');
+    expect(lines[1]).toBe(`  ${config}:2:1 k0: unknown key "k0"; accepted here: grace, logLevel, drain, rewrite, singleChild, processes`);
+    expect(lines.slice(1, -1)).toHaveLength(50);
+    expect(lines.at(-1)).toBe('  ... and 99950 more');
+  });
+
+  it('refuses signals that can never be forwarded or stop a process, and a drain that is a malformed duration', async () => {
+    const events = createEvents();
+    const run = track(
+      await runSupervisor(
+        [
+          '--rewrite',
+          'SIGCHLD:SIGTERM',
+          '--stop-signal',
+          'app=SIGCHLD',
+          '--drain',
+          '-1s',
+          '--',
+          ...fixtureArgv('exit-with.sh', 'app', '0'),
+        ],
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toContain('--rewrite SIGCHLD:SIGTERM: SIGCHLD tells sidecar-init that a process exited and is never passed on');
+    expect(run.stderr()).toContain('--stop-signal app=SIGCHLD: SIGCHLD is ignored unless handled');
+    expect(run.stderr()).toContain('--drain -1s: "-1s" is not a duration');
     expect(events.sequence()).toEqual([]);
   });
 });

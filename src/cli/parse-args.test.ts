@@ -87,6 +87,10 @@ describe('parseArgs', () => {
     expect(parseArgs(['job', '--single-child'], NO_ENV)).toMatchObject({ cli: { singleChild: false, app: ['job', '--single-child'] } });
   });
 
+  it('passes a --drain value that starts with "-" through, for config to refuse as a malformed duration', () => {
+    expect(parseArgs(['--drain', '-1s', 'job'], NO_ENV)).toMatchObject({ kind: 'run', cli: { drain: '-1s', app: ['job'] } });
+  });
+
   it('reads the config file from -c/--config, else from SIDECAR_INIT_CONFIG', () => {
     const env = { SIDECAR_INIT_CONFIG: '/etc/env.yaml' };
     expect(parseArgs(['-c', 'a.yaml'], env)).toMatchObject({ kind: 'run', configFile: 'a.yaml' });

@@ -22,11 +22,10 @@ export function parseCommand(command: string | readonly string[]): Result<Argv> 
  * Arguments reach execve as C strings, so a NUL would cut one short (Node
  * refuses it when spawning, after the sidecars have started): refuse it first.
  */
-export function checkNoNul<Words extends readonly string[]>(words: Words, what = 'the command'): Result<Words> {
+export function checkNoNul<Words extends readonly string[]>(words: Words, prefix = ''): Result<Words> {
   const index = words.findIndex((word) => word.includes('\0'));
   if (index < 0) return ok(words);
-  const which = index === 0 ? 'the program name' : `argument ${index}`;
-  return fail(`${what} has a NUL character in ${which}, which no program name or argument can hold`);
+  return fail(`${prefix}${index === 0 ? 'the program name' : `argument ${index}`} has a NUL character, which no command line can hold`);
 }
 
 export const CommandSchema = parsedWith(

@@ -47,7 +47,7 @@ export interface FlagConfig {
   readonly app: AppArgs | undefined;
 }
 
-export function normalizeFlags(cli: CliInput, report: Report): FlagConfig {
+export function parseFlags(cli: CliInput, report: Report): FlagConfig {
   const flag = (name: string, value: string): Origin => ({ kind: 'flag', flag: name, value });
   const rewriteOrigin = (index: number) => flag('--rewrite', cli.rewrite[index]!);
   return {

@@ -124,3 +124,14 @@ describe('drain', () => {
     ]);
   });
 });
+
+describe('--drain that looks like a duration', () => {
+  it('reports a malformed duration instead of running a program named like it', () => {
+    for (const value of ['-1s', '+5s', '1..5s', '5S']) {
+      expect(problemsOf({ cli: { drain: value, app: ['job'] } })).toEqual([
+        `--drain ${value}: "${value}" is not a duration; use e.g. 500ms, 5s, 1m`,
+      ]);
+    }
+    expect(problemsOf({ cli: { drain: '1.5', app: ['job'] } })).toEqual(['--drain 1.5: 1.5 has no unit; write e.g. 1.5s or 1.5ms']);
+  });
+});

@@ -5,7 +5,7 @@ import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts
 import { createConfigError } from './config-error.ts';
 import { checkApps, checkNames, mergeEntries } from './entries.ts';
 import { applyFlagOverrides, checkFlagTargets } from './flag-targets.ts';
-import { normalizeFlags } from './flags.ts';
+import { parseFlags } from './flags.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from './plan.ts';
 import { createProblemList, fileOrigin } from './problem.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
@@ -28,7 +28,7 @@ export function loadPlan(input: LoadPlanInput): Plan {
   const { configFile } = input;
   const parsed = configFile === undefined ? undefined : readConfigFile(configFile, input.readFile ?? readBoundedFile, report);
   const file = parsed === undefined ? EMPTY_FILE_CONFIG : checkFile(parsed.value, report);
-  const flags = normalizeFlags(input.cli, report);
+  const flags = parseFlags(input.cli, report);
   const { entries, replaced } = mergeEntries(file.entries, flags.entries, flags.app);
   // A file that cannot be read or parsed hides its names and roles; rules about them would only guess.
   if (configFile === undefined || parsed !== undefined) {

@@ -77,7 +77,7 @@ function parseExecCommand(commandText: string): Result<string[]> {
   const words = splitCommand(commandText);
   if (!words.ok) return fail(`exec probe: ${words.message}`);
   if (words.value[0] === undefined || words.value[0] === '') return fail('exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1');
-  return checkNoNul(words.value, 'the exec probe');
+  return checkNoNul(words.value, 'exec probe: ');
 }
 
 /** IPv6 with or without brackets. */

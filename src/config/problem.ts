@@ -1,7 +1,7 @@
 import type { Result } from './result.ts';
 
 // A problem is a message plus where the offending value came from. Positions in
-// the file are resolved only when the problems are reported (format-problem.ts),
+// the file are resolved only when the problems are reported (config-error.ts),
 // so the steps that find problems need no YAML document.
 
 export type PathSegment = string | number;

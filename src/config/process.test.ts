@@ -235,3 +235,31 @@ describe('validateName', () => {
     expect(validateName('x'.repeat(64))).toBe(`"${'x'.repeat(64)}" is 64 characters long; a name has at most 63 (a DNS label)`);
   });
 });
+
+describe('a NUL byte', () => {
+  it('is refused at its field in a command, an argument, a cwd, an env value, a probe or a hook', () => {
+    const yaml = `
+      processes:
+        - { name: a, role: init, command: "migrate\\0 up" }
+        - { name: b, role: init, command: [sh, -c, "echo\\0"] }
+        - { name: c, role: init, command: setup, cwd: "/srv\\0" }
+        - { name: d, role: init, command: setup, env: { MODE: "x\\0y" } }
+        - name: e
+          role: sidecar
+          command: envoy
+          readiness: { probe: "exec:check \\0" }
+          liveness: { probe: "file:/tmp/\\0alive" }
+          postStart: { exec: ["warm", "\\0"] }
+      ${JOB}
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:28 processes[0].command: the program name has a NUL character, which no command line can hold',
+      'demo.yaml:3:28 processes[1].command: argument 2 has a NUL character, which no command line can hold',
+      'demo.yaml:4:44 processes[2].cwd: has a NUL character, which no directory name can hold',
+      'demo.yaml:5:51 processes[3].env.MODE: the value contains a NUL character, which no environment can hold',
+      'demo.yaml:9:18 processes[4].readiness.probe: exec probe: argument 1 has a NUL character, which no command line can hold',
+      'demo.yaml:10:17 processes[4].liveness.probe: file: the path has a NUL character, which no file name can hold',
+      'demo.yaml:11:18 processes[4].postStart.exec: argument 1 has a NUL character, which no command line can hold',
+    ]);
+  });
+});

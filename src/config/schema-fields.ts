@@ -54,8 +54,8 @@ function unknownKeyMessage(key: string, accepted: readonly string[]): string {
 
 /**
  * A check for a mapping that takes exactly one of `keys` (a probe's kind, a
- * hook's exec or http). It runs only when every field is valid, so a broken
- * field is reported once, as itself.
+ * hook's exec or http). It looks only at which keys were written, so it is
+ * added with `when: () => true` and runs beside the fields' own problems.
  */
 export function exactlyOneOf(keys: readonly string[]) {
   return (value: unknown, context: z.core.$RefinementCtx<unknown>): void => {

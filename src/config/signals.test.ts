@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { FORWARDED_SIGNALS, STOP_SIGNALS } from '../process/signals.ts';
 import { appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
-import { parseSignal } from './signals.ts';
+import { parseSignal, REWRITABLE_SIGNALS } from './signals.ts';
 
 describe('stopSignal', () => {
   it('is read by name on any role, and is undefined by default', () => {
@@ -164,5 +165,41 @@ describe('parseSignal', () => {
 
   it('refuses a signal number, which differs between architectures', () => {
     expect(parseSignal('3')).toEqual({ ok: false, message: '3 is a signal number; give the signal by name, e.g. SIGQUIT' });
+  });
+});
+
+describe('signals that can never be forwarded, caught or stop a process', () => {
+  it('are refused as the source of a rewrite, with the reason, in the file and in flags', () => {
+    const yaml = appOnlyWith('rewrite: { CHLD: TERM, SIGSEGV: TERM, PIPE: none }');
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:1:12 rewrite.CHLD: SIGCHLD tells sidecar-init that a process exited and is never passed on, so it cannot be rewritten',
+      'demo.yaml:1:24 rewrite.SIGSEGV: SIGSEGV is not passed on to the app, so it cannot be rewritten',
+      'demo.yaml:1:39 rewrite.PIPE: SIGPIPE is not passed on to the app, so it cannot be rewritten',
+    ]);
+    const cli = { rewrite: ['SIGCHLD:SIGTERM', 'SIGKILL:SIGTERM', 'SIGSTOP:none', 'SIGTSTP:SIGSTOP'], app: ['job'] };
+    expect(problemsOf({ cli })).toEqual([
+      '--rewrite SIGCHLD:SIGTERM: SIGCHLD tells sidecar-init that a process exited and is never passed on, so it cannot be rewritten',
+      '--rewrite SIGKILL:SIGTERM: SIGKILL cannot be caught, so it cannot be rewritten',
+      '--rewrite SIGSTOP:none: SIGSTOP cannot be caught, so it cannot be rewritten',
+    ]);
+  });
+
+  it('are refused as a stop signal, with the reason, in the file and in flags', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, stopSignal: SIGCHLD }
+        - { name: job, role: app, command: job, stopSignal: stop }
+    `;
+    expect(problemsOf({ yaml, cli: { stopSignal: ['proxy=CONT', 'job=SIGTTIN'] } })).toEqual([
+      'demo.yaml:2:51 processes[0].stopSignal: SIGCHLD is ignored unless handled, and means "a child exited", so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT',
+      'demo.yaml:3:43 processes[1].stopSignal: SIGSTOP pauses a process instead of ending it, so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT',
+      '--stop-signal proxy=CONT: SIGCONT is ignored unless handled, and means "continue", so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT',
+      '--stop-signal job=SIGTTIN: SIGTTIN pauses a process instead of ending it, so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT',
+    ]);
+    expect(load({ cli: { stopSignal: ['app=SIGKILL'], app: ['job'] } }).processes[0]!.stopSignal).toBe('SIGKILL');
+  });
+
+  it('leave exactly the signals the supervisor listens for rewritable', () => {
+    expect([...REWRITABLE_SIGNALS].sort()).toEqual([...STOP_SIGNALS, ...FORWARDED_SIGNALS].sort());
   });
 });

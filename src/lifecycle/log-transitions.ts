@@ -1,3 +1,4 @@
+import type { ExitStatus } from '../process/exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { LifecycleEvent } from './events.ts';
 import { describeExitStatus, exitCodeOf } from './exit-status.ts';
@@ -106,13 +107,15 @@ export function describeStopReason(reason: StopReason, appRunning: boolean): str
   }
 }
 
-/** Why the supervisor exits as it does, for its last line. */
-export function describeExitReason(reason: StopReason, appName: string): string {
+/** Why the supervisor exits as it does, for its last line; `appExit` is how the app ended, if it ran. */
+export function describeExitReason(reason: StopReason, appName: string, appExit: ExitStatus | undefined): string {
   switch (reason.kind) {
     case 'app-exited':
       return `app ${appName} ${describeExitStatus(reason.status)}`;
     case 'signal':
-      return `received ${reason.signal}`;
+      return appExit === undefined
+        ? `received ${reason.signal}`
+        : `received ${reason.signal}; app ${appName} ${describeExitStatus(appExit)}`;
     case 'init-failed':
       return `init step ${reason.name} ${describeExitStatus(reason.status)}`;
     case 'sidecar-failed':

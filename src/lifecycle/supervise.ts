@@ -121,10 +121,12 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     const reason = state.stopReason;
     const fields = { event: 'finished', exitCode, ...budgetUsed(at) };
     if (exitCode === 0 || reason === undefined) return log.pod.info(fields, 'all processes stopped');
-    const proc = 'name' in reason ? reason.name : reason.kind === 'app-exited' ? graph.app.name : undefined;
+    const app = state.procs.get(graph.app.name);
+    const appExit = app?.status === 'exited' ? app.exit : undefined;
+    const proc = 'name' in reason ? reason.name : reason.kind === 'signal' && appExit === undefined ? undefined : graph.app.name;
     // The app's own code (or a signal's) is the ordinary end of a Job; a failure of the pod's own is a warning.
     const level = reason.kind === 'app-exited' || reason.kind === 'signal' ? 'info' : 'warn';
-    const message = `all processes stopped; exit code ${exitCode}: ${describeExitReason(reason, graph.app.name)}`;
+    const message = `all processes stopped; exit code ${exitCode}: ${describeExitReason(reason, graph.app.name, appExit)}`;
     log.pod[level]({ ...fields, reason: reason.kind, proc }, message);
   }
 

@@ -115,7 +115,8 @@ async function supervise(plan: Plan, logger: Logger): Promise<number> {
   supervision.dispatch({ type: 'boot' });
   const exitCode = await supervision.done;
 
-  const swept = await sweepDescendants({ reaper, graceMs: supervision.remainingGraceMs() });
+  // A second SIGTERM/SIGINT (during teardown or now) skips what is left of the budget here too.
+  const swept = await sweepDescendants({ reaper, graceMs: supervision.remainingGraceMs(), hurry: supervision.hurry });
   if (swept.terminated + swept.killed > 0) logger.warn({ event: 'swept', ...swept }, 'stopped leftover processes');
   reaper.stop();
   logger.info({ event: 'exit', exitCode }, 'exiting');

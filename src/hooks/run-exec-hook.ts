@@ -30,7 +30,7 @@ export function runExecHook(hook: ExecHookSpec, context: HookContext, signal: Ab
     output.end();
   };
   const request: SpawnRequest = {
-    name: `hook ${hook.command.join(' ')}`,
+    name: `hook ${hook.command[0]}`,
     command: hook.command,
     env: context.env,
     cwd: context.cwd,

@@ -1,3 +1,4 @@
+import type { ExitStatus } from '../process/exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { LifecycleEvent } from './events.ts';
 import { describeExitStatus, exitCodeOf } from './exit-status.ts';
@@ -106,13 +107,43 @@ export function describeStopReason(reason: StopReason, appRunning: boolean): str
   }
 }
 
-/** Why the supervisor exits as it does, for its last line. */
-export function describeExitReason(reason: StopReason, appName: string): string {
+/** A restart was scheduled: its attempt number and the delay chosen. */
+export function logRestartScheduled(
+  log: LifecycleLog,
+  effect: { readonly name: string; readonly attempt: number; readonly delayMs: number },
+): void {
+  const fields = { event: 'restarting', attempt: effect.attempt, delayMs: effect.delayMs };
+  log.of(effect.name).warn(fields, `restart ${effect.attempt} in ${effect.delayMs}ms`);
+}
+
+/** The lifecycle's last line; with a non-zero code it names the process and the reason, so no failure goes unexplained. */
+export function logFinished(
+  { log, graph }: TransitionLog,
+  state: LifecycleState,
+  exitCode: number,
+  budgetUsed: { readonly budgetUsedMs?: number },
+): void {
+  const reason = state.stopReason;
+  const fields = { event: 'finished', exitCode, ...budgetUsed };
+  if (exitCode === 0 || reason === undefined) return log.pod.info(fields, 'all processes stopped');
+  const app = state.procs.get(graph.app.name);
+  const appExit = app?.status === 'exited' ? app.exit : undefined;
+  const proc = 'name' in reason ? reason.name : reason.kind === 'signal' && appExit === undefined ? undefined : graph.app.name;
+  // The app's own code (or a signal's) is the ordinary end of a Job; a failure of the pod's own is a warning.
+  const level = reason.kind === 'app-exited' || reason.kind === 'signal' ? 'info' : 'warn';
+  const message = `all processes stopped; exit code ${exitCode}: ${describeExitReason(reason, graph.app.name, appExit)}`;
+  log.pod[level]({ ...fields, reason: reason.kind, proc }, message);
+}
+
+/** Why the supervisor exits as it does, for its last line; `appExit` is how the app ended, if it ran. */
+function describeExitReason(reason: StopReason, appName: string, appExit: ExitStatus | undefined): string {
   switch (reason.kind) {
     case 'app-exited':
       return `app ${appName} ${describeExitStatus(reason.status)}`;
     case 'signal':
-      return `received ${reason.signal}`;
+      return appExit === undefined
+        ? `received ${reason.signal}`
+        : `received ${reason.signal}; app ${appName} ${describeExitStatus(appExit)}`;
     case 'init-failed':
       return `init step ${reason.name} ${describeExitStatus(reason.status)}`;
     case 'sidecar-failed':

@@ -5,7 +5,7 @@ import type { DecideContext } from './decide.ts';
 import { decide, isHurried } from './decide.ts';
 import { createEventQueue } from './event-queue.ts';
 import type { Effect, LifecycleEvent, LifecycleEventBody } from './events.ts';
-import { describeExitReason, logTransition } from './log-transitions.ts';
+import { logFinished, logRestartScheduled, logTransition } from './log-transitions.ts';
 import { createProcessGraph } from './graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
@@ -95,16 +95,11 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
       case 'cancel-timer':
         return runner.timers.cancel(effect.timer);
       case 'restart-scheduled':
-        return void log
-          .of(effect.name)
-          .warn(
-            { event: 'restarting', attempt: effect.attempt, delayMs: effect.delayMs },
-            `restart ${effect.attempt} in ${effect.delayMs}ms`,
-          );
+        return logRestartScheduled(log, effect);
       case 'finish':
         runner.timers.clear();
         runner.aborts.abortAll();
-        logFinished(effect.exitCode, at);
+        logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
         return finish(effect.exitCode);
       default:
         return assertNever(effect);
@@ -114,18 +109,6 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   /** How much of the grace budget teardown had used at `at`, for the log. */
   function budgetUsed(at: number): { budgetUsedMs?: number } {
     return state.teardownStartedAt === undefined ? {} : { budgetUsedMs: Math.round(at - state.teardownStartedAt) };
-  }
-
-  /** The lifecycle's last line; with a non-zero code it names the process and the reason, so no failure goes unexplained. */
-  function logFinished(exitCode: number, at: number): void {
-    const reason = state.stopReason;
-    const fields = { event: 'finished', exitCode, ...budgetUsed(at) };
-    if (exitCode === 0 || reason === undefined) return log.pod.info(fields, 'all processes stopped');
-    const proc = 'name' in reason ? reason.name : reason.kind === 'app-exited' ? graph.app.name : undefined;
-    // The app's own code (or a signal's) is the ordinary end of a Job; a failure of the pod's own is a warning.
-    const level = reason.kind === 'app-exited' || reason.kind === 'signal' ? 'info' : 'warn';
-    const message = `all processes stopped; exit code ${exitCode}: ${describeExitReason(reason, graph.app.name)}`;
-    log.pod[level]({ ...fields, reason: reason.kind, proc }, message);
   }
 
   return {

@@ -1,9 +1,13 @@
+import type { Logger } from 'pino';
 import type { ProcessSpec } from '../config/plan.ts';
+import type { Probe } from '../probes/probe.ts';
 import type { WatchKind } from './events.ts';
 import type { Runner } from './runner.ts';
 
 // The start-watch and stop-watch effects: a process's readiness and liveness
-// probe loops, each under its own abort key.
+// probe loops, each under its own abort key. Lines at info and above name the
+// probe by its description (an exec probe: its program only); its whole
+// command line, which may carry tokens, is logged at debug only.
 
 const watchKey = (watch: WatchKind, name: string): string => `${watch}:${name}`;
 
@@ -26,6 +30,7 @@ function startReadiness(runner: Runner, spec: ProcessSpec): void {
   const logger = runner.log.of(spec.name);
   const signal = runner.aborts.open(watchKey('readiness', spec.name));
   const probe = deps.probes.create(spec.readiness.probe, spec, runner.logMatchers.get(spec.name));
+  logProbeStarted(logger, 'readiness', probe);
   deps.probes.watchReadiness(
     probe,
     spec.readiness,
@@ -46,6 +51,7 @@ function startLiveness(runner: Runner, spec: ProcessSpec): void {
   const key = watchKey('liveness', spec.name);
   const signal = aborts.open(key);
   const probe = deps.probes.create(spec.liveness.probe, spec, undefined);
+  logProbeStarted(logger, 'liveness', probe);
   deps.probes.watchLiveness(
     probe,
     spec.liveness,
@@ -57,4 +63,8 @@ function startLiveness(runner: Runner, spec: ProcessSpec): void {
     },
     signal,
   );
+}
+
+function logProbeStarted(logger: Logger, watch: WatchKind, probe: Probe): void {
+  logger.debug({ event: 'probe-started', watch, probe: probe.commandLine ?? probe.description }, `${watch} probe started`);
 }

@@ -10,6 +10,6 @@ describe('createProbe', () => {
     expect(
       createProbe({ kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready', headers: {}, expectStatus: undefined }, deps).description,
     ).toBe('http://127.0.0.1:15021/healthz/ready');
-    expect(createProbe({ kind: 'exec', command: ['pg_isready', '-q'] }, deps).description).toBe('exec:pg_isready -q');
+    expect(createProbe({ kind: 'exec', command: ['pg_isready', '-q'] }, deps).description).toBe('exec:pg_isready');
   });
 });

@@ -39,7 +39,7 @@ describe('createExecProbe', () => {
   it('fails with the exit code otherwise', async () => {
     await expect(createExecProbe(['sh', '-c', 'exit 3'], inside()).check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({
       ok: false,
-      reason: 'exec:sh -c exit 3: exited with code 3',
+      reason: 'exec:sh: exited with code 3',
     });
   });
 

@@ -4,6 +4,8 @@ import { runCommand } from '../attempt/run-command.ts';
 
 // Ready when a command exits 0, as Kubernetes' exec probe; run-command.ts runs
 // it (and ends its whole process group) each attempt. Its output is discarded.
+// Its description names the program only: arguments may carry tokens
+// (`--password=…`), and descriptions reach warn-level log lines.
 
 export interface ExecProbeOptions {
   readonly spawner: Spawner;
@@ -15,10 +17,11 @@ export interface ExecProbeOptions {
 export function createExecProbe(command: readonly string[], { spawner, env, cwd }: ExecProbeOptions): Probe {
   const [program, ...args] = command;
   if (program === undefined) throw new Error('exec probe: the command is empty');
-  const description = `exec:${command.join(' ')}`;
+  const description = `exec:${program}`;
   const request = { name: description, command: [program, ...args] as const, env, cwd, stdio: 'none' as const };
   return {
     description,
+    commandLine: command.join(' '),
     check: (timeoutMs, signal) => runCommand({ spawner, request, timeoutMs, label: description }, signal),
   };
 }

@@ -7,8 +7,14 @@ import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 export type ProbeOutcome = AttemptOutcome;
 
 export interface Probe {
-  /** A short description for logs, e.g. "tcp://127.0.0.1:15000". */
+  /**
+   * A short description for logs and failure reasons, e.g. "tcp://127.0.0.1:15000";
+   * an exec probe names only its program ("exec:pg_isready"), since its
+   * arguments may carry tokens.
+   */
   readonly description: string;
+  /** An exec probe's whole command line, for debug-level lines only (it may carry tokens). */
+  readonly commandLine?: string;
   /**
    * One attempt, bounded by timeoutMs. Resolves, never rejects; aborting the
    * signal ends the attempt early (and kills an exec probe's process).

@@ -15,6 +15,8 @@ export interface SweepOptions {
   readonly reaper: Reaper;
   /** How long SIGTERM gets before SIGKILL. */
   readonly graceMs: number;
+  /** Aborted (a second stop signal): what is left of the grace is skipped, and SIGKILL goes out at once. */
+  readonly hurry?: AbortSignal;
   /** PIDs to leave alone (their descendants are still swept). */
   readonly exclude?: ReadonlySet<number>;
 }
@@ -31,15 +33,19 @@ export interface SweepResult {
  * or adopted outlives it: SIGTERM, up to graceMs, SIGKILL, then reap.
  * Descendants that appear meanwhile (forked while shutting down) are included.
  */
-export async function sweepDescendants({ reaper, graceMs, exclude = new Set() }: SweepOptions): Promise<SweepResult> {
+export async function sweepDescendants({ reaper, graceMs, hurry, exclude = new Set() }: SweepOptions): Promise<SweepResult> {
   const sentTerm = new Set<number>();
   const sentKill = new Set<number>();
-  const graceEnd = Date.now() + graceMs;
-  const killEnd = graceEnd + KILL_SETTLE_MS;
+  let graceEnd = performance.now() + graceMs;
+  let killEnd = graceEnd + KILL_SETTLE_MS;
   for (;;) {
     reaper.reapZombies();
     const live = listDescendants(process.pid).filter((entry) => isLiveEntry(entry) && !exclude.has(entry.pid));
-    const now = Date.now();
+    const now = performance.now();
+    if (hurry?.aborted === true && now < graceEnd) {
+      graceEnd = now;
+      killEnd = now + KILL_SETTLE_MS;
+    }
     if (live.length === 0 || now >= killEnd) break;
     const [signal, sent] = now < graceEnd ? (['SIGTERM', sentTerm] as const) : (['SIGKILL', sentKill] as const);
     for (const { pid } of live) {
@@ -47,12 +53,18 @@ export async function sweepDescendants({ reaper, graceMs, exclude = new Set() }:
       sent.add(pid);
       sendSignal(pid, signal);
     }
-    await delay(SWEEP_POLL_MS);
+    await pause(SWEEP_POLL_MS, hurry);
   }
   // The last ones may have become our zombies after the pass above.
   reaper.reapZombies();
   const terminated = [...sentTerm].filter((pid) => !sentKill.has(pid)).length;
   return { terminated, killed: sentKill.size };
+}
+
+/** Waits one poll interval, or less if `hurry` is aborted meanwhile (never busy-waits once it is). */
+async function pause(ms: number, hurry: AbortSignal | undefined): Promise<void> {
+  if (hurry === undefined || hurry.aborted) return delay(ms);
+  await delay(ms, undefined, { signal: hurry }).catch(() => {});
 }
 
 function sendSignal(pid: number, signal: NodeJS.Signals): void {

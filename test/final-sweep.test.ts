@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { writeConfig, yamlArgv } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { startSupervisor } from './support/supervisor.ts';
+
+// The final sweep: after every planned process is down, what they left behind
+// (here a process in its own session, ignoring SIGTERM) gets what is left of
+// the grace budget, unless a second stop signal says "now".
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+
+const GRACE_S = 25;
+/** Generous: SIGKILL goes out within one poll of the sweep, plus the kernel's teardown of the process. */
+const HURRIED_EXIT_MS = 8_000;
+
+describe('the final sweep', () => {
+  it('skips what is left of the budget when a second SIGTERM arrives while a leftover ignores the first', async () => {
+    const events = createEvents();
+    const ready = `${events.dir}/leftover-ready`;
+    // The leftover ignores TERM, leaves the sidecar's process group (setsid) and announces itself once its trap is set.
+    const leftover = `trap '' TERM; touch ${ready}; exec sleep 300`;
+    const config = writeConfig(events.dir, [
+      `grace: ${GRACE_S}s`,
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv('/bin/sh', '-c', `setsid /bin/sh -c ${JSON.stringify(leftover)} & exec sleep 300`)}`,
+      '    readiness:',
+      `      probe: file:${ready}`,
+      '  - name: app',
+      '    role: app',
+      '    command: ["true"]',
+    ]);
+    const run = track(startSupervisor(['-c', config]));
+    // The app has exited and the proxy is down: the sweep now waits on the leftover.
+    await run.waitForLog((line) => line.event === 'finished');
+    run.process.kill('SIGTERM');
+    await run.waitForLog((line) => line.event === 'signal');
+    const secondAt = performance.now();
+    run.process.kill('SIGTERM');
+    const exit = await run.exited;
+    expect(performance.now() - secondAt).toBeLessThan(HURRIED_EXIT_MS);
+    expect(exit.code).toBe(0);
+    expect(run.logs.find((line) => line.event === 'signal' && line.level === 'warn')?.msg).toBe(
+      'second stop signal: ending leftover processes now',
+    );
+    expect(run.logs.find((line) => line.event === 'swept')).toMatchObject({ killed: 1 });
+    await expectNothingLeft(run);
+  });
+});

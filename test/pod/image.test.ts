@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -53,10 +53,11 @@ async function withContext(build: (context: string) => Promise<void>): Promise<v
   }
 }
 
-/** The npm package directory of the npm on PATH (its own dependencies are bundled inside). */
-async function npmPackageDir(): Promise<string> {
-  const cli = realpathSync((await ok('sh', ['-c', 'command -v npm'])).trim());
-  return dirname(dirname(cli));
+/** npm as the registry publishes it (its dependencies bundled inside), the version this machine runs. */
+async function packNpm(context: string): Promise<string> {
+  const version = (await ok('npm', ['--version'])).trim();
+  const tarball = (await ok('npm', ['pack', '--silent', `npm@${version}`, '--pack-destination', context], 5 * MINUTE)).trim();
+  return tarball.split('\n').at(-1)!;
 }
 
 /** The CA bundle this machine trusts, for npm inside the build (a TLS-intercepting proxy may sit in between). */
@@ -69,17 +70,19 @@ async function buildImages(): Promise<void> {
   await ok(join(ROOT, 'scripts/podman/setup.sh'), [], 10 * MINUTE);
   await ok(join(ROOT, 'scripts/podman/base-image.sh'), [PLAIN_BASE, 'python3'], 15 * MINUTE);
   await ok(join(ROOT, 'scripts/podman/base-image.sh'), [GCC_BASE, 'gcc,libc6-dev,binutils'], 15 * MINUTE);
-  const npm = await npmPackageDir();
   await withContext(async (context) => {
     cpSync(process.execPath, join(context, 'node'));
-    cpSync(npm, join(context, 'npm'), { recursive: true });
+    const npm = await packNpm(context);
     writeFileSync(
       join(context, 'Containerfile'),
       `FROM ${GCC_BASE}
 LABEL ${LABEL}
 COPY node /usr/local/bin/node
-COPY npm /usr/local/lib/node_modules/npm
-RUN ln -sf ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
+COPY ${npm} /tmp/npm.tgz
+RUN mkdir -p /usr/local/lib/node_modules/npm \\
+ && tar -xzf /tmp/npm.tgz -C /usr/local/lib/node_modules/npm --strip-components=1 \\
+ && rm /tmp/npm.tgz \\
+ && ln -sf ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm
 `,
     );
     await ok('podman', ['build', '--quiet', '--tag', NODE_BASE, context], 10 * MINUTE);

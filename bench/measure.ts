@@ -1,23 +1,63 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 // Shared by the scenarios: how each init is invoked, and how a run is timed.
 
 export const SIDECAR_INIT = fileURLToPath(new URL('../bin/sidecar-init', import.meta.url));
+/** The single executable (npm run build:binary; npm run bench builds it). */
+const BUILT_BINARY = fileURLToPath(new URL('../dist/sidecar-init', import.meta.url));
+
+// File-backed resident memory depends on how a file's pages sit in the page
+// cache (recent kernels map whole large folios): the same executable measured
+// 41 or 61 MiB resident depending on how its file had been written. So the
+// Node binary and the executable run from copies made the same way.
+const COPIES = mkdtempSync(join(tmpdir(), 'sidecar-init-bench-'));
+process.on('exit', () => rmSync(COPIES, { recursive: true, force: true }));
+function copied(file: string, name: string): string {
+  const copy = join(COPIES, name);
+  copyFileSync(file, copy);
+  chmodSync(copy, 0o755);
+  return copy;
+}
+/** The Node running the bench (the project's), copied; every Node contender runs it. */
+export const NODE = copied(process.execPath, 'node');
+export const SIDECAR_INIT_BINARY = existsSync(BUILT_BINARY) ? copied(BUILT_BINARY, 'sidecar-init') : undefined;
 
 export interface Contender {
   readonly name: string;
-  /** argv that runs `app...` under this init. */
-  argv(app: readonly string[]): string[];
+  /** argv that runs `app...` under this init, with these sidecar commands if it can run sidecars. */
+  argv(app: readonly string[], sidecars?: readonly string[]): string[];
 }
+
+const sidecarFlags = (sidecars: readonly string[] = []) => sidecars.flatMap((command, index) => ['--sidecar', `s${index}=${command}`]);
 
 /** tini and dumb-init as Debian packages them; -s makes tini a subreaper when it is not PID 1. */
 export const CONTENDERS: readonly Contender[] = [
   { name: 'tini', argv: (app) => ['tini', '-s', '--', ...app] },
   { name: 'dumb-init', argv: (app) => ['dumb-init', ...app] },
-  { name: 'sidecar-init', argv: (app) => [process.execPath, SIDECAR_INIT, '--log-level', 'warn', '--', ...app] },
+  {
+    name: 'sidecar-init',
+    argv: (app, sidecars) => [NODE, SIDECAR_INIT, '--log-level', 'warn', ...sidecarFlags(sidecars), '--', ...app],
+  },
+  ...(SIDECAR_INIT_BINARY !== undefined
+    ? [
+        {
+          name: 'sidecar-init executable',
+          argv: (app: readonly string[], sidecars?: readonly string[]) => [
+            SIDECAR_INIT_BINARY,
+            '--log-level',
+            'warn',
+            ...sidecarFlags(sidecars),
+            '--',
+            ...app,
+          ],
+        },
+      ]
+    : []),
 ];
 
 export function missingTools(): string[] {
@@ -40,20 +80,30 @@ export function median(values: readonly number[]): number {
 }
 
 /** Runs every contender `runs` times, interleaved so machine noise hits all alike. */
-export function compare(runs: number, measure: (contender: Contender) => number): Map<string, number> {
-  const samples = new Map<string, number[]>(CONTENDERS.map((contender) => [contender.name, []]));
+export function compare(
+  runs: number,
+  measure: (contender: Contender) => number,
+  contenders: readonly Contender[] = CONTENDERS,
+): Map<string, number> {
+  const samples = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]));
   for (let run = 0; run < runs; run += 1) {
-    for (const contender of CONTENDERS) samples.get(contender.name)!.push(measure(contender));
+    for (const contender of contenders) samples.get(contender.name)!.push(measure(contender));
   }
   return new Map([...samples].map(([name, values]) => [name, median(values)]));
 }
 
-/** One table: each contender's median and its ratio to tini. */
-export function report(title: string, unit: string, medians: ReadonlyMap<string, number>): void {
+/**
+ * One table: each contender's median and its ratio to tini, and with
+ * `baseline` (a bare Node's figure, measured in the same run) also to that,
+ * which is what a Node program can hope to approach.
+ */
+export function report(title: string, unit: string, medians: ReadonlyMap<string, number>, baseline?: string): void {
   const base = medians.get('tini') ?? 1;
+  const node = baseline === undefined ? undefined : medians.get(baseline);
   console.log(`\n${title}`);
   for (const [name, value] of medians) {
-    console.log(`  ${name.padEnd(14)} ${value.toFixed(2).padStart(10)} ${unit}   x${(value / base).toFixed(2)} vs tini`);
+    const vsNode = node === undefined ? '' : `   x${(value / node).toFixed(2)} vs ${baseline}`;
+    console.log(`  ${name.padEnd(24)} ${value.toFixed(2).padStart(10)} ${unit}   x${(value / base).toFixed(2)} vs tini${vsNode}`);
   }
 }
 

@@ -1,44 +1,73 @@
-// Compiles the reaper addon (src/process/native/reaper.c) with the system C
-// compiler. Not node-gyp: it downloads Node's headers at build time, while the
-// only headers an N-API addon needs ship in the node-api-headers package.
+// Compiles the reaper addon: every .c file in src/process/native/ into one
+// shared object, with the system C compiler or, for the other architecture,
+// Debian's cross compiler. Not node-gyp: it downloads Node's headers at build
+// time, while the only headers an N-API addon needs ship in node-api-headers.
 //
-//   node scripts/build-native.mjs [OUT_FILE]    default: dist/native/reaper.node
+//   node scripts/build-native.mjs [OUT_FILE]    this machine's addon; default dist/native/reaper-linux-ARCH.node
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE = join(ROOT, 'src/process/native/reaper.c');
+const SOURCE_DIR = join(ROOT, 'src/process/native');
 const HEADERS = join(ROOT, 'node_modules/node-api-headers/include');
-export const DEFAULT_ADDON_FILE = join(ROOT, 'dist/native/reaper.node');
-const COMPILERS = ['cc', 'gcc'];
-const CFLAGS = ['-shared', '-fPIC', '-O2', '-Wall', '-Werror'];
+const CFLAGS = ['-shared', '-fPIC', '-O2', '-s', '-Wall', '-Werror'];
+
+/** The linux architectures a prebuilt addon and executable exist for, with the compilers that target them. */
+export const TARGETS = {
+  x64: { platform: 'linux', arch: 'x64', gnuTriplet: 'x86_64-linux-gnu', aptPackage: 'gcc-x86-64-linux-gnu' },
+  arm64: { platform: 'linux', arch: 'arm64', gnuTriplet: 'aarch64-linux-gnu', aptPackage: 'gcc-aarch64-linux-gnu' },
+};
+
+/** This machine's target; throws on anything else (there is no addon for it). */
+export function hostTarget() {
+  const target = process.platform === 'linux' ? TARGETS[process.arch] : undefined;
+  if (target === undefined) {
+    throw new Error(`no addon for ${process.platform}-${process.arch}: sidecar-init builds for linux x64 and arm64 (glibc)`);
+  }
+  return target;
+}
+
+/** Where the bundle looks for the addon (src/process/native.ts): dist/native/reaper-linux-ARCH.node. */
+export function addonFile(target) {
+  return join(ROOT, 'dist/native', `reaper-${target.platform}-${target.arch}.node`);
+}
 
 /** Builds the addon and returns its path. Throws with the fix when the toolchain is missing. */
-export function buildNative({ outFile = DEFAULT_ADDON_FILE } = {}) {
-  const compiler = findCompiler();
+export function buildNative({ target = hostTarget(), outFile = addonFile(target) } = {}) {
+  const compiler = findCompiler(target);
   if (!existsSync(join(HEADERS, 'node_api.h'))) {
     throw new Error(`N-API headers not found in ${HEADERS}: run npm install (devDependency node-api-headers)`);
   }
+  const sources = readdirSync(SOURCE_DIR)
+    .filter((name) => name.endsWith('.c'))
+    .sort()
+    .map((name) => join(SOURCE_DIR, name));
+  if (sources.length === 0) throw new Error(`no .c files in ${SOURCE_DIR}`);
   mkdirSync(dirname(outFile), { recursive: true });
   // Compile beside the target, then rename: a process loading the addon at the
   // same moment sees the old file or the new one, never half of one.
   const partial = `${outFile}.${process.pid}.tmp`;
-  const result = spawnSync(compiler, [...CFLAGS, '-I', HEADERS, '-o', partial, SOURCE], { stdio: 'inherit' });
+  const result = spawnSync(compiler, [...CFLAGS, '-I', HEADERS, '-o', partial, ...sources], { stdio: 'inherit' });
   if (result.status !== 0) {
     rmSync(partial, { force: true });
-    throw new Error(`${compiler} could not compile ${SOURCE} (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`);
+    throw new Error(
+      `${compiler} could not compile ${sources.join(' ')} (${result.error?.message ?? `exit ${result.status ?? result.signal}`})`,
+    );
   }
   renameSync(partial, outFile);
   return outFile;
 }
 
-function findCompiler() {
-  for (const compiler of COMPILERS) {
+function findCompiler(target) {
+  const native = process.platform === 'linux' && process.arch === target.arch;
+  const candidates = [`${target.gnuTriplet}-gcc`, ...(native ? ['cc', 'gcc'] : [])];
+  for (const compiler of candidates) {
     if (!spawnSync(compiler, ['--version'], { stdio: 'ignore' }).error) return compiler;
   }
-  throw new Error(`no C compiler found (tried ${COMPILERS.join(', ')}): install gcc: apt-get install gcc`);
+  const install = native ? 'gcc libc6-dev' : target.aptPackage;
+  throw new Error(`no C compiler for linux-${target.arch} found (tried ${candidates.join(', ')}): apt-get install ${install}`);
 }
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {

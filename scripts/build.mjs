@@ -1,20 +1,75 @@
 // Builds what bin/sidecar-init runs: one esbuild bundle (measured: 90 ms to
-// start bundled vs 146 ms unbundled, DESIGN.md §2) and the native reaper addon.
+// start bundled vs 146 ms unbundled) and the native reaper addon for this
+// machine's platform. `npm run build:binary` (scripts/build-binary.mjs) puts the
+// same bundle into a single executable.
+//
+//   node scripts/build.mjs [--all]
+import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { buildNative } from './build-native.mjs';
+import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
 
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile: 'dist/sidecar-init.mjs',
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node22',
-  minify: true,
-  legalComments: 'external',
-  // Bundled CommonJS dependencies (pino) call require() for Node built-ins,
-  // which an ES module does not have.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  logLevel: 'warning',
-});
-buildNative();
+export const BUNDLE_FILE = 'dist/sidecar-init.cjs';
+export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
+
+/**
+ * The bundle: CommonJS, because a single executable's main script must be
+ * CommonJS, and one bundle for both keeps what the tests run (bin/) the same
+ * code as what users COPY (the executable). Names are kept so an error a user
+ * sees names our functions and classes, not minified letters.
+ */
+export async function buildBundle({ outfile = BUNDLE_FILE } = {}) {
+  const result = await build({
+    entryPoints: ['src/main.ts'],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    minify: true,
+    keepNames: true,
+    metafile: true,
+    legalComments: 'none',
+    // CommonJS has no import.meta; the few modules that locate files beside
+    // themselves get the bundle's own URL (in the executable: the executable).
+    define: { 'import.meta.url': '__sidecar_init_bundle_url' },
+    banner: { js: "var __sidecar_init_bundle_url=require('node:url').pathToFileURL(__filename).href;" },
+    logLevel: 'warning',
+  });
+  writeNotices(result.metafile, join(dirname(outfile), NOTICES_FILE));
+  return result;
+}
+
+/**
+ * The bundle carries other projects' code; their licenses (MIT, ISC, …) ask
+ * that their notices travel with it. One file with each bundled package's
+ * name, version and license text, beside the bundle and in the npm package.
+ */
+function writeNotices(metafile, file) {
+  const packages = new Map();
+  for (const input of Object.keys(metafile.inputs)) {
+    const match = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
+    if (match !== null) packages.set(match[1], true);
+  }
+  const sections = [...packages.keys()].sort().map((dir) => {
+    const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    const licenseFile = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
+    const text = licenseFile === undefined ? `License: ${manifest.license}` : readFileSync(join(dir, licenseFile), 'utf8').trim();
+    return `${manifest.name} ${manifest.version} (${manifest.license})\n\n${text}\n`;
+  });
+  writeFileSync(file, `sidecar-init bundles the following packages.\n\n${sections.join(`\n${'-'.repeat(72)}\n\n`)}`);
+}
+
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  await buildBundle();
+  // --all (npm pack): every platform's addon, so `npm install -g` needs no compiler anywhere.
+  for (const target of process.argv.includes('--all') ? Object.values(TARGETS) : [hostTarget()]) {
+    try {
+      buildNative({ target });
+    } catch (error) {
+      console.error(`build: ${error instanceof Error ? error.message : String(error)}`);
+      process.exit(1);
+    }
+  }
+}

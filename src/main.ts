@@ -9,7 +9,8 @@ import type { Plan } from './config/plan.ts';
 import { startSupervision } from './lifecycle/supervise.ts';
 import { createLogger } from './observe/logger.ts';
 import { writeAllSync } from './observe/write-sync.ts';
-import { loadNativeProcessApi } from './process/native.ts';
+import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
+import type { NativeProcessApi } from './process/native.ts';
 import { killDescendantsNow } from './process/kill-descendants.ts';
 import { createReaper } from './process/reaper.ts';
 import { subscribeSignals } from './process/signals.ts';
@@ -69,6 +70,8 @@ function validate(command: CliCommand & { kind: 'validate' }): number {
 async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   const plan = planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
+  const native = nativeOrReport();
+  if (native === undefined) return EXIT_INTERNAL;
   const logger = createLogger(plan.logLevel);
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
@@ -80,16 +83,16 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   process.on('uncaughtException', (error) => exitProcess(crash(error)));
   process.on('unhandledRejection', (error) => exitProcess(crash(error)));
   try {
-    return await supervise(plan, logger);
+    return await supervise(plan, logger, native);
   } catch (error) {
     return crash(error);
   }
 }
 
-async function supervise(plan: Plan, logger: Logger): Promise<number> {
+async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
   const spawner = createSpawner();
   const reaper = createReaper({
-    native: loadNativeProcessApi(),
+    native,
     ownedPids,
     onReaped: (orphans) => logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans'),
     onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
@@ -121,6 +124,17 @@ async function supervise(plan: Plan, logger: Logger): Promise<number> {
   reaper.stop();
   logger.info({ event: 'exit', exitCode }, 'exiting');
   return exitCode;
+}
+
+/** The reaper addon, or one line saying why it cannot load (nothing has started yet). */
+function nativeOrReport(): NativeProcessApi | undefined {
+  try {
+    return loadNativeProcessApi();
+  } catch (error) {
+    if (!(error instanceof NativeAddonError)) throw error;
+    writeAllSync(STDERR_FD, `sidecar-init: ${error.message}\n`);
+    return undefined;
+  }
 }
 
 function planOrReport(command: CliCommand & { kind: 'run' | 'validate' }): Plan | undefined {

@@ -97,7 +97,10 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
         output.text += text;
       },
     });
-  if (mode === 'run') program.version(VERSION, '-V, --version', 'show the version').addHelpText('after', RUN_HELP);
+  if (mode === 'run')
+    program
+      .version(VERSION, '-V, --version', 'show the version (with --verbose: also platform and runtime)')
+      .addHelpText('after', RUN_HELP);
   return program;
 }
 

@@ -128,6 +128,16 @@ describe('parseArgs', () => {
     expect(parseArgs(['--version'], NO_ENV)).toEqual({ kind: 'exit', code: 0, output: `${VERSION}\n` });
   });
 
+  it('with --verbose also names the platform and runtime', () => {
+    for (const argv of [
+      ['--version', '--verbose'],
+      ['--verbose', '-V'],
+    ]) {
+      const command = parseArgs(argv, NO_ENV);
+      expect(command).toMatchObject({ kind: 'exit', code: 0, output: expect.stringContaining(`sidecar-init ${VERSION}\nplatform: `) });
+    }
+  });
+
   it.each([
     [['--bogus', 'job'], "error: unknown option '--bogus'"],
     [['--grace'], "error: option '--grace <duration>' argument missing"],

@@ -3,6 +3,7 @@ import type { CliInput } from '../config/cli-input.ts';
 import type { CliCommand } from './cli-command.ts';
 import { CONFIG_ENV, createCollectedFlags, createProgram, HELP_HINT, VALIDATE_COMMAND } from './create-program.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
+import { describeBuild } from './version.ts';
 
 export type { CliCommand } from './cli-command.ts';
 
@@ -22,6 +23,9 @@ interface ProgramOptions {
  * dispatch would take it even after `--`, so the mode is chosen here.
  */
 export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {
+  if (argv.length === 2 && argv.includes('--verbose') && (argv.includes('--version') || argv.includes('-V'))) {
+    return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
+  }
   const mode = argv[0] === VALIDATE_COMMAND ? VALIDATE_COMMAND : 'run';
   const collected = createCollectedFlags();
   const output = { text: '' };

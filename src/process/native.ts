@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
+import { getAsset, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import type { ExitStatus } from './exit-status.ts';
 
@@ -18,10 +19,15 @@ export interface NativeProcessApi {
 }
 
 export const NATIVE_ADDON_ENV = 'SIDECAR_INIT_NATIVE_ADDON';
+/** Where the single executable writes its embedded addon, before the usual places (see extractDirs). */
+export const NATIVE_DIR_ENV = 'SIDECAR_INIT_NATIVE_DIR';
+/** The single executable's asset holding the addon (scripts/build-binary.mjs). */
+export const ADDON_ASSET = 'reaper.node';
 
-// Relative to this module: the bundle (dist/sidecar-init.mjs) has the addon
-// beside it in dist/native/; sources run from src/process/ and use the build's.
-const ADDON_CANDIDATES = ['./native/reaper.node', '../../dist/native/reaper.node'];
+// The platforms a prebuilt addon exists for. Anything else is refused before
+// the first process starts, rather than failing on a cryptic dlopen error.
+const SUPPORTED_ARCHES: readonly string[] = ['x64', 'arm64'];
+const SUPPORTED = 'sidecar-init runs on Linux x64 and arm64 with glibc';
 const BUILD_HINT = 'build it with `npm run build` (or `node scripts/build-native.mjs`)';
 
 export class NativeAddonError extends Error {
@@ -30,46 +36,148 @@ export class NativeAddonError extends Error {
 
 const loadedByPath = new Map<string, NativeProcessApi>();
 
-/** Loads the addon once per path: $SIDECAR_INIT_NATIVE_ADDON if set, else the first candidate that exists. */
+/**
+ * Loads the addon once per path: $SIDECAR_INIT_NATIVE_ADDON if set; in the
+ * single executable, its embedded copy; else the file beside the bundle.
+ * Throws NativeAddonError with one line saying what failed and what to do.
+ */
 export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): NativeProcessApi {
-  const path = findAddon(env);
-  let api = loadedByPath.get(path);
-  if (api === undefined) {
-    api = loadAddon(path);
-    loadedByPath.set(path, api);
-  }
-  return api;
-}
-
-function findAddon(env: NodeJS.ProcessEnv): string {
   const override = env[NATIVE_ADDON_ENV];
   if (override !== undefined && override !== '') {
     if (!existsSync(override)) throw new NativeAddonError(`${NATIVE_ADDON_ENV}=${override}: no such file; ${BUILD_HINT}`);
-    return override;
+    return loadOnce(override, (error) => `could not load native reaper addon ${override}: ${error}; re${BUILD_HINT}`);
   }
-  const candidates = ADDON_CANDIDATES.map((candidate) => fileURLToPath(new URL(candidate, import.meta.url)));
+  const platform = `${process.platform}-${process.arch}`;
+  if (process.platform !== 'linux' || !SUPPORTED_ARCHES.includes(process.arch)) {
+    throw new NativeAddonError(`${SUPPORTED}; this is ${platform}`);
+  }
+  if (isSea()) return loadEmbedded(env);
+  // Relative to this module: the bundle (dist/sidecar-init.cjs) has the addon
+  // beside it in dist/native/; sources run from src/process/ and use the build's.
+  const name = `reaper-${platform}.node`;
+  const candidates = [`./native/${name}`, `../../dist/native/${name}`].map((path) => fileURLToPath(new URL(path, import.meta.url)));
   const found = candidates.find((candidate) => existsSync(candidate));
   if (found === undefined) {
     throw new NativeAddonError(
       `native reaper addon not found (looked for ${candidates.join(', ')}); ${BUILD_HINT}, or set ${NATIVE_ADDON_ENV}`,
     );
   }
-  return found;
+  return loadOnce(found, (error) => `could not load native reaper addon ${found}: ${error}; re${BUILD_HINT}`);
 }
 
-function loadAddon(path: string): NativeProcessApi {
+/**
+ * The single executable carries the addon as an asset, and dlopen needs a file
+ * on an exec-mounted filesystem. Node offers no memfd_create, and /dev/shm is
+ * mounted noexec by Docker, podman and containerd, so the addon is written,
+ * content-addressed and owned by us, into the first directory where it loads:
+ * $SIDECAR_INIT_NATIVE_DIR, /dev/shm, $XDG_RUNTIME_DIR, $TMPDIR, /tmp, /var/tmp.
+ * A later start finds its file already there (same bytes, our uid) and writes
+ * nothing, so a read-only root with a writable /tmp, or any exec tmpfs, is enough.
+ */
+function loadEmbedded(env: NodeJS.ProcessEnv): NativeProcessApi {
+  const bytes = new Uint8Array(getAsset(ADDON_ASSET));
+  const failures: string[] = [];
+  for (const dir of extractDirs(env)) {
+    const file = `${dir}/sidecar-init-${process.getuid?.() ?? 0}-${fingerprint(bytes)}.node`;
+    let stage = 'write';
+    try {
+      placeAddon(file, bytes);
+      stage = 'load';
+      return loadOnce(file, (error) => error);
+    } catch (error) {
+      failures.push(
+        `${dir}: ${stage === 'load' ? describeLoadFailure(String(error instanceof Error ? error.message : error)) : describeFsError(error)}`,
+      );
+    }
+  }
+  throw new NativeAddonError(
+    `cannot load the embedded native reaper addon: it needs a writable directory not mounted noexec (${failures.join('; ')}); ` +
+      `mount one (e.g. an emptyDir at /tmp) or set ${NATIVE_DIR_ENV}=DIR`,
+  );
+}
+
+function extractDirs(env: NodeJS.ProcessEnv): string[] {
+  const dirs = [env[NATIVE_DIR_ENV], '/dev/shm', env.XDG_RUNTIME_DIR, env.TMPDIR, '/tmp', '/var/tmp'];
+  return [...new Set(dirs.filter((dir): dir is string => dir !== undefined && dir !== '').map((dir) => dir.replace(/\/+$/, '') || '/'))];
+}
+
+/** A short content address: FNV-1a over the bytes (no crypto module to load at start). */
+function fingerprint(bytes: Uint8Array): string {
+  let hash = 0x811c9dc5;
+  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
+  return `${bytes.length.toString(16)}-${hash.toString(16).padStart(8, '0')}`;
+}
+
+/**
+ * Reuses `file` only if it is a regular file of our uid (or root), writable by
+ * no one else, with exactly our bytes; then nobody else can change it before
+ * dlopen maps it. Otherwise writes it beside and renames it into place, so a
+ * concurrent start sees the old file or the new one, never half of one.
+ */
+function placeAddon(file: string, bytes: Uint8Array): void {
+  const uid = process.getuid?.() ?? 0;
+  let existing: ReturnType<typeof lstatSync> | undefined;
+  try {
+    existing = lstatSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  if (existing !== undefined) {
+    const trusted = existing.isFile() && (existing.uid === uid || existing.uid === 0) && (Number(existing.mode) & 0o022) === 0;
+    if (trusted && Number(existing.size) === bytes.length && Buffer.from(bytes).equals(readFileSync(file))) return;
+  }
+  const partial = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(partial, bytes, { flag: 'wx', mode: 0o555 });
+    renameSync(partial, file);
+  } catch (error) {
+    rmSync(partial, { force: true });
+    throw error;
+  }
+}
+
+function describeFsError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EROFS') return 'read-only';
+  if (code === 'EACCES' || code === 'EPERM') return 'not writable';
+  if (code === 'ENOENT') return 'missing';
+  return code ?? String(error);
+}
+
+function describeLoadFailure(message: string): string {
+  if (/failed to map segment|operation not permitted/i.test(message)) return 'mounted noexec';
+  return message;
+}
+
+function loadOnce(path: string, describe: (error: string) => string): NativeProcessApi {
+  let api = loadedByPath.get(path);
+  if (api === undefined) {
+    api = loadAddon(path, describe);
+    loadedByPath.set(path, api);
+  }
+  return api;
+}
+
+function loadAddon(path: string, describe: (error: string) => string): NativeProcessApi {
   const module = { exports: {} as Record<string, unknown> };
   try {
     process.dlopen(module, path);
   } catch (cause) {
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    throw new NativeAddonError(`could not load native reaper addon ${path}: ${reason}; re${BUILD_HINT}`, { cause });
+    if (isMusl())
+      throw new NativeAddonError(`${SUPPORTED}; this Node uses musl libc: use a glibc-based image such as debian:bookworm-slim`);
+    throw new NativeAddonError(describe(cause instanceof Error ? cause.message : String(cause)), { cause });
   }
   const { setChildSubreaper, reapPid, exitNow } = module.exports;
   if (typeof setChildSubreaper !== 'function' || typeof reapPid !== 'function' || typeof exitNow !== 'function') {
-    throw new NativeAddonError(`${path} is not the reaper addon (no setChildSubreaper/reapPid/exitNow); re${BUILD_HINT}`);
+    throw new NativeAddonError(describe('not the reaper addon (no setChildSubreaper/reapPid/exitNow)'));
   }
   return module.exports as unknown as NativeProcessApi;
+}
+
+/** Only asked after a failed load: the report costs milliseconds that a normal start should not pay. */
+function isMusl(): boolean {
+  const header = (process.report?.getReport() as { header?: { glibcVersionRuntime?: string } } | undefined)?.header;
+  return header !== undefined && header.glibcVersionRuntime === undefined;
 }
 
 // Linux <sys/wait.h> layout: the low 7 bits hold the terminating signal (0 when

@@ -1,11 +1,21 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const BIN = fileURLToPath(new URL('../../bin/sidecar-init', import.meta.url));
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 export const NODE = process.execPath;
+/** Selects the sidecar-init under test: a path, e.g. dist/sidecar-init (the single executable). */
+export const BIN_VARIABLE = 'SIDECAR_INIT_BIN';
+/**
+ * The sidecar-init every integration test runs: bin/sidecar-init (the bundle,
+ * on this Node), or the executable $SIDECAR_INIT_BIN names, so one suite
+ * checks both (`npm run test:binary`).
+ */
+export const BIN = resolve(process.env[BIN_VARIABLE] || fileURLToPath(new URL('../../bin/sidecar-init', import.meta.url)));
+/** How to start BIN: the bundle's script on the Node running the tests (not whichever `node` is first on PATH); an executable as itself. */
+export const BIN_COMMAND: readonly string[] = process.env[BIN_VARIABLE] ? [BIN] : [NODE, BIN];
 /** Every process a test starts inherits this variable, so leftovers can be found in /proc. */
 export const MARKER_VARIABLE = 'SIDECAR_INIT_TEST_RUN';
 
@@ -47,9 +57,9 @@ export interface StartOptions {
 
 export function startSupervisor(args: readonly string[], options: StartOptions = {}): RunningSupervisor {
   const marker = randomUUID();
-  const command = options.pid1 === true ? 'unshare' : NODE;
-  const argv = options.pid1 === true ? ['--pid', '--fork', '--mount-proc', NODE, BIN, ...args] : [BIN, ...args];
-  const child = spawn(command, argv, {
+  const [command, ...argv] =
+    options.pid1 === true ? ['unshare', '--pid', '--fork', '--mount-proc', ...BIN_COMMAND, ...args] : [...BIN_COMMAND, ...args];
+  const child = spawn(command!, argv, {
     env: { ...process.env, ...options.env, [MARKER_VARIABLE]: marker },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

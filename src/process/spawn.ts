@@ -13,7 +13,7 @@ import { resolveProgram } from './resolve-program.ts';
 // The only place that starts processes. Every execa default that matters for a
 // PID-1 supervisor is set here on purpose, with the reason beside it.
 // Children's output goes straight to the container log, byte for byte and at no
-// cost (inherited stdout measured at 2.6 GB/s, DESIGN.md §2): never piped.
+// cost (inherited stdout measured at 2.6 GB/s, docs/architecture.md): never piped.
 const STDIO = {
   inherit: 'inherit',
   output: ['ignore', 'inherit', 'inherit'],
@@ -38,7 +38,7 @@ const EXECA_OPTIONS = {
   killDescendants: false,
   // Nothing is piped, so nothing may be held in memory either.
   buffer: false,
-  // argv is run as given, never through a shell (DESIGN.md §3).
+  // argv is run as given, never through a shell (a string command is split like a shell splits words, see the README).
   shell: false,
   // A container runs what its PATH says, not node_modules/.bin of our cwd.
   preferLocal: false,

@@ -164,6 +164,20 @@ processes:
     await expectNothingLeft(run);
   });
 
+  it('fails with 126 and names the uid when the program is executable by root but not by the user', async () => {
+    const dir = identityDir();
+    const program = join(dir, 'root-only.sh');
+    writeFileSync(program, '#!/bin/sh\nexit 0\n');
+    chmodSync(program, 0o700);
+    const run = track(await runSupervisor(['--user', `app=${NOBODY}:${NOBODY}`, '--', program]));
+    expect(run.code).toBe(126);
+    expect(run.logs.find((line) => line.event === 'spawn-failed')?.msg).toBe(
+      `cannot execute ${program} as uid ${NOBODY} gid ${NOBODY}: the system refused (that user needs execute permission ` +
+        'on it and search permission on each directory above it; in a user namespace the ids must be mapped)',
+    );
+    await expectNothingLeft(run);
+  });
+
   it('refuses unknown user and group names with their positions, exit 2, starting nothing', async () => {
     const dir = identityDir();
     const config = join(dir, 'pod.yaml');

@@ -4,7 +4,7 @@ import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
 import { parseArgs } from './cli/parse-args.ts';
 import type { CliCommand } from './cli/parse-args.ts';
 import { ConfigError, formatConfigError } from './config/config-error.ts';
-import { loadPlan } from './config/load-plan.ts';
+import { type LoadPlanInput, loadPlan } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import { startSupervision } from './lifecycle/supervise.ts';
 import { createLogger } from './observe/logger.ts';
@@ -68,7 +68,8 @@ function validate(command: CliCommand & { kind: 'validate' }): number {
 }
 
 async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
-  const plan = planOrReport(command);
+  // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
+  const plan = planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
@@ -103,7 +104,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const supervision = startSupervision(plan, {
     spawner,
     probes: {
-      create: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, logMatcher }),
+      create: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher }),
       createLogMatcher,
       watchReadiness,
       watchLiveness,
@@ -137,9 +138,9 @@ function nativeOrReport(): NativeProcessApi | undefined {
   }
 }
 
-function planOrReport(command: CliCommand & { kind: 'run' | 'validate' }): Plan | undefined {
+function planOrReport(input: LoadPlanInput): Plan | undefined {
   try {
-    return loadPlan(command);
+    return loadPlan(input);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     writeAllSync(STDERR_FD, formatConfigError(error));

@@ -18,12 +18,13 @@ export interface CollectedFlags {
   readonly ready: string[];
   readonly restart: string[];
   readonly stopSignal: string[];
+  readonly user: string[];
   readonly successCode: string[];
   readonly rewrite: string[];
 }
 
 export function createCollectedFlags(): CollectedFlags {
-  return { processes: [], ready: [], restart: [], stopSignal: [], successCode: [], rewrite: [] };
+  return { processes: [], ready: [], restart: [], stopSignal: [], user: [], successCode: [], rewrite: [] };
 }
 
 /** Everything commander writes: help and version (exit 0) or a usage error (exit 2), never both. */
@@ -43,6 +44,7 @@ const READY_HELP =
 
 const RESTART_HELP = `when NAME is restarted: ${listAlternatives(RESTART_POLICIES)} (repeatable)`;
 const STOP_SIGNAL_HELP = 'the signal that stops NAME, e.g. nginx=SIGQUIT (repeatable)';
+const USER_HELP = 'run NAME (and its exec hooks and probes) as USER[:GROUP], a name or a number (repeatable)';
 const DRAIN_HELP = 'first on termination, before any stop signal: wait DURATION, or run CMD';
 const REWRITE_HELP = 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)';
 const SUCCESS_CODE_HELP = 'an exit code of the app that counts as 0, e.g. 143 (repeatable)';
@@ -78,6 +80,7 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('--ready <name=probe>', READY_HELP, collect(collected.ready))
     .option('--restart <name=policy>', RESTART_HELP, collect(collected.restart))
     .option('--stop-signal <name=signal>', STOP_SIGNAL_HELP, collect(collected.stopSignal))
+    .option('--user <name=user[:group]>', USER_HELP, collect(collected.user))
     .option('--grace <duration>', `budget for stopping everything, e.g. 10s (default: ${formatDuration(DEFAULT_GRACE_MS)})`)
     .option('--drain <duration|cmd>', DRAIN_HELP)
     .option('--rewrite <sig:sig|none>', REWRITE_HELP, collect(collected.rewrite))

@@ -79,6 +79,13 @@ describe('parseArgs', () => {
     });
   });
 
+  it('collects the repeatable --user in command-line order', () => {
+    expect(parseArgs(['--user', 'init-net=root', '--user=job=nobody:nogroup', 'job'], NO_ENV)).toMatchObject({
+      kind: 'run',
+      cli: { user: ['init-net=root', 'job=nobody:nogroup'], app: ['job'] },
+    });
+  });
+
   it('passes --drain through as written and --single-child as a boolean', () => {
     expect(parseArgs(['--drain', 'curl -X POST http://127.0.0.1:15000/drain', '--single-child', 'job'], NO_ENV)).toMatchObject({
       kind: 'run',
@@ -114,6 +121,7 @@ describe('parseArgs', () => {
     for (const flag of [
       '--restart <name=policy>',
       '--stop-signal <name=signal>',
+      '--user <name=user[:group]>',
       '--drain <duration|cmd>',
       '--rewrite <sig:sig|none>',
       '--single-child',

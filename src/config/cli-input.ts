@@ -17,6 +17,8 @@ export interface CliInput {
   readonly restart: readonly string[];
   /** Every --stop-signal value (NAME=SIGNAL), unparsed, in command-line order. */
   readonly stopSignal: readonly string[];
+  /** Every --user value (NAME=USER[:GROUP]), unparsed, in command-line order. */
+  readonly user: readonly string[];
   /** Every --success-code value, unparsed, in command-line order. */
   readonly successCode: readonly string[];
   /** Every --rewrite value (FROM:TO), unparsed, in command-line order. */
@@ -36,6 +38,7 @@ export const EMPTY_CLI_INPUT: CliInput = {
   ready: [],
   restart: [],
   stopSignal: [],
+  user: [],
   successCode: [],
   rewrite: [],
   drain: undefined,

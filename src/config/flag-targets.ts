@@ -1,12 +1,12 @@
 import type { FlagConfig, TargetFlag } from './flags.ts';
-import type { ProbeSpec, RestartPolicy, Role } from './plan.ts';
+import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
 import { withReadinessDefaults } from './probe.ts';
 import type { Entry, ProcessDraft } from './process.ts';
 import type { Report } from './problem.ts';
 import { checkPolicyForRole } from './restart.ts';
 import { quote } from './result.ts';
 
-// --ready, --restart and --stop-signal set one field of a named process: the
+// --ready, --restart, --stop-signal and --user set one field of a named process: the
 // names are checked once every process is known, then the values override the
 // file's, field by field.
 
@@ -24,6 +24,7 @@ export function checkFlagTargets(flags: FlagConfig, entries: readonly Entry[], r
   checkTargets(flags.ready, entries, { roles: ['sidecar'] }, report);
   checkTargets(flags.restart, entries, { checkValue: (policy, target) => checkPolicyForRole(policy, target.role) }, report);
   checkTargets(flags.stopSignal, entries, {}, report);
+  checkTargets(flags.user, entries, {}, report);
 }
 
 function checkTargets<Value>(
@@ -70,6 +71,7 @@ export function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig): Proc
   const probe = valueFor<ProbeSpec>(flags.ready, draft.name);
   const policy = valueFor<RestartPolicy>(flags.restart, draft.name);
   const stopSignal = valueFor<NodeJS.Signals>(flags.stopSignal, draft.name);
+  const user = valueFor<ProcessUser>(flags.user, draft.name);
   // --success-code is the app's, and replaces the file's list.
   const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
   return {
@@ -81,6 +83,8 @@ export function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig): Proc
     // --restart: the policy only; backoff and maxRestarts stay as in the file.
     ...(policy === undefined ? {} : { restart: { ...draft.restart, policy } }),
     ...(stopSignal === undefined ? {} : { stopSignal }),
+    // --user: user and group together, replacing both of the file's.
+    ...(user === undefined ? {} : { user }),
     ...(successCodes === undefined ? {} : { successCodes }),
   };
 }

@@ -3,13 +3,14 @@ import { type Argv, parseCommand } from './command.ts';
 import { parseDuration } from './duration.ts';
 import { parseDrainFlag } from './hook.ts';
 import { isLogLevel, LOG_LEVELS } from './literals.ts';
-import type { DrainSpec, LogLevel, ProbeSpec, RestartPolicy, Role } from './plan.ts';
+import type { DrainSpec, LogLevel, ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
 import { parseProbe } from './probe.ts';
 import { createProcessDraft, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { parseRestartPolicy } from './restart.ts';
 import { quote, type Result } from './result.ts';
 import { parseRewriteFlags, parseStopSignal, type SignalRewrites } from './signals.ts';
+import { parseUser } from './user.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
 
 // The command line's values, checked with the same parsers as the file's
@@ -21,7 +22,7 @@ export interface AppArgs {
   readonly origin: Origin;
 }
 
-/** A flag that sets one field of a named process: --ready NAME=PROBE, --restart NAME=POLICY, --stop-signal NAME=SIGNAL. */
+/** A flag that sets one field of a named process: --ready NAME=PROBE, --restart NAME=POLICY, --stop-signal NAME=SIGNAL, --user NAME=USER. */
 export interface TargetFlag<Value> {
   readonly flag: string;
   readonly name: string;
@@ -42,6 +43,7 @@ export interface FlagConfig {
   readonly ready: readonly TargetFlag<ProbeSpec>[];
   readonly restart: readonly TargetFlag<RestartPolicy>[];
   readonly stopSignal: readonly TargetFlag<NodeJS.Signals>[];
+  readonly user: readonly TargetFlag<ProcessUser>[];
   /** --success-code values, for the app; undefined when none was given. */
   readonly successCodes: readonly number[] | undefined;
   readonly app: AppArgs | undefined;
@@ -62,6 +64,7 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
     ready: parseTargetFlags(cli.ready, READY, report),
     restart: parseTargetFlags(cli.restart, RESTART, report),
     stopSignal: parseTargetFlags(cli.stopSignal, STOP_SIGNAL, report),
+    user: parseTargetFlags(cli.user, USER, report),
     successCodes:
       cli.successCode.length === 0
         ? undefined
@@ -86,6 +89,7 @@ const READY = {
 };
 const RESTART = { flag: '--restart', expected: 'NAME=POLICY, e.g. --restart migrate=on-failure', parse: parseRestartPolicy };
 const STOP_SIGNAL = { flag: '--stop-signal', expected: 'NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT', parse: parseStopSignal };
+const USER = { flag: '--user', expected: 'NAME=USER[:GROUP], e.g. --user app=nobody or --user app=1000:1000', parse: parseUser };
 
 function parseTargetFlags<Value>(values: readonly string[], syntax: TargetFlagSyntax<Value>, report: Report): TargetFlag<Value>[] {
   return values.flatMap((text) => {

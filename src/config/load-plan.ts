@@ -9,6 +9,7 @@ import { parseFlags } from './flags.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from './plan.ts';
 import { createProblemList, fileOrigin } from './problem.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
+import { checkPrivileges, type Identity } from './user.ts';
 
 export interface LoadPlanInput {
   readonly cli: CliInput;
@@ -16,6 +17,12 @@ export interface LoadPlanInput {
   readonly configFile?: string | undefined;
   /** Injected by tests; reads a regular file of at most 1 MiB from disk by default. */
   readonly readFile?: ReadFile | undefined;
+  /**
+   * sidecar-init's own uid and gid, for a run: unless it is root, a process may
+   * not ask for another user or group. `validate` leaves it out: it may run as
+   * anyone, anywhere; it still resolves names through this machine's files.
+   */
+  readonly identity?: Identity | undefined;
 }
 
 /**
@@ -36,6 +43,7 @@ export function loadPlan(input: LoadPlanInput): Plan {
     checkApps(file.entries, entries, configFile === undefined ? { kind: 'command-line' } : fileOrigin('processes'), report);
     checkAfter(entries, replaced, report);
     checkFlagTargets(flags, entries, report);
+    if (input.identity !== undefined) checkPrivileges(entries, flags, input.identity, report);
   }
   if (problems.length > 0) throw createConfigError(problems, { file: configFile, locate: parsed?.locate });
   // Without problems every entry has its draft and every flag its value.

@@ -70,6 +70,24 @@ export type HookSpec =
 /** Runs first on termination, before any stop signal: a plain delay or a command. */
 export type DrainSpec = { readonly kind: 'delay'; readonly ms: number } | { readonly kind: 'hook'; readonly hook: HookSpec };
 
+/**
+ * Who a process runs as, resolved through /etc/passwd and /etc/group before
+ * anything starts. Its exec hooks and exec probes run as the same user. The
+ * child's supplementary groups are cleared (libuv calls setgroups(0) before
+ * setgid and setuid).
+ */
+export interface ProcessUser {
+  /** undefined: sidecar-init's own uid (only a group was given). */
+  readonly uid: number | undefined;
+  readonly gid: number;
+  /**
+   * HOME for the process, unless its env sets one: the user's home directory
+   * in /etc/passwd, "/" for a uid without an entry (as container runtimes do);
+   * undefined when only a group was given (HOME stays sidecar-init's).
+   */
+  readonly home: string | undefined;
+}
+
 /** Where signals go: the child's whole process group, or the child alone (--single-child). */
 export type SignalTarget = 'group' | 'process';
 
@@ -80,7 +98,13 @@ export interface ProcessSpec {
   readonly command: readonly [string, ...string[]];
   /** Added to the supervisor's own environment. */
   readonly env: Readonly<Record<string, string>>;
+  /**
+   * Entered before the switch to `user` (libuv chdirs, then drops privileges),
+   * so it need not be searchable by that user; reading in it does.
+   */
   readonly cwd: string | undefined;
+  /** undefined: sidecar-init's own user and groups. */
+  readonly user: ProcessUser | undefined;
   readonly readiness: ReadinessSpec | undefined;
   readonly liveness: LivenessSpec | undefined;
   readonly restart: RestartSpec;

@@ -10,6 +10,7 @@ import { BackoffSchema, checkPolicyForRole, createRestart, MaxRestartsSchema, Re
 import { fail, ok, quote } from './result.ts';
 import { isRecord, mapping, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
+import { checkUserAndGroup, combineUser, GroupSchema, UserSchema } from './user.ts';
 import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
 
 // One process of the plan: an entry of `processes:` in the file, an --init or
@@ -106,6 +107,8 @@ const ProcessFields = mapping({
   command: CommandSchema,
   env: EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
   cwd: parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
+  user: UserSchema.optional(),
+  group: GroupSchema.optional(),
   after: z
     .array(z.string())
     .optional()
@@ -158,6 +161,7 @@ function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
     command,
     env: fields.env ?? {},
     cwd: fields.cwd,
+    user: combineUser(fields.user, fields.group),
     readiness: fields.readiness,
     liveness: fields.liveness,
     restart: createRestart(role, fields),
@@ -192,8 +196,9 @@ const WHO: Readonly<Record<string, string>> = {
 
 /**
  * processes[index] of the file as an Entry, its name, role and after read as
- * far as they are readable, for the rules across entries; and the rules that
- * depend on the role: fields the role does not have, a policy it cannot use.
+ * far as they are readable, for the rules across entries; the rules that
+ * depend on the role: fields the role does not have, a policy it cannot use;
+ * and a group given both in `user` and in `group`.
  * The draft comes from the schema, once the whole file has passed.
  */
 export function readFileEntry(raw: unknown, index: number, report: Report): Entry {
@@ -202,6 +207,8 @@ export function readFileEntry(raw: unknown, index: number, report: Report): Entr
   const name = typeof fields.name === 'string' ? fields.name : undefined;
   const role = ROLES.find((known) => known === fields.role);
   const after = Array.isArray(fields.after) && fields.after.every((item) => typeof item === 'string') ? fields.after : undefined;
+  const groupProblem = checkUserAndGroup(fields.user, fields.group);
+  if (groupProblem !== undefined) report(at(origin, 'group'), groupProblem);
   if (role !== undefined) {
     for (const [field, roles] of Object.entries(ROLE_FIELDS)) {
       if (fields[field] === undefined || fields[field] === null || roles.includes(role)) continue;

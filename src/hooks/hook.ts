@@ -1,3 +1,4 @@
+import type { ProcessUser } from '../config/plan.ts';
 import type { OutputStream, Spawner } from '../process/child.ts';
 
 // What every hook (preStop, postStart, the pod-level drain) is given and returns.
@@ -15,6 +16,8 @@ export interface HookContext {
   /** The hooked process's env and cwd: a hook runs "inside" its process, as in a container. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
+  /** The hooked process's user: an exec hook runs as it (an http hook is a request sidecar-init makes). */
+  readonly user?: ProcessUser | undefined;
   /**
    * Each line of an exec hook's output, decoded as UTF-8 and without its "\n";
    * for an http hook, the first line of the response body. Every call happens

@@ -34,6 +34,7 @@ export function runExecHook(hook: ExecHookSpec, context: HookContext, signal: Ab
     command: hook.command,
     env: context.env,
     cwd: context.cwd,
+    user: context.user,
     stdio: 'capture',
     onOutput: (chunk, stream) => {
       if (outputOpen) output.push(chunk, stream);

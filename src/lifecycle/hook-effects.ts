@@ -59,13 +59,14 @@ export function cancelDrain(runner: Runner): void {
   runner.aborts.abort(DRAIN_KEY);
 }
 
-/** A hook runs with its process's env and cwd; each line of its output is logged under that process. */
+/** A hook runs with its process's env, cwd and user; each line of its output is logged under that process. */
 function hookContext(runner: Runner, spec: ProcessSpec, label: HookName | 'drain'): HookContext {
   const logger = runner.log.of(spec.name);
   return {
     spawner: runner.deps.spawner,
     env: spec.env,
     cwd: spec.cwd,
+    user: spec.user,
     onOutputLine: (line, stream) => logger.info({ event: 'hook-output', hook: label, stream }, line),
   };
 }

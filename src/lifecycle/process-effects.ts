@@ -24,6 +24,7 @@ export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
     command: spec.command,
     env: spec.env,
     cwd: spec.cwd,
+    user: spec.user,
     stdio,
     onOutput: matcher?.feed,
   });
@@ -34,7 +35,8 @@ export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
   }
   const { child } = result;
   children.set(spec.name, child);
-  logger.info({ event: 'spawned', pid: child.pid }, 'spawned');
+  const ids = spec.user === undefined ? {} : { uid: spec.user.uid, gid: spec.user.gid };
+  logger.info({ event: 'spawned', pid: child.pid, ...ids }, 'spawned');
   void child.exited.then((status) => dispatch({ type: 'exited', name: spec.name, status }));
   dispatch({ type: 'spawned', name: spec.name });
 }

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { ProbeSpec } from '../config/plan.ts';
+import type { ProbeSpec, ProcessUser } from '../config/plan.ts';
 import type { Spawner } from '../process/child.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { createExecProbe } from './exec-probe.ts';
@@ -16,6 +16,8 @@ export interface ProbeDeps {
   /** The env and cwd of the process being probed: exec probes run with them, a relative file path is read from that cwd. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
+  /** The probed process's user: exec probes run as it. Other probes are sidecar-init's own requests and reads. */
+  readonly user?: ProcessUser | undefined;
   /** The matcher fed with the probed process's output (stdio 'tee'); required for a log probe. */
   readonly logMatcher?: LogMatcher | undefined;
 }

@@ -1,3 +1,4 @@
+import type { ProcessUser } from '../config/plan.ts';
 import type { ExitStatus } from './exit-status.ts';
 
 // The small interface the lifecycle uses to run processes. The execa-backed
@@ -11,6 +12,8 @@ export interface SpawnRequest {
   /** Added to the supervisor's environment. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
+  /** Run as this uid and gid, supplementary groups cleared; undefined: as sidecar-init. */
+  readonly user?: ProcessUser | undefined;
   readonly stdio: StdioMode;
   /** With stdio 'tee' or 'capture': every chunk of stdout and stderr, as it arrives. */
   readonly onOutput?: OutputListener;

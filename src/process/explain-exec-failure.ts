@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
+import type { ProcessUser } from '../config/plan.ts';
 import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 
 // Explains why execve failed for a file that resolveProgram found executable.
@@ -23,12 +24,22 @@ const PT_INTERP = 3;
 /** A loader path is short; the bound keeps a corrupt header from making us read megabytes. */
 const MAX_INTERPRETER_BYTES = 4096;
 
-export function explainExecFailure(path: string, cwd: string): ExecFailure {
+export function explainExecFailure(path: string, cwd: string, user?: ProcessUser): ExecFailure {
   const interpreter = readInterpreter(path);
   if (interpreter !== undefined && !existsSync(resolve(cwd, interpreter.path))) {
     return {
       code: EXIT_NOT_FOUND,
       reason: `cannot execute ${path}: its interpreter ${interpreter.path} (${interpreter.source}) does not exist`,
+    };
+  }
+  // resolveProgram checked the file as sidecar-init (root), not as the user the child becomes.
+  if (user !== undefined) {
+    const who = `${user.uid === undefined ? '' : `uid ${user.uid} `}gid ${user.gid}`;
+    return {
+      code: EXIT_NOT_EXECUTABLE,
+      reason:
+        `cannot execute ${path} as ${who}: the system refused (that user needs execute permission on it and search ` +
+        'permission on each directory above it; in a user namespace the ids must be mapped)',
     };
   }
   return { code: EXIT_NOT_EXECUTABLE, reason: `cannot execute ${path}: the system refused to start it` };

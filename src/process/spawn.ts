@@ -66,7 +66,9 @@ export function createSpawner(): Spawner {
 function spawnChild(request: SpawnRequest): SpawnResult {
   const [program, ...args] = request.command;
   const cwd = resolve(request.cwd ?? process.cwd());
-  const env = { ...process.env, ...request.env };
+  const { user } = request;
+  // HOME follows the user, as container runtimes set it; the process's own env still wins.
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(user?.home === undefined ? {} : { HOME: user.home }), ...request.env };
   // Resolving first makes 126/127 exact and named, instead of racing execa's
   // asynchronous ENOENT/EACCES that says neither which file nor which PATH.
   const resolved = resolveProgram(program, { path: env.PATH, cwd });
@@ -74,7 +76,9 @@ function spawnChild(request: SpawnRequest): SpawnResult {
 
   // argv0 keeps argv[0] as written (what execvp passes), so `ps` shows it and
   // multi-call binaries like busybox dispatch on it.
-  const subprocess = execa(resolved.path, args, { ...EXECA_OPTIONS, stdio: STDIO[request.stdio], cwd, env, argv0: program });
+  // uid/gid: libuv clears supplementary groups (setgroups(0)), then setgid, setuid, in the child before exec.
+  const ids = user === undefined ? {} : { gid: user.gid, ...(user.uid === undefined ? {} : { uid: user.uid }) };
+  const subprocess = execa(resolved.path, args, { ...EXECA_OPTIONS, stdio: STDIO[request.stdio], cwd, env, argv0: program, ...ids });
   const pid = subprocess.pid;
   if (pid === undefined) {
     // Node failed the spawn and will only say why on a later tick; the promise
@@ -82,7 +86,7 @@ function spawnChild(request: SpawnRequest): SpawnResult {
     void subprocess.then(ignore, ignore);
     const again = resolveProgram(program, { path: env.PATH, cwd });
     if (!again.ok) return spawnFailed(again.code, again.reason);
-    const failure = explainExecFailure(resolved.path, cwd);
+    const failure = explainExecFailure(resolved.path, cwd, user);
     return spawnFailed(failure.code, failure.reason);
   }
   // Synchronously, before any SIGCHLD can be handled: the reaper must never

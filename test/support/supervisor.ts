@@ -53,13 +53,19 @@ export interface StartOptions {
   readonly pid1?: boolean;
   /** Leave the supervisor's stdout pipe unread, as a stalled log collector would. */
   readonly stdoutUnread?: boolean;
+  /** A command to run the supervisor under, e.g. setpriv to change its user or groups. */
+  readonly wrapper?: readonly string[];
 }
 
 export function startSupervisor(args: readonly string[], options: StartOptions = {}): RunningSupervisor {
   const marker = randomUUID();
-  const [command, ...argv] =
-    options.pid1 === true ? ['unshare', '--pid', '--fork', '--mount-proc', ...BIN_COMMAND, ...args] : [...BIN_COMMAND, ...args];
-  const child = spawn(command!, argv, {
+  const [command = NODE, ...argv] = [
+    ...(options.wrapper ?? []),
+    ...(options.pid1 === true ? ['unshare', '--pid', '--fork', '--mount-proc'] : []),
+    ...BIN_COMMAND,
+    ...args,
+  ];
+  const child = spawn(command, argv, {
     env: { ...process.env, ...options.env, [MARKER_VARIABLE]: marker },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -17,6 +17,7 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
     command: ['true'],
     env: {},
     cwd: undefined,
+    user: undefined,
     readiness:
       probe === true
         ? {

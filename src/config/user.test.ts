@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { dedent, FILE, load, problemsOf } from '../../test/support/config.ts';
+import { EMPTY_CLI_INPUT, type CliInput } from './cli-input.ts';
+import { ConfigError } from './config-error.ts';
+import { loadPlan } from './load-plan.ts';
+import type { Identity } from './user.ts';
+
+// user and group resolve through this machine's /etc/passwd and /etc/group,
+// as they will in the image: root and nobody (65534) are in every Debian and
+// Alpine base, nogroup (65534) in Debian's.
+
+const APP = '  - { name: job, role: app, command: job }';
+const NOBODY = readFileSync('/etc/passwd', 'utf8')
+  .split('\n')
+  .find((line) => line.startsWith('nobody:'))!
+  .split(':');
+const NOBODY_HOME = NOBODY[5];
+
+/** A uid with no /etc/passwd entry. */
+const UNLISTED_UID = 4_242_424;
+
+function processes(yaml: string) {
+  return load({ yaml }).processes;
+}
+
+/** The lines of the ConfigError of a run by `identity`, or [] when the plan was built. */
+function problemsAs(identity: Identity, yaml: string | undefined, cli: Partial<CliInput> = {}): string[] {
+  try {
+    loadPlan({
+      cli: { ...EMPTY_CLI_INPUT, ...cli },
+      configFile: yaml === undefined ? undefined : FILE,
+      readFile: () => dedent(yaml ?? ''),
+      identity,
+    });
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems.map((problem) => problem.text);
+    throw error;
+  }
+}
+
+describe('user and group of a process', () => {
+  it('resolves names and numbers: the primary group and HOME from /etc/passwd, gid 0 and HOME / for an unlisted uid', () => {
+    const yaml = `
+      processes:
+        - { name: a, role: init, command: a, user: nobody }
+        - { name: b, role: init, command: b, user: "nobody:root" }
+        - { name: c, role: init, command: c, user: 65534 }
+        - { name: d, role: init, command: d, user: "${UNLISTED_UID}:${UNLISTED_UID}" }
+        - { name: e, role: init, command: e, user: ${UNLISTED_UID} }
+        - { name: f, role: init, command: f, user: root, group: nogroup }
+        - { name: g, role: init, command: g, group: 1000 }
+        - { name: h, role: init, command: h }
+      ${APP}
+    `;
+    expect(processes(yaml).map((spec) => [spec.name, spec.user])).toEqual([
+      ['a', { uid: 65534, gid: 65534, home: NOBODY_HOME }],
+      ['b', { uid: 65534, gid: 0, home: NOBODY_HOME }],
+      ['c', { uid: 65534, gid: 65534, home: NOBODY_HOME }],
+      ['d', { uid: UNLISTED_UID, gid: UNLISTED_UID, home: '/' }],
+      ['e', { uid: UNLISTED_UID, gid: 0, home: '/' }],
+      ['f', { uid: 0, gid: 65534, home: '/root' }],
+      ['g', { uid: undefined, gid: 1000, home: undefined }],
+      ['h', undefined],
+      ['job', undefined],
+    ]);
+  });
+
+  it('reports unknown names, bad ids and a group given twice, each at its field', () => {
+    const yaml = `
+      processes:
+        - name: a
+          role: init
+          command: a
+          user: nobdy
+        - name: b
+          role: init
+          command: b
+          user: "bogus:nogrop"
+        - name: c
+          role: init
+          command: c
+          group: wheel-of-fortune
+        - name: d
+          role: init
+          command: d
+          user: "1000:1000"
+          group: 1000
+        - { name: e, role: init, command: e, user: -1 }
+        - { name: f, role: init, command: f, user: 4294967295 }
+        - { name: g, role: init, command: g, user: "" }
+        - { name: h, role: init, command: h, user: "a:b:c" }
+        - { name: i, role: init, command: i, user: [root] }
+      ${APP}
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:5:5 processes[0].user: no user "nobdy" in /etc/passwd (did you mean nobody?)',
+      'demo.yaml:9:5 processes[1].user: no user "bogus" in /etc/passwd; no group "nogrop" in /etc/group (did you mean nogroup?)',
+      'demo.yaml:13:5 processes[2].group: no group "wheel-of-fortune" in /etc/group',
+      'demo.yaml:18:5 processes[3].group: the group is already given in user ("1000:1000"); give it in one place',
+      'demo.yaml:19:40 processes[4].user: -1 is not a uid; use a whole number from 0 to 4294967294',
+      'demo.yaml:20:40 processes[5].user: 4294967295 is not a uid; use a whole number from 0 to 4294967294',
+      'demo.yaml:21:40 processes[6].user: the user is empty; give a user name from /etc/passwd or a numeric uid, optionally with :GROUP, e.g. "nobody", "1000" or "1000:1000"',
+      'demo.yaml:22:40 processes[7].user: "b:c" is not a group name; give a group name from /etc/group or a numeric gid, e.g. "nogroup" or "1000"',
+      'demo.yaml:23:40 processes[8].user: expected a string or a number, got a list',
+    ]);
+  });
+
+  it('takes --user NAME=USER[:GROUP], which replaces the user and group of the file', () => {
+    const yaml = `
+      processes:
+        - { name: init-net, role: init, command: iptables-restore, user: root }
+        - { name: job, role: app, command: job, user: "1000:1000" }
+    `;
+    const [init, job] = load({ yaml, cli: { user: ['job=nobody', 'init-net=0:0'] } }).processes;
+    expect(init!.user).toEqual({ uid: 0, gid: 0, home: '/root' });
+    expect(job!.user).toEqual({ uid: 65534, gid: 65534, home: NOBODY_HOME });
+    expect(problemsOf({ yaml, cli: { user: ['job', 'job=nobdy', 'nojob=nobody', 'init-net=root', 'init-net=nobody'] } })).toEqual([
+      '--user job: expected NAME=USER[:GROUP], e.g. --user app=nobody or --user app=1000:1000',
+      '--user job=nobdy: no user "nobdy" in /etc/passwd (did you mean nobody?)',
+      '--user nojob=nobody: no process is named "nojob"; the processes are init-net, job',
+      '--user init-net=nobody: --user was already given for "init-net" (see --user init-net=root)',
+    ]);
+  });
+
+  it('refuses, for a run by anyone but root, a user or group other than its own, at the field or flag that asked', () => {
+    const yaml = `
+      processes:
+        - { name: a, role: init, command: a, user: "1000:1000" }
+        - { name: b, role: init, command: b, user: nobody }
+        - { name: c, role: init, command: c, group: 1001 }
+        - { name: d, role: init, command: d, group: 1000 }
+        - { name: job, role: app, command: job }
+    `;
+    const asUser = { uid: 1000, gid: 1000 };
+    expect(problemsAs(asUser, yaml, { user: ['job=0'] })).toEqual([
+      'demo.yaml:3:40 processes[1].user: sidecar-init runs as uid 1000 gid 1000, not as root, so it cannot start "b" as uid 65534 gid 65534; run sidecar-init as root (each process then drops to its own user), or leave out the user and group of "b"',
+      'demo.yaml:4:40 processes[2].group: sidecar-init runs as uid 1000 gid 1000, not as root, so it cannot start "c" as uid 1000 gid 1001; run sidecar-init as root (each process then drops to its own user), or leave out the user and group of "c"',
+      '--user job=0: sidecar-init runs as uid 1000 gid 1000, not as root, so it cannot start "job" as uid 0 gid 0; run sidecar-init as root (each process then drops to its own user), or leave out the user and group of "job"',
+    ]);
+    // Root may start anything as anyone; validate (no identity) checks only the names.
+    expect(problemsAs({ uid: 0, gid: 0 }, yaml, { user: ['job=0'] })).toEqual([]);
+    expect(() => load({ yaml, cli: { user: ['job=0'] } })).not.toThrow();
+  });
+});

@@ -1,0 +1,162 @@
+import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import { assertNever } from '../util/assert-never.ts';
+import { startWaves, stopWaves } from './plan-waves.ts';
+
+// `sidecar-init plan --json`: what a run would do, as data, without starting
+// anything. A pure function of the Plan; times in milliseconds, probes and
+// hooks also as the one-line form a person would write.
+
+export interface PlanView {
+  /** In start order (wave by wave, plan order within a wave). */
+  readonly processes: readonly ProcessView[];
+  readonly start: readonly (readonly string[])[];
+  readonly stop: readonly (readonly string[])[];
+  readonly graceMs: number;
+  readonly drain: { readonly delayMs: number } | { readonly hook: HookView } | null;
+  readonly signalRewrites: Readonly<Record<string, string | null>>;
+  readonly logLevel: string;
+}
+
+export interface ProcessView {
+  readonly name: string;
+  readonly role: string;
+  readonly command: readonly string[];
+  readonly after: readonly string[];
+  readonly readiness: {
+    readonly probe: string;
+    readonly periodMs: number;
+    readonly timeoutMs: number;
+    readonly deadlineMs: number;
+    readonly periodAfterStartMs: number;
+  } | null;
+  readonly liveness: {
+    readonly probe: string;
+    readonly periodMs: number;
+    readonly timeoutMs: number;
+    readonly failureThreshold: number;
+    readonly initialDelayMs: number;
+  } | null;
+  readonly restart: {
+    readonly policy: string;
+    readonly initialBackoffMs: number;
+    readonly maxBackoffMs: number;
+    readonly resetAfterMs: number;
+    readonly maxRestarts: number | null;
+  };
+  readonly fatal: boolean;
+  /** null: SIGTERM, or for the app on termination the signal sidecar-init received. */
+  readonly stopSignal: string | null;
+  readonly graceMs: number | null;
+  readonly signalTarget: string;
+  readonly postStart: HookView | null;
+  readonly preStop: HookView | null;
+  readonly successCodes: readonly number[];
+}
+
+export interface HookView {
+  readonly kind: string;
+  /** `exec: CMD` or `http: METHOD URL`. */
+  readonly describe: string;
+  readonly timeoutMs: number;
+}
+
+export function planView(plan: Plan): PlanView {
+  const start = startWaves(plan);
+  const byName = new Map(plan.processes.map((spec) => [spec.name, spec]));
+  return {
+    processes: start.flat().map((name) => processView(byName.get(name)!)),
+    start,
+    stop: stopWaves(plan),
+    graceMs: plan.graceMs,
+    drain: drainView(plan.drain),
+    signalRewrites: { ...plan.signalRewrites },
+    logLevel: plan.logLevel,
+  };
+}
+
+function processView(spec: ProcessSpec): ProcessView {
+  const { readiness, liveness, restart } = spec;
+  return {
+    name: spec.name,
+    role: spec.role,
+    command: spec.command,
+    after: spec.after,
+    readiness:
+      readiness === undefined
+        ? null
+        : {
+            probe: describeProbe(readiness.probe),
+            periodMs: readiness.periodMs,
+            timeoutMs: readiness.timeoutMs,
+            deadlineMs: readiness.deadlineMs,
+            periodAfterStartMs: readiness.periodAfterStartMs,
+          },
+    liveness:
+      liveness === undefined
+        ? null
+        : {
+            probe: describeProbe(liveness.probe),
+            periodMs: liveness.periodMs,
+            timeoutMs: liveness.timeoutMs,
+            failureThreshold: liveness.failureThreshold,
+            initialDelayMs: liveness.initialDelayMs,
+          },
+    restart: {
+      policy: restart.policy,
+      initialBackoffMs: restart.initialBackoffMs,
+      maxBackoffMs: restart.maxBackoffMs,
+      resetAfterMs: restart.resetAfterMs,
+      maxRestarts: restart.maxRestarts ?? null,
+    },
+    fatal: spec.fatal,
+    stopSignal: spec.stopSignal ?? null,
+    graceMs: spec.graceMs ?? null,
+    signalTarget: spec.signalTarget,
+    postStart: hookView(spec.postStart),
+    preStop: hookView(spec.preStop),
+    successCodes: spec.successCodes,
+  };
+}
+
+/** A probe as it would be written after --ready. */
+export function describeProbe(probe: ProbeSpec): string {
+  switch (probe.kind) {
+    case 'tcp':
+      return `tcp://${probe.host.includes(':') ? `[${probe.host}]` : probe.host}:${probe.port}`;
+    case 'http':
+      return probe.expectStatus === undefined ? probe.url : `${probe.url} (expecting ${probe.expectStatus.join(', ')})`;
+    case 'exec':
+      return `exec:${describeCommand(probe.command)}`;
+    case 'log':
+      return `log:${probe.pattern}`;
+    case 'file':
+      return `file:${probe.path}`;
+    default:
+      return assertNever(probe);
+  }
+}
+
+export function describeHook(hook: HookSpec): string {
+  switch (hook.kind) {
+    case 'exec':
+      return `exec: ${describeCommand(hook.command)}`;
+    case 'http':
+      return `http: ${hook.method} ${hook.url}`;
+    default:
+      return assertNever(hook);
+  }
+}
+
+/** argv as a shell would need it typed: words with spaces or quotes are single-quoted. */
+export function describeCommand(command: readonly string[]): string {
+  return command.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(' ');
+}
+
+function hookView(hook: HookSpec | undefined): HookView | null {
+  return hook === undefined ? null : { kind: hook.kind, describe: describeHook(hook), timeoutMs: hook.timeoutMs };
+}
+
+function drainView(drain: DrainSpec | undefined): PlanView['drain'] {
+  if (drain === undefined) return null;
+  return drain.kind === 'delay' ? { delayMs: drain.ms } : { hook: hookView(drain.hook)! };
+}

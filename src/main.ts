@@ -8,6 +8,8 @@ import { type LoadPlanInput, loadPlan } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import { startSupervision } from './lifecycle/supervise.ts';
 import { createLogger } from './observe/logger.ts';
+import { planText } from './observe/plan-text.ts';
+import { planView } from './observe/plan-view.ts';
 import { writeAllSync } from './observe/write-sync.ts';
 import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
@@ -36,6 +38,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return command.code;
     case 'validate':
       return validate(command);
+    case 'plan':
+      return printPlan(command);
     case 'run':
       return run(command);
     default:
@@ -64,6 +68,14 @@ function validate(command: CliCommand & { kind: 'validate' }): number {
   const plan = planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
   writeAllSync(STDOUT_FD, `${command.configFile}: valid (${describePlan(plan)})\n`);
+  return 0;
+}
+
+/** `sidecar-init plan`: what a run would do, as text or JSON, from the same inputs; nothing starts. */
+function printPlan(command: CliCommand & { kind: 'plan' }): number {
+  const plan = planOrReport(command);
+  if (plan === undefined) return EXIT_USAGE;
+  writeAllSync(STDOUT_FD, command.json ? `${JSON.stringify(planView(plan), null, 2)}\n` : planText(plan));
   return 0;
 }
 

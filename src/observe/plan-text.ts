@@ -17,6 +17,7 @@ export function planText(plan: Plan): string {
     lines.push(`drain: ${'delayMs' in view.drain ? `wait ${formatDuration(view.drain.delayMs)}` : describeHookView(view.drain.hook)}`);
   }
   const rewrites = Object.entries(view.signalRewrites);
+  if (view.statusAddr !== null) lines.push(`status server: http://${view.statusAddr} (/healthz, /readyz, /status, /metrics)`);
   if (rewrites.length > 0) lines.push(`signal rewrites: ${rewrites.map(([from, to]) => `${from} -> ${to ?? 'dropped'}`).join(', ')}`);
   lines.push('');
   lines.push('processes (in start order):');
@@ -67,6 +68,7 @@ function processLines(process: ProcessView): string[] {
   }
   if (process.postStart !== null) lines.push(field('postStart', describeHookView(process.postStart)));
   if (process.preStop !== null) lines.push(field('preStop', describeHookView(process.preStop)));
+  if (process.output !== 'inherit') lines.push(field('output', process.output));
   if (process.successCodes.length > 0) lines.push(field('success', `exit codes ${process.successCodes.join(', ')} count as 0`));
   return lines;
 }

@@ -15,6 +15,10 @@ export interface PlanView {
   readonly drain: { readonly delayMs: number } | { readonly hook: HookView } | null;
   readonly signalRewrites: Readonly<Record<string, string | null>>;
   readonly logLevel: string;
+  /** null: chosen at start (text on a terminal, else json). */
+  readonly logFormat: string | null;
+  /** HOST:PORT, or null without a status server. */
+  readonly statusAddr: string | null;
 }
 
 export interface ProcessView {
@@ -51,6 +55,7 @@ export interface ProcessView {
   readonly postStart: HookView | null;
   readonly preStop: HookView | null;
   readonly successCodes: readonly number[];
+  readonly output: string;
 }
 
 export interface HookView {
@@ -71,6 +76,8 @@ export function planView(plan: Plan): PlanView {
     drain: drainView(plan.drain),
     signalRewrites: { ...plan.signalRewrites },
     logLevel: plan.logLevel,
+    logFormat: plan.logFormat ?? null,
+    statusAddr: plan.statusAddr === undefined ? null : formatAddress(plan.statusAddr.host, plan.statusAddr.port),
   };
 }
 
@@ -115,6 +122,7 @@ function processView(spec: ProcessSpec): ProcessView {
     postStart: hookView(spec.postStart),
     preStop: hookView(spec.preStop),
     successCodes: spec.successCodes,
+    output: spec.output,
   };
 }
 
@@ -122,7 +130,7 @@ function processView(spec: ProcessSpec): ProcessView {
 export function describeProbe(probe: ProbeSpec): string {
   switch (probe.kind) {
     case 'tcp':
-      return `tcp://${probe.host.includes(':') ? `[${probe.host}]` : probe.host}:${probe.port}`;
+      return `tcp://${formatAddress(probe.host, probe.port)}`;
     case 'http':
       return probe.expectStatus === undefined ? probe.url : `${probe.url} (expecting ${probe.expectStatus.join(', ')})`;
     case 'exec':
@@ -145,6 +153,11 @@ export function describeHook(hook: HookSpec): string {
     default:
       return assertNever(hook);
   }
+}
+
+/** HOST:PORT, an IPv6 address in brackets. */
+export function formatAddress(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /** argv as a shell would need it typed: words with spaces or quotes are single-quoted. */

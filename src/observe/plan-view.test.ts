@@ -71,8 +71,11 @@ describe('planView', () => {
     const view = planView(load({ yaml: GRAPH }));
     expect(view.start).toEqual([['db', 'cache'], ['migrate'], ['metrics', 'job']]);
     expect(view.processes.map((process) => process.name)).toEqual(['db', 'cache', 'migrate', 'metrics', 'job']);
-    // metrics and job wait (through migrate) for db: both are down before db gets its signal.
-    expect(view.stop).toEqual([['metrics', 'job'], ['cache'], ['db']]);
+    // metrics and job wait (through migrate, long done) for db: db stops once both are down, as cache does.
+    expect(view.stop).toEqual([
+      ['metrics', 'job'],
+      ['db', 'cache'],
+    ]);
   });
 
   it('is plain JSON', () => {

@@ -22,23 +22,27 @@ export function startWaves(plan: Plan): string[][] {
 
 /**
  * Stop waves, each in plan order. Init steps are left out: they have finished
- * before the app starts (a stop during startup ends a running one in its place
- * in this same order).
+ * before the app starts, so they hold nothing back; the order still runs
+ * through them (a sidecar an init step waited for stops with the wave after
+ * whatever waited for that step).
  */
 export function stopWaves(plan: Plan): string[][] {
   const dependents = new Map<string, ProcessSpec[]>(plan.processes.map((spec) => [spec.name, []]));
   for (const spec of plan.processes) for (const name of spec.after) dependents.get(name)?.push(spec);
-  const depth = new Map<string, number>();
-  const depthOf = (spec: ProcessSpec): number => {
-    const known = depth.get(spec.name);
+  // How many waves of running processes must stop before this one.
+  const above = new Map<string, number>();
+  const aboveOf = (spec: ProcessSpec): number => {
+    const known = above.get(spec.name);
     if (known !== undefined) return known;
-    const value = Math.max(-1, ...(dependents.get(spec.name) ?? []).map(depthOf)) + 1;
-    depth.set(spec.name, value);
+    const value = Math.max(
+      0,
+      ...(dependents.get(spec.name) ?? []).map((dependent) => aboveOf(dependent) + (dependent.role === 'init' ? 0 : 1)),
+    );
+    above.set(spec.name, value);
     return value;
   };
-  return groupByDepth(plan.processes, depthOf)
-    .map((wave) => wave.filter((name) => specNamed(plan, name).role !== 'init'))
-    .filter((wave) => wave.length > 0);
+  const running = plan.processes.filter((spec) => spec.role !== 'init');
+  return groupByDepth(running, aboveOf).filter((wave) => wave.length > 0);
 }
 
 function groupByDepth(processes: readonly ProcessSpec[], depthOf: (spec: ProcessSpec) => number): string[][] {

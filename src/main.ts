@@ -7,6 +7,7 @@ import { ConfigError, formatConfigError } from './config/config-error.ts';
 import { type LoadPlanInput, loadPlan } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import { startSupervision } from './lifecycle/supervise.ts';
+import { resolveLogFormat } from './observe/log-format.ts';
 import { createLogger } from './observe/logger.ts';
 import { planText } from './observe/plan-text.ts';
 import { planView } from './observe/plan-view.ts';
@@ -85,7 +86,7 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   if (plan === undefined) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
-  const logger = createLogger(plan.logLevel);
+  const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
   const crash = (error: unknown): number => {

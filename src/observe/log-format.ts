@@ -1,9 +1,9 @@
-/** How sidecar-init writes its own events: JSON lines for log pipelines, or text for people. */
-export type LogFormat = 'json' | 'text';
+import { isatty } from 'node:tty';
+import type { LogFormat } from '../config/plan.ts';
 
-export const LOG_FORMATS: readonly LogFormat[] = ['json', 'text'];
+const STDERR_FD = 2;
 
-/** Unless told: text on a terminal, where a person reads it; JSON anywhere else (a container log). */
-export function defaultLogFormat(stderrIsTerminal: boolean): LogFormat {
-  return stderrIsTerminal ? 'text' : 'json';
+/** As configured, or else text on a terminal, where a person reads it, and JSON anywhere else (a container log). */
+export function resolveLogFormat(configured: LogFormat | undefined): LogFormat {
+  return configured ?? (isatty(STDERR_FD) ? 'text' : 'json');
 }

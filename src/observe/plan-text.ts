@@ -9,9 +9,9 @@ export function planText(plan: Plan): string {
   const view = planView(plan);
   const lines: string[] = [];
   lines.push('start (each wave once the one before is ready or done):');
-  view.start.forEach((wave, index) => lines.push(`  ${index + 1}. ${wave.join(', ')}`));
+  lines.push(...numbered(view.start));
   lines.push('stop (each wave once the one before is down):');
-  view.stop.forEach((wave, index) => lines.push(`  ${index + 1}. ${wave.join(', ')}`));
+  lines.push(...numbered(view.stop));
   lines.push(`grace budget: ${formatDuration(view.graceMs)}, from the first stop signal to exit`);
   if (view.drain !== null) {
     lines.push(`drain: ${'delayMs' in view.drain ? `wait ${formatDuration(view.drain.delayMs)}` : describeHookView(view.drain.hook)}`);
@@ -71,6 +71,10 @@ function processLines(process: ProcessView): string[] {
   if (process.output !== 'inherit') lines.push(field('output', process.output));
   if (process.successCodes.length > 0) lines.push(field('success', `exit codes ${process.successCodes.join(', ')} count as 0`));
   return lines;
+}
+
+function numbered(waves: PlanView['start']): string[] {
+  return waves.map((wave, index) => `  ${index + 1}. ${wave.join(', ')}`);
 }
 
 function describeHookView(hook: HookView): string {

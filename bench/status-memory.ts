@@ -7,6 +7,11 @@ import { median, SIDECAR_INIT } from './measure.ts';
 // What the status server costs a pod: sidecar-init's resident memory while its
 // app idles, without the server, with it, and with it after a burst of
 // requests (a kubelet probing and Prometheus scraping for a while).
+// Requests sent back to back make V8 grow its young generation and keep the
+// pages: RSS then climbs to a plateau (measured: +150 MiB after 60,000
+// requests, as a bare Node http server climbs +82 MiB) while the heap after a
+// full GC stays flat, so it is not a leak; --max-semi-space-size=1 caps the
+// plateau at +47 MiB. At probe rates (a request a second) none of it shows.
 
 const SETTLE_MS = 1_000;
 const RUNS = 3;

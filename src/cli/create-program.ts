@@ -63,7 +63,7 @@ const LOG_FORMAT_HELP = `${listAlternatives(LOG_FORMATS)} (default: text when st
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
   ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
-Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}".
+Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}" or "${PLAN_COMMAND}".
 
 Commands:
   ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]

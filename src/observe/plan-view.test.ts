@@ -106,7 +106,7 @@ describe('planText', () => {
         '    stop:       SIGQUIT, to its process group',
         '    preStop:    http: POST http://127.0.0.1:15000/drain, timeout 10s',
         '  migrate (init)',
-        "    command:    sh -c 'echo '\\''it works'\\'''",
+        `    command:    sh -c "echo 'it works'"`,
         '    after:      proxy',
         '    restart:    never',
         '  job (app)',

@@ -160,9 +160,15 @@ export function formatAddress(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/** argv as a shell would need it typed: words with spaces or quotes are single-quoted. */
+/** argv as a shell would need it typed: plain words as they are, others quoted (double quotes when that reads better). */
 export function describeCommand(command: readonly string[]): string {
-  return command.map((word) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`)).join(' ');
+  return command.map(quoteWord).join(' ');
+}
+
+function quoteWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  if (word.includes("'") && !/[$`"\\!]/.test(word)) return `"${word}"`;
+  return `'${word.replaceAll("'", "'\\''")}'`;
 }
 
 function hookView(hook: HookSpec | undefined): HookView | null {

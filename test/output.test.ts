@@ -60,6 +60,30 @@ describe('output modes', () => {
     expect(stderrRecords).toEqual([{ time: expect.any(String), proc: 'job', stream: 'stderr', msg: 'bad' }]);
   });
 
+  it('prefix keeps a log readiness probe working: it reads the lines as the process wrote them', async () => {
+    const events = createEvents();
+    const run = track(
+      await runSupervisor(
+        [
+          '--output',
+          'prefix',
+          '--sidecar',
+          `db=/bin/sh -c 'echo starting; echo "ready to accept connections"; exec sleep 30'`,
+          '--ready',
+          'db=log:^ready to accept',
+          '--',
+          '/bin/sh',
+          '-c',
+          'echo done',
+        ],
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    expect(run.code).toBe(0);
+    expect(outputLines(run.stdout())).toEqual(['db  | starting', 'db  | ready to accept connections', 'app | done']);
+    await expectNothingLeft(run);
+  });
+
   it('prefix passes bytes that are not UTF-8 through unchanged', async () => {
     const events = createEvents();
     const child = spawn(NODE, [BIN, '--output', 'prefix', '--log-level', 'silent', '--', '/bin/sh', '-c', "printf 'a\\377\\376b\\n'"], {

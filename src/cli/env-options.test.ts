@@ -84,6 +84,17 @@ describe('SIDECAR_INIT_<OPTION>', () => {
     ]);
   });
 
+  it('can turn single-child off over the file', () => {
+    const command = parseArgs(['job'], { SIDECAR_INIT_SINGLE_CHILD: 'false' });
+    if (command.kind !== 'run') throw new Error('expected a run');
+    const plan = load({ yaml: `\n  singleChild: true\n  processes: [{ name: x, role: sidecar, command: x }]`, cli: command.cli });
+    expect(plan.processes.map((process) => process.signalTarget)).toEqual(['group', 'group']);
+    expect(
+      load({ yaml: `\n  singleChild: true\n  processes: [{ name: x, role: sidecar, command: x }]`, cli: { app: ['job'] } }).processes[0]
+        ?.signalTarget,
+    ).toBe('process');
+  });
+
   it('refuses a single-child value that is not a yes or a no, as a usage error', () => {
     expect(parseArgs(['job'], { SIDECAR_INIT_SINGLE_CHILD: 'yes' })).toMatchObject({
       kind: 'exit',

@@ -69,7 +69,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     rewrite: list('rewrite', collected.rewrite, environment.rewrite),
     successCode: list('successCode', collected.successCode, environment.successCode),
     drain: pick('drain', options.drain, environment.drain),
-    singleChild: pick('singleChild', options.singleChild, environment.singleChild) === true,
+    singleChild: pick('singleChild', options.singleChild, environment.singleChild),
     grace: pick('grace', options.grace, environment.grace),
     logLevel: pick('logLevel', options.logLevel, environment.logLevel),
     logFormat: pick('logFormat', options.logFormat, environment.logFormat),

@@ -49,8 +49,8 @@ export interface CliInput {
   readonly rewrite: readonly string[];
   /** --drain DURATION|CMD. */
   readonly drain: string | undefined;
-  /** --single-child was given. */
-  readonly singleChild: boolean;
+  /** true: --single-child was given; false: SIDECAR_INIT_SINGLE_CHILD=false; undefined: neither, the file decides. */
+  readonly singleChild: boolean | undefined;
   readonly grace: string | undefined;
   readonly logLevel: string | undefined;
   readonly logFormat: string | undefined;
@@ -75,7 +75,7 @@ export const EMPTY_CLI_INPUT: CliInput = {
   successCode: [],
   rewrite: [],
   drain: undefined,
-  singleChild: false,
+  singleChild: undefined,
   grace: undefined,
   logLevel: undefined,
   logFormat: undefined,

@@ -41,7 +41,8 @@ export interface FlagConfig {
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
-  readonly singleChild: boolean;
+  /** undefined: not given, so the file decides. */
+  readonly singleChild: boolean | undefined;
   /** --init and --sidecar entries in command-line order. */
   readonly entries: readonly Entry[];
   readonly ready: readonly TargetFlag<ProbeSpec>[];

@@ -56,6 +56,6 @@ export function loadPlan(input: LoadPlanInput): Plan {
     output: flags.output ?? file.output,
     drain: flags.drain ?? file.drain,
     signalRewrites: { ...file.rewrites, ...flags.rewrites },
-    singleChild: flags.singleChild || file.singleChild,
+    singleChild: flags.singleChild ?? file.singleChild,
   });
 }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { fixtureArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { BIN, NODE, runSupervisor } from './support/supervisor.ts';
+import { BIN_COMMAND, runSupervisor } from './support/supervisor.ts';
 
 // sidecar-init's own log: JSON for pipelines, text for people; text is the
 // default only when stderr is a terminal.
@@ -39,7 +39,7 @@ describe('--log-format', () => {
 
   it('is text by default on a terminal', async () => {
     // script(1) runs sidecar-init with a pseudo-terminal as its stdout and stderr.
-    const command = [NODE, BIN, '--', 'true'].map((word) => `'${word}'`).join(' ');
+    const command = [...BIN_COMMAND, '--', 'true'].map((word) => `'${word}'`).join(' ');
     const child = spawn('script', ['-qefc', command, '/dev/null'], { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => {

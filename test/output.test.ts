@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { BIN, MARKER_VARIABLE, NODE, runSupervisor, startSupervisor } from './support/supervisor.ts';
+import { BIN_COMMAND, MARKER_VARIABLE, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // Output modes through the real CLI: what reaches sidecar-init's own stdout and stderr.
 
@@ -86,10 +86,15 @@ describe('output modes', () => {
 
   it('prefix passes bytes that are not UTF-8 through unchanged', async () => {
     const events = createEvents();
-    const child = spawn(NODE, [BIN, '--output', 'prefix', '--log-level', 'silent', '--', '/bin/sh', '-c', "printf 'a\\377\\376b\\n'"], {
-      env: { ...process.env, EVENTS: events.file, [MARKER_VARIABLE]: `output-${process.pid}` },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
+    const [command, ...args] = BIN_COMMAND;
+    const child = spawn(
+      command!,
+      [...args, '--output', 'prefix', '--log-level', 'silent', '--', '/bin/sh', '-c', "printf 'a\\377\\376b\\n'"],
+      {
+        env: { ...process.env, EVENTS: events.file, [MARKER_VARIABLE]: `output-${process.pid}` },
+        stdio: ['ignore', 'pipe', 'ignore'],
+      },
+    );
     const chunks: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     const code = await new Promise((resolve) => child.on('close', resolve));

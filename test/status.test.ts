@@ -137,6 +137,28 @@ describe('the status server', () => {
     await expectNothingLeft(run);
   });
 
+  it('counts the orphans it reaps as PID 1', async () => {
+    const events = createEvents();
+    const dir = events.dir;
+    const app = `${FIXTURES}make-orphans.sh 20; touch ${dir}/made; until [ -e ${dir}/stop ]; do sleep 0.02; done`;
+    const run = track(
+      startSupervisor(['--status-addr', '127.0.0.1:0', '--', '/bin/sh', '-c', app], { env: { EVENTS: events.file }, pid1: true }),
+    );
+    const port = await statusPort(run);
+    await run.waitForLog((log) => log.event === 'reaped');
+    const reaped = () =>
+      get(port, '/metrics').then(
+        ({ body }) => parsePrometheusText(body).find((family) => family.name === 'sidecar_init_reaped_orphans')?.samples[0]?.value ?? 0,
+      );
+    // Each orphan is reaped as it dies; all 20 are counted once the last has been.
+    await expect.poll(reaped, { timeout: 15_000 }).toBe(20);
+    const status = JSON.parse((await get(port, '/status')).body);
+    expect(status.reapedOrphans).toBe(20);
+    writeFileSync(`${dir}/stop`, '');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
   it('is not disturbed by bad requests, and changes no exit code', async () => {
     const events = createEvents();
     const config = readinessConfig(events.dir);

@@ -137,6 +137,34 @@ describe('the status server', () => {
     await expectNothingLeft(run);
   });
 
+  it('answers /readyz with 503 while a sidecar waits to be restarted', async () => {
+    const events = createEvents();
+    const dir = events.dir;
+    const config = writeConfig(dir, [
+      'processes:',
+      '  - name: cache',
+      '    role: sidecar',
+      `    command: ${yamlArgv('/bin/sh', '-c', `until [ -e ${dir}/crash ]; do sleep 0.02; done; exit 1`)}`,
+      '    backoff: { initial: 1m }',
+      '  - name: job',
+      '    role: app',
+      `    command: ${yamlArgv('/bin/sh', '-c', `until [ -e ${dir}/stop ]; do sleep 0.02; done; exit 0`)}`,
+    ]);
+    const run = track(startSupervisor(['-c', config, '--status-addr', '127.0.0.1:0'], { env: { EVENTS: events.file } }));
+    const port = await statusPort(run);
+    await run.waitForLog((log) => log.event === 'spawned' && log.proc === 'job');
+    expect((await get(port, '/readyz')).status).toBe(200);
+    // The first restart is immediate; the second crash waits out the backoff.
+    writeFileSync(`${dir}/crash`, '');
+    await run.waitForLog((log) => log.event === 'restarting' && log.proc === 'cache' && log.attempt === 2);
+    expect(await get(port, '/readyz')).toEqual({ status: 503, body: 'not ready:\n  cache (sidecar): restarting\n' });
+    const status = JSON.parse((await get(port, '/status')).body);
+    expect(status.processes[0]).toMatchObject({ name: 'cache', state: 'backoff', pid: null, restarts: 1, lastExit: { code: 1 } });
+    writeFileSync(`${dir}/stop`, '');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
   it('counts the orphans it reaps as PID 1', async () => {
     const events = createEvents();
     const dir = events.dir;

@@ -28,6 +28,8 @@ export function planText(plan: Plan): string {
 function processLines(process: ProcessView): string[] {
   const field = (label: string, value: string): string => `    ${`${label}:`.padEnd(11)} ${value}`;
   const lines = [`  ${process.name} (${process.role})`, field('command', describeCommand(process.command))];
+  if (process.user !== null)
+    lines.push(field('user', `${process.user.uid === null ? '' : `uid ${process.user.uid}, `}gid ${process.user.gid}`));
   if (process.after.length > 0) lines.push(field('after', process.after.join(', ')));
   const { readiness, liveness, restart } = process;
   if (readiness !== null) {

@@ -25,6 +25,8 @@ export interface ProcessView {
   readonly name: string;
   readonly role: string;
   readonly command: readonly string[];
+  /** null: sidecar-init's own user; uid null: only a group was given. */
+  readonly user: { readonly uid: number | null; readonly gid: number } | null;
   readonly after: readonly string[];
   readonly readiness: {
     readonly probe: string;
@@ -87,6 +89,7 @@ function processView(spec: ProcessSpec): ProcessView {
     name: spec.name,
     role: spec.role,
     command: spec.command,
+    user: spec.user === undefined ? null : { uid: spec.user.uid ?? null, gid: spec.user.gid },
     after: spec.after,
     readiness:
       readiness === undefined

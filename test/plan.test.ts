@@ -41,7 +41,9 @@ describe('sidecar-init plan', () => {
   it('prints the waves and each process as JSON, with the options of a run, and starts nothing', async () => {
     const events = createEvents();
     const config = writePlanConfig(events.dir);
-    const run = track(await runSupervisor(['plan', '--json', '-c', config, '--grace', '15s'], { env: { EVENTS: events.file } }));
+    const run = track(
+      await runSupervisor(['plan', '--json', '-c', config, '--grace', '15s', '--user', 'db=nobody'], { env: { EVENTS: events.file } }),
+    );
     expect(run.code).toBe(0);
     const plan = JSON.parse(run.stdout());
     expect(plan.start).toEqual([['db', 'cache'], ['migrate'], ['job']]);
@@ -55,6 +57,8 @@ describe('sidecar-init plan', () => {
     ]);
     expect(plan.processes[0].readiness).toMatchObject({ probe: 'tcp://127.0.0.1:1', periodAfterStartMs: 2_000 });
     expect(plan.processes[1].output).toBe('prefix');
+    expect(plan.processes[0].user).toEqual({ uid: 65534, gid: 65534 });
+    expect(plan.processes[1].user).toBeNull();
     expect(plan.processes[3]).toMatchObject({ stopSignal: 'SIGINT', restart: { policy: 'never' } });
     expect(events.sequence()).toEqual([]);
     await expectNothingLeft(run);

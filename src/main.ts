@@ -7,7 +7,12 @@ import { ConfigError, formatConfigError } from './config/config-error.ts';
 import { type LoadPlanInput, loadPlan } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import { startSupervision } from './lifecycle/supervise.ts';
+import { resolveLogFormat } from './observe/log-format.ts';
 import { createLogger } from './observe/logger.ts';
+import { flushOutput } from './observe/pipe-output.ts';
+import { serveStatus } from './observe/serve-status.ts';
+import { planText } from './observe/plan-text.ts';
+import { planView } from './observe/plan-view.ts';
 import { writeAllSync } from './observe/write-sync.ts';
 import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
@@ -26,6 +31,8 @@ import { assertNever } from './util/assert-never.ts';
 
 const STDOUT_FD = 1;
 const STDERR_FD = 2;
+/** How long the last lines of output that passes through sidecar-init may take to be written at exit. */
+const OUTPUT_FLUSH_MS = 1_000;
 
 /** The composition root: argv → plan → supervise → exit code. Nothing else wires modules together. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -36,6 +43,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return command.code;
     case 'validate':
       return validate(command);
+    case 'plan':
+      return printPlan(command);
     case 'run':
       return run(command);
     default:
@@ -67,13 +76,21 @@ function validate(command: CliCommand & { kind: 'validate' }): number {
   return 0;
 }
 
+/** `sidecar-init plan`: what a run would do, as text or JSON, from the same inputs; nothing starts. */
+function printPlan(command: CliCommand & { kind: 'plan' }): number {
+  const plan = planOrReport(command);
+  if (plan === undefined) return EXIT_USAGE;
+  writeAllSync(STDOUT_FD, command.json ? `${JSON.stringify(planView(plan), null, 2)}\n` : planText(plan));
+  return 0;
+}
+
 async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
   const plan = planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
-  const logger = createLogger(plan.logLevel);
+  const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
   const crash = (error: unknown): number => {
@@ -92,10 +109,14 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
 
 async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
   const spawner = createSpawner();
+  let reapedOrphans = 0;
   const reaper = createReaper({
     native,
     ownedPids,
-    onReaped: (orphans) => logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans'),
+    onReaped: (orphans) => {
+      reapedOrphans += orphans.length;
+      logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans');
+    },
     onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
   });
   reaper.start();
@@ -117,12 +138,17 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   // supervisor mid-teardown and lose the app's exit code.
   subscribeSignals((signal) => supervision.dispatch({ type: 'signal', signal }));
   supervision.dispatch({ type: 'boot' });
+  // After boot, so it never delays startup; loaded only when an address is configured.
+  const statusServer = await serveStatus(plan.statusAddr, { snapshot: () => supervision.status(reapedOrphans) }, logger);
   const exitCode = await supervision.done;
 
   // A second SIGTERM/SIGINT (during teardown or now) skips what is left of the budget here too.
   const swept = await sweepDescendants({ reaper, graceMs: supervision.remainingGraceMs(), hurry: supervision.hurry });
   if (swept.terminated + swept.killed > 0) logger.warn({ event: 'swept', ...swept }, 'stopped leftover processes');
   reaper.stop();
+  // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
+  await flushOutput(OUTPUT_FLUSH_MS);
+  await statusServer?.close();
   logger.info({ event: 'exit', exitCode }, 'exiting');
   return exitCode;
 }

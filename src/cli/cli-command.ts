@@ -4,6 +4,8 @@ import type { CliInput } from '../config/cli-input.ts';
 export type CliCommand =
   /** Supervise: build the plan from the file and the flags (loadPlan takes this as is), then run it. */
   | { readonly kind: 'run'; readonly cli: CliInput; readonly configFile: string | undefined }
+  /** Print what a run with the same inputs would do, as text or JSON, without starting anything. */
+  | { readonly kind: 'plan'; readonly cli: CliInput; readonly configFile: string | undefined; readonly json: boolean }
   /** Check the same inputs a run would use, without starting anything. */
   | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string }
   /**

@@ -2,15 +2,16 @@ import { Command } from 'commander';
 import type { ProcessFlag } from '../config/cli-input.ts';
 import { formatDuration } from '../config/duration.ts';
 import { listAlternatives } from '../config/result.ts';
-import { LOG_LEVELS, RESTART_POLICIES } from '../config/literals.ts';
+import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES, RESTART_POLICIES } from '../config/literals.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../config/plan.ts';
 import { VERSION } from './version.ts';
 
 export const PROGRAM_NAME = 'sidecar-init';
 export const VALIDATE_COMMAND = 'validate';
+export const PLAN_COMMAND = 'plan';
 export const CONFIG_ENV = 'SIDECAR_INIT_CONFIG';
 
-export type ProgramMode = 'run' | typeof VALIDATE_COMMAND;
+export type ProgramMode = 'run' | typeof VALIDATE_COMMAND | typeof PLAN_COMMAND;
 
 /** What commander collects beyond its own option values: repeatable flags in command-line order. */
 export interface CollectedFlags {
@@ -37,6 +38,13 @@ export const HELP_HINT = `(${PROGRAM_NAME} --help shows the usage)`;
 const USAGE: Record<ProgramMode, string> = {
   run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--ready NAME=PROBE]... [OPTIONS] [--] APP [ARGS...]',
   validate: '-c FILE [OPTIONS] [-- APP [ARGS...]]',
+  plan: '[--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]',
+};
+
+const DESCRIPTION: Record<ProgramMode, string> = {
+  run: 'Runs init steps and sidecars in order, then the app; stops the sidecars in reverse when the app exits.',
+  validate: 'Checks a configuration (the file, and any flags and app given) without starting anything.',
+  plan: 'Prints what a run with these options would do (start and stop order, probes, restarts, signals, hooks, the grace budget) without starting anything.',
 };
 
 const READY_HELP =
@@ -48,15 +56,24 @@ const USER_HELP = 'run NAME (and its exec hooks and probes) as USER[:GROUP], a n
 const DRAIN_HELP = 'first on termination, before any stop signal: wait DURATION, or run CMD';
 const REWRITE_HELP = 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)';
 const SUCCESS_CODE_HELP = 'an exit code of the app that counts as 0, e.g. 143 (repeatable)';
+const STATUS_ADDR_HELP = 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. 0.0.0.0:9901 (default: no status server)';
+const OUTPUT_HELP = `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: inherit)`;
+const LOG_FORMAT_HELP = `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`;
 
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
   ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
-Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}".
+Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}" or "${PLAN_COMMAND}".
 
 Commands:
   ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]
       check a configuration without starting anything; exit 0, or 2 listing every problem
+  ${PROGRAM_NAME} ${PLAN_COMMAND} [--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]
+      print the start and stop order, probes, restarts, signals and hooks without starting anything
+
+Every option that is not about one named process can also be set as SIDECAR_INIT_<OPTION>
+(SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9901, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);
+a flag wins over its variable, a variable over the config file.
 
 Exit codes: the app's; 128+N when signal N killed it; 127 not found; 126 not executable;
 69 when a fatal sidecar went down; 2 for a usage or configuration error (nothing is started).`;
@@ -66,13 +83,9 @@ Exit codes: the app's; 128+N when signal N killed it; 127 not found; 126 not exe
  * It never exits the process and writes only into `output`.
  */
 export function createProgram(mode: ProgramMode, collected: CollectedFlags, output: ProgramOutput): Command {
-  const program = new Command(mode === 'run' ? PROGRAM_NAME : `${PROGRAM_NAME} ${VALIDATE_COMMAND}`)
+  const program = new Command(mode === 'run' ? PROGRAM_NAME : `${PROGRAM_NAME} ${mode}`)
     .usage(USAGE[mode])
-    .description(
-      mode === 'run'
-        ? 'Runs init steps and sidecars in order, then the app; stops the sidecars in reverse when the app exits.'
-        : 'Checks a configuration (the file, and any flags and app given) without starting anything.',
-    )
+    .description(DESCRIPTION[mode])
     .argument('[app...]', 'the app and its arguments')
     .option('-c, --config <file>', `YAML config file (default: $${CONFIG_ENV})`)
     .option('--init <name=cmd>', 'an init step, run to completion in turn (repeatable)', collectProcess('--init', collected))
@@ -87,6 +100,9 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('--single-child', 'signal each process alone, not its whole process group')
     .option('--success-code <n>', SUCCESS_CODE_HELP, collect(collected.successCode))
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})`)
+    .option('--log-format <format>', LOG_FORMAT_HELP)
+    .option('--status-addr <host:port>', STATUS_ADDR_HELP)
+    .option('--output <mode>', OUTPUT_HELP)
     .helpOption('-h, --help', 'show this help')
     // Options after the first operand are the app's: `sidecar-init python -u job.py`.
     .passThroughOptions()
@@ -100,6 +116,7 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
         output.text += text;
       },
     });
+  if (mode === PLAN_COMMAND) program.option('--json', 'print the plan as JSON');
   if (mode === 'run')
     program
       .version(VERSION, '-V, --version', 'show the version (with --verbose: also platform and runtime)')

@@ -91,7 +91,7 @@ describe('parseArgs', () => {
       kind: 'run',
       cli: { drain: 'curl -X POST http://127.0.0.1:15000/drain', singleChild: true, app: ['job'] },
     });
-    expect(parseArgs(['job', '--single-child'], NO_ENV)).toMatchObject({ cli: { singleChild: false, app: ['job', '--single-child'] } });
+    expect(parseArgs(['job', '--single-child'], NO_ENV)).toMatchObject({ cli: { singleChild: undefined, app: ['job', '--single-child'] } });
   });
 
   it('passes a --drain value that starts with "-" through, for config to refuse as a malformed duration', () => {

@@ -1,7 +1,16 @@
 import { CommanderError } from 'commander';
-import type { CliInput } from '../config/cli-input.ts';
+import type { CliInput, GlobalOption } from '../config/cli-input.ts';
 import type { CliCommand } from './cli-command.ts';
-import { CONFIG_ENV, createCollectedFlags, createProgram, HELP_HINT, VALIDATE_COMMAND } from './create-program.ts';
+import {
+  CONFIG_ENV,
+  createCollectedFlags,
+  createProgram,
+  HELP_HINT,
+  PLAN_COMMAND,
+  type ProgramMode,
+  VALIDATE_COMMAND,
+} from './create-program.ts';
+import { envVariable, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { describeBuild } from './version.ts';
 
@@ -12,21 +21,25 @@ interface ProgramOptions {
   readonly config?: string;
   readonly grace?: string;
   readonly logLevel?: string;
+  readonly logFormat?: string;
+  readonly statusAddr?: string;
+  readonly output?: string;
   readonly drain?: string;
   readonly singleChild?: boolean;
+  readonly json?: boolean;
 }
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
- * command. `validate` is a command only as the very first argument, so an app
- * named validate runs as `sidecar-init -- validate`. Commander's own subcommand
- * dispatch would take it even after `--`, so the mode is chosen here.
+ * command. `validate` and `plan` are commands only as the very first argument,
+ * so an app named validate runs as `sidecar-init -- validate`. Commander's own
+ * subcommand dispatch would take it even after `--`, so the mode is chosen here.
  */
 export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {
   if (argv.length === 2 && argv.includes('--verbose') && (argv.includes('--version') || argv.includes('-V'))) {
     return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
   }
-  const mode = argv[0] === VALIDATE_COMMAND ? VALIDATE_COMMAND : 'run';
+  const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
   const collected = createCollectedFlags();
   const output = { text: '' };
   const program = createProgram(mode, collected, output);
@@ -37,20 +50,45 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     // Help and version exit 0; every usage error is 2, as for a bad config.
     return { kind: 'exit', code: error.exitCode === 0 ? EXIT_SUCCESS : EXIT_USAGE, output: output.text };
   }
+  const fromEnv = readEnvOptions(env);
+  if (!fromEnv.ok) return { kind: 'exit', code: EXIT_USAGE, output: `error: ${fromEnv.message}\n${HELP_HINT}\n` };
   const options = program.opts<ProgramOptions>();
+  const environment = fromEnv.options;
+  // Flags win over the environment: a variable is used only where its flag was not given.
+  const sources: Partial<Record<GlobalOption, string>> = {};
+  const pick = <Value>(option: GlobalOption, flag: Value | undefined, variable: Value | undefined): Value | undefined => {
+    if (flag !== undefined || variable === undefined) return flag;
+    sources[option] = envVariable(option);
+    return variable;
+  };
+  const list = (option: GlobalOption, flags: string[], variable: readonly string[] | undefined): string[] => [
+    ...(pick(option, flags.length > 0 ? flags : undefined, variable) ?? []),
+  ];
   const cli: CliInput = {
     ...collected,
-    drain: options.drain,
-    singleChild: options.singleChild === true,
-    grace: options.grace,
-    logLevel: options.logLevel,
+    rewrite: list('rewrite', collected.rewrite, environment.rewrite),
+    successCode: list('successCode', collected.successCode, environment.successCode),
+    drain: pick('drain', options.drain, environment.drain),
+    singleChild: pick('singleChild', options.singleChild, environment.singleChild),
+    grace: pick('grace', options.grace, environment.grace),
+    logLevel: pick('logLevel', options.logLevel, environment.logLevel),
+    logFormat: pick('logFormat', options.logFormat, environment.logFormat),
+    statusAddr: pick('statusAddr', options.statusAddr, environment.statusAddr),
+    output: pick('output', options.output, environment.output),
+    sources,
     app: [...program.args],
   };
   const configFile = options.config ?? (env[CONFIG_ENV] || undefined);
-  if (mode === 'run') return { kind: 'run', cli, configFile };
-  if (configFile === undefined) {
-    const message = `error: ${VALIDATE_COMMAND} needs a config file: -c FILE, or $${CONFIG_ENV}\n${HELP_HINT}\n`;
-    return { kind: 'exit', code: EXIT_USAGE, output: message };
+  switch (mode) {
+    case 'run':
+      return { kind: 'run', cli, configFile };
+    case PLAN_COMMAND:
+      return { kind: 'plan', cli, configFile, json: options.json === true };
+    case VALIDATE_COMMAND:
+      if (configFile === undefined) {
+        const message = `error: ${VALIDATE_COMMAND} needs a config file: -c FILE, or $${CONFIG_ENV}\n${HELP_HINT}\n`;
+        return { kind: 'exit', code: EXIT_USAGE, output: message };
+      }
+      return { kind: 'validate', cli, configFile };
   }
-  return { kind: 'validate', cli, configFile };
 }

@@ -1,11 +1,24 @@
 import type { ProcessDraft } from './process.ts';
-import type { DrainSpec, LogLevel, Plan, ProcessSpec } from './plan.ts';
+import {
+  DEFAULT_OUTPUT_MODE,
+  type DrainSpec,
+  type LogFormat,
+  type LogLevel,
+  type OutputMode,
+  type Plan,
+  type ProcessSpec,
+  type StatusAddress,
+} from './plan.ts';
 
 export interface PlanParts {
   /** In list order, flags applied; exactly one is the app. */
   readonly processes: readonly ProcessDraft[];
   readonly graceMs: number;
   readonly logLevel: LogLevel;
+  readonly logFormat: LogFormat | undefined;
+  readonly statusAddr: StatusAddress | undefined;
+  /** For processes without their own output; undefined: inherit. */
+  readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly signalRewrites: Plan['signalRewrites'];
   /** Signal only the direct child of each process that does not set signalGroup. */
@@ -29,6 +42,7 @@ export function buildPlan(parts: PlanParts): Plan {
     ...draft,
     signalTarget: draft.signalTarget ?? defaultTarget,
     after,
+    output: draft.output ?? parts.output ?? DEFAULT_OUTPUT_MODE,
   });
   const processes = [
     ...steps.map((draft, index) => spec(draft, graph ? (draft.after ?? []) : defaultChain(steps, index))),
@@ -37,6 +51,8 @@ export function buildPlan(parts: PlanParts): Plan {
   return {
     graceMs: parts.graceMs,
     logLevel: parts.logLevel,
+    logFormat: parts.logFormat,
+    statusAddr: parts.statusAddr,
     processes,
     drain: parts.drain,
     signalRewrites: parts.signalRewrites,

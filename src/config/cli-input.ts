@@ -8,6 +8,30 @@ export interface ProcessFlag {
   readonly value: string;
 }
 
+/** The options that are not about one named process: each can also come from SIDECAR_INIT_<OPTION>. */
+export type GlobalOption =
+  | 'grace'
+  | 'drain'
+  | 'rewrite'
+  | 'singleChild'
+  | 'successCode'
+  | 'logLevel'
+  | 'logFormat'
+  | 'statusAddr'
+  | 'output';
+
+export const GLOBAL_OPTION_FLAGS: Readonly<Record<GlobalOption, string>> = {
+  grace: '--grace',
+  drain: '--drain',
+  rewrite: '--rewrite',
+  singleChild: '--single-child',
+  successCode: '--success-code',
+  logLevel: '--log-level',
+  logFormat: '--log-format',
+  statusAddr: '--status-addr',
+  output: '--output',
+};
+
 export interface CliInput {
   /** Every --init and --sidecar in command-line order, interleaved as written. */
   readonly processes: readonly ProcessFlag[];
@@ -25,10 +49,19 @@ export interface CliInput {
   readonly rewrite: readonly string[];
   /** --drain DURATION|CMD. */
   readonly drain: string | undefined;
-  /** --single-child was given. */
-  readonly singleChild: boolean;
+  /** true: --single-child was given; false: SIDECAR_INIT_SINGLE_CHILD=false; undefined: neither, the file decides. */
+  readonly singleChild: boolean | undefined;
   readonly grace: string | undefined;
   readonly logLevel: string | undefined;
+  readonly logFormat: string | undefined;
+  readonly statusAddr: string | undefined;
+  /** --output MODE: the default for processes without their own. */
+  readonly output: string | undefined;
+  /**
+   * Options whose value came from an environment variable rather than their
+   * flag: the variable's name, so a problem names where the value was written.
+   */
+  readonly sources: Readonly<Partial<Record<GlobalOption, string>>>;
   /** The app and its arguments (the operands); empty when none was given. */
   readonly app: readonly string[];
 }
@@ -42,8 +75,12 @@ export const EMPTY_CLI_INPUT: CliInput = {
   successCode: [],
   rewrite: [],
   drain: undefined,
-  singleChild: false,
+  singleChild: undefined,
   grace: undefined,
   logLevel: undefined,
+  logFormat: undefined,
+  statusAddr: undefined,
+  output: undefined,
+  sources: {},
   app: [],
 };

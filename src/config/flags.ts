@@ -1,15 +1,16 @@
-import type { CliInput, ProcessFlag } from './cli-input.ts';
+import { type CliInput, GLOBAL_OPTION_FLAGS, type GlobalOption, type ProcessFlag } from './cli-input.ts';
 import { type Argv, parseCommand } from './command.ts';
 import { parseDuration } from './duration.ts';
 import { parseDrainFlag } from './hook.ts';
-import { isLogLevel, LOG_LEVELS } from './literals.ts';
-import type { DrainSpec, LogLevel, ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
+import { isLogLevel, LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
+import type { DrainSpec, LogFormat, LogLevel, OutputMode, ProbeSpec, ProcessUser, RestartPolicy, Role, StatusAddress } from './plan.ts';
 import { parseProbe } from './probe.ts';
 import { createProcessDraft, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { parseRestartPolicy } from './restart.ts';
-import { quote, type Result } from './result.ts';
+import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { parseRewriteFlags, parseStopSignal, type SignalRewrites } from './signals.ts';
+import { parseStatusAddress } from './status-address.ts';
 import { parseUser } from './user.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
 
@@ -35,9 +36,13 @@ export interface TargetFlag<Value> {
 export interface FlagConfig {
   readonly graceMs: number | undefined;
   readonly logLevel: LogLevel | undefined;
+  readonly logFormat: LogFormat | undefined;
+  readonly statusAddr: StatusAddress | undefined;
+  readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
-  readonly singleChild: boolean;
+  /** undefined: not given, so the file decides. */
+  readonly singleChild: boolean | undefined;
   /** --init and --sidecar entries in command-line order. */
   readonly entries: readonly Entry[];
   readonly ready: readonly TargetFlag<ProbeSpec>[];
@@ -50,12 +55,22 @@ export interface FlagConfig {
 }
 
 export function parseFlags(cli: CliInput, report: Report): FlagConfig {
-  const flag = (name: string, value: string): Origin => ({ kind: 'flag', flag: name, value });
-  const rewriteOrigin = (index: number) => flag('--rewrite', cli.rewrite[index]!);
+  // A value from SIDECAR_INIT_<OPTION> is reported under the variable's name.
+  const flag = (option: GlobalOption, value: string): Origin => ({
+    kind: 'flag',
+    flag: cli.sources[option] ?? GLOBAL_OPTION_FLAGS[option],
+    value,
+  });
+  const option = <Value>(name: GlobalOption, value: string | undefined, parse: (text: string) => Result<Value>): Value | undefined =>
+    value === undefined ? undefined : valueOrReport(parse(value), flag(name, value), report);
+  const rewriteOrigin = (index: number) => flag('rewrite', cli.rewrite[index]!);
   return {
-    graceMs: cli.grace === undefined ? undefined : valueOrReport(parseDuration(cli.grace), flag('--grace', cli.grace), report),
-    logLevel: parseLogLevel(cli.logLevel, report),
-    drain: cli.drain === undefined ? undefined : valueOrReport(parseDrainFlag(cli.drain), flag('--drain', cli.drain), report),
+    graceMs: option('grace', cli.grace, parseDuration),
+    logLevel: option('logLevel', cli.logLevel, parseLogLevel),
+    logFormat: option('logFormat', cli.logFormat, oneOf('a log format', LOG_FORMATS)),
+    statusAddr: option('statusAddr', cli.statusAddr, parseStatusAddress),
+    output: option('output', cli.output, oneOf('an output mode', OUTPUT_MODES)),
+    drain: option('drain', cli.drain, parseDrainFlag),
     rewrites: parseRewriteFlags(cli.rewrite, (index, message, first) =>
       report(rewriteOrigin(index), message, first === undefined ? undefined : rewriteOrigin(first)),
     ),
@@ -69,7 +84,7 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
       cli.successCode.length === 0
         ? undefined
         : cli.successCode.flatMap(
-            (value) => valueOrReport(parseWholeNumber(value, EXIT_CODE_RANGE), flag('--success-code', value), report) ?? [],
+            (value) => valueOrReport(parseWholeNumber(value, EXIT_CODE_RANGE), flag('successCode', value), report) ?? [],
           ),
     app: cli.app.length === 0 ? undefined : parseAppArgs(cli.app, report),
   };
@@ -123,10 +138,16 @@ function parseProcessFlag({ flag, value }: ProcessFlag, report: Report): Entry {
   return { name, role, origin, after: undefined, draft: command === undefined ? undefined : createProcessDraft(name, role, command) };
 }
 
-function parseLogLevel(value: string | undefined, report: Report): LogLevel | undefined {
-  if (value === undefined || isLogLevel(value)) return value;
-  report({ kind: 'flag', flag: '--log-level', value }, `${quote(value)} is not a log level; use ${LOG_LEVELS.join(', ')}`);
-  return undefined;
+function parseLogLevel(value: string): Result<LogLevel> {
+  return isLogLevel(value) ? ok(value) : fail(`${quote(value)} is not a log level; use ${LOG_LEVELS.join(', ')}`);
+}
+
+/** A parser for one of a few words. */
+function oneOf<Word extends string>(what: string, words: readonly Word[]): (text: string) => Result<Word> {
+  return (text) => {
+    const word = words.find((candidate) => candidate === text);
+    return word === undefined ? fail(`${quote(text)} is not ${what}; use ${listAlternatives(words)}`) : ok(word);
+  };
 }
 
 function parseAppArgs(args: readonly string[], report: Report): AppArgs {

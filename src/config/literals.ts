@@ -1,10 +1,12 @@
-import type { LogLevel, ProbeSpec, RestartPolicy, Role } from './plan.ts';
+import type { LogFormat, LogLevel, OutputMode, ProbeSpec, RestartPolicy, Role } from './plan.ts';
 
 // Runtime lists of the string-literal unions in plan.ts, for validation and help.
 
 export const ROLES = ['init', 'sidecar', 'app'] as const satisfies readonly Role[];
 export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const satisfies readonly LogLevel[];
 export const RESTART_POLICIES = ['always', 'on-failure', 'never'] as const satisfies readonly RestartPolicy[];
+export const LOG_FORMATS = ['json', 'text'] as const satisfies readonly LogFormat[];
+export const OUTPUT_MODES = ['inherit', 'prefix', 'json'] as const satisfies readonly OutputMode[];
 /** The keys of a probe's object form, one per kind. */
 export const PROBE_KINDS = ['tcp', 'http', 'exec', 'log', 'file'] as const satisfies readonly ProbeSpec['kind'][];
 /** The methods an http hook may use (HookSpec['method'] is their upper-case name). */
@@ -17,7 +19,9 @@ const rolesCovered: Covers<Role, typeof ROLES> = true;
 const logLevelsCovered: Covers<LogLevel, typeof LOG_LEVELS> = true;
 const policiesCovered: Covers<RestartPolicy, typeof RESTART_POLICIES> = true;
 const probeKindsCovered: Covers<ProbeSpec['kind'], typeof PROBE_KINDS> = true;
-void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered];
+const logFormatsCovered: Covers<LogFormat, typeof LOG_FORMATS> = true;
+const outputModesCovered: Covers<OutputMode, typeof OUTPUT_MODES> = true;
+void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered, logFormatsCovered, outputModesCovered];
 
 export function isLogLevel(value: unknown): value is LogLevel {
   return (LOG_LEVELS as readonly unknown[]).includes(value);

@@ -51,8 +51,11 @@ export function loadPlan(input: LoadPlanInput): Plan {
     processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [applyFlagOverrides(entry.draft, flags)])),
     graceMs: flags.graceMs ?? file.graceMs ?? DEFAULT_GRACE_MS,
     logLevel: flags.logLevel ?? file.logLevel ?? DEFAULT_LOG_LEVEL,
+    logFormat: flags.logFormat ?? file.logFormat,
+    statusAddr: flags.statusAddr ?? file.statusAddr,
+    output: flags.output ?? file.output,
     drain: flags.drain ?? file.drain,
     signalRewrites: { ...file.rewrites, ...flags.rewrites },
-    singleChild: flags.singleChild || file.singleChild,
+    singleChild: flags.singleChild ?? file.singleChild,
   });
 }

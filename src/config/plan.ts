@@ -7,6 +7,23 @@ export type Role = 'init' | 'sidecar' | 'app';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
+/** sidecar-init's own log: JSON lines for pipelines, or one readable line per event for people. */
+export type LogFormat = 'json' | 'text';
+
+/**
+ * A process's stdout and stderr. inherit: its descriptors are sidecar-init's
+ * own (no copy). prefix: each line as `NAME | LINE`. json: each line as one
+ * JSON object {time, proc, stream, msg}.
+ */
+export type OutputMode = 'inherit' | 'prefix' | 'json';
+
+/** Where the status server listens. */
+export interface StatusAddress {
+  readonly host: string;
+  /** 0 lets the system choose (the log names the port). */
+  readonly port: number;
+}
+
 export type ProbeSpec =
   | { readonly kind: 'tcp'; readonly host: string; readonly port: number }
   | {
@@ -133,12 +150,18 @@ export interface ProcessSpec {
    * runs this graph backwards.
    */
   readonly after: readonly string[];
+  /** Its own `output`, else the default (--output, SIDECAR_INIT_OUTPUT, the file's top-level `output`), else inherit. */
+  readonly output: OutputMode;
 }
 
 export interface Plan {
   /** Whole budget from the first stop signal (or the app's exit) to the supervisor's exit. */
   readonly graceMs: number;
   readonly logLevel: LogLevel;
+  /** undefined: decided at start, text when stderr is a terminal and json elsewhere. */
+  readonly logFormat: LogFormat | undefined;
+  /** The status server's address; undefined: no status server. */
+  readonly statusAddr: StatusAddress | undefined;
   /** Every process in list order; exactly one has role 'app' and it is last. */
   readonly processes: readonly ProcessSpec[];
   readonly drain: DrainSpec | undefined;
@@ -164,3 +187,4 @@ export const DEFAULT_BACKOFF_RESET_AFTER_MS = 10 * 60_000;
 export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
 export const DEFAULT_HOOK_HTTP_METHOD = 'GET';
 export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+export const DEFAULT_OUTPUT_MODE: OutputMode = 'inherit';

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
-import { ROLES } from './literals.ts';
-import type { ProcessSpec, Role, SignalTarget } from './plan.ts';
+import { OUTPUT_MODES, ROLES } from './literals.ts';
+import type { OutputMode, ProcessSpec, Role, SignalTarget } from './plan.ts';
 import { LivenessSchema, ReadinessSchema } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './problem.ts';
 import { BackoffSchema, checkPolicyForRole, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
@@ -21,11 +21,13 @@ import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
  * A process before the plan is built. Two fields depend on the whole
  * configuration and are resolved by build-plan.ts.
  */
-export interface ProcessDraft extends Omit<ProcessSpec, 'after' | 'signalTarget'> {
+export interface ProcessDraft extends Omit<ProcessSpec, 'after' | 'signalTarget' | 'output'> {
   /** As written; undefined when not given. */
   readonly after: readonly string[] | undefined;
   /** From signalGroup; undefined leaves it to singleChild. */
   readonly signalTarget: SignalTarget | undefined;
+  /** Its own output; undefined takes the plan's default. */
+  readonly output: OutputMode | undefined;
 }
 
 /**
@@ -143,6 +145,10 @@ const ProcessFields = mapping({
     .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
     .optional()
     .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
+  output: z.enum(OUTPUT_MODES).optional().meta({
+    description:
+      'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
+  }),
 });
 
 export const ProcessSchema = ProcessFields.transform(createDraft);
@@ -173,6 +179,7 @@ function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
     signalTarget: signalGroup === undefined ? undefined : signalGroup ? 'group' : 'process',
     successCodes: fields.successCodes ?? [],
     after: fields.after,
+    output: fields.output,
   };
 }
 

@@ -1,12 +1,22 @@
 import * as z from 'zod';
 import { duration } from './duration.ts';
 import { DrainSchema } from './hook.ts';
-import { LOG_LEVELS } from './literals.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type DrainSpec, type LogLevel } from './plan.ts';
+import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
+import {
+  DEFAULT_GRACE_MS,
+  DEFAULT_LOG_LEVEL,
+  DEFAULT_OUTPUT_MODE,
+  type DrainSpec,
+  type LogFormat,
+  type LogLevel,
+  type OutputMode,
+  type StatusAddress,
+} from './plan.ts';
 import { type Entry, ProcessSchema, readFileEntry } from './process.ts';
 import type { Report } from './problem.ts';
-import { describeIssue, isRecord, mapping, reportIssues } from './schema-fields.ts';
+import { describeIssue, isRecord, mapping, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema, type SignalRewrites, toRewrites } from './signals.ts';
+import { parseStatusAddress } from './status-address.ts';
 
 // The config file: its shape and every value, checked in one pass that turns
 // what the user wrote into plan values. The JSON Schema for editors is
@@ -15,6 +25,19 @@ import { RewriteSchema, type SignalRewrites, toRewrites } from './signals.ts';
 export const ConfigSchema = mapping({
   grace: duration('The whole budget from the stop signal (or the app exit) to the supervisor exit.', DEFAULT_GRACE_MS).optional(),
   logLevel: z.enum(LOG_LEVELS).optional().meta({ default: DEFAULT_LOG_LEVEL }),
+  logFormat: z.enum(LOG_FORMATS).optional().meta({
+    description: "sidecar-init's own log: json lines, or text for people (default: text when stderr is a terminal, else json).",
+  }),
+  statusAddr: parsedWith(z.string(), parseStatusAddress)
+    .optional()
+    .meta({
+      description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
+      examples: ['0.0.0.0:9901', '127.0.0.1:9901', ':9901'],
+    }),
+  output: z.enum(OUTPUT_MODES).optional().meta({
+    description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
+    default: DEFAULT_OUTPUT_MODE,
+  }),
   drain: DrainSchema.optional().meta({
     description: 'Runs first on termination, before any stop signal: a delay (5s) or a hook ({exec} or {http}).',
   }),
@@ -37,6 +60,9 @@ export const ConfigSchema = mapping({
 export interface FileConfig {
   readonly graceMs: number | undefined;
   readonly logLevel: LogLevel | undefined;
+  readonly logFormat: LogFormat | undefined;
+  readonly statusAddr: StatusAddress | undefined;
+  readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
   readonly singleChild: boolean;
@@ -47,6 +73,9 @@ export interface FileConfig {
 export const EMPTY_FILE_CONFIG: FileConfig = {
   graceMs: undefined,
   logLevel: undefined,
+  logFormat: undefined,
+  statusAddr: undefined,
+  output: undefined,
   drain: undefined,
   rewrites: {},
   singleChild: false,
@@ -64,6 +93,9 @@ export function checkFile(value: unknown, report: Report): FileConfig {
   return {
     graceMs: data.grace,
     logLevel: data.logLevel,
+    logFormat: data.logFormat,
+    statusAddr: data.statusAddr,
+    output: data.output,
     drain: data.drain,
     rewrites: toRewrites(data.rewrite),
     singleChild: data.singleChild ?? false,

@@ -18,7 +18,10 @@ export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
   // A log readiness probe reads the output on its way to the container log.
   const matcher = spec.readiness?.probe.kind === 'log' ? deps.probes.createLogMatcher(spec.readiness.probe.pattern) : undefined;
   if (matcher !== undefined) logMatchers.set(spec.name, matcher);
-  const stdio = matcher !== undefined ? 'tee' : spec.role === 'app' ? 'inherit' : 'output';
+  // Output passes through sidecar-init only when something reads it on the way: a log probe, or prefix/json lines.
+  const passThrough = matcher !== undefined || spec.output !== 'inherit';
+  const stdio = spec.role === 'app' ? (passThrough ? 'inherit-tee' : 'inherit') : passThrough ? 'tee' : 'output';
+  const lines = spec.output === 'inherit' ? undefined : { mode: spec.output, width: runner.prefixWidth };
   const result = deps.spawner.spawn({
     name: spec.name,
     command: spec.command,
@@ -27,6 +30,7 @@ export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
     user: spec.user,
     stdio,
     onOutput: matcher?.feed,
+    lines,
   });
   if (!result.ok) {
     logger.error({ event: 'spawn-failed', exitCode: result.status.code }, result.status.reason);

@@ -49,5 +49,7 @@ export interface Runner {
   readonly timers: Timers;
   readonly children: Map<string, Child>;
   readonly logMatchers: Map<string, LogMatcher>;
+  /** Names of processes with output prefix are padded to this width, so their lines align. */
+  readonly prefixWidth: number;
   dispatch(event: LifecycleEventBody): void;
 }

@@ -1,4 +1,5 @@
 import type { Plan } from '../config/plan.ts';
+import type { LastExit, StatusSnapshot } from '../observe/status-snapshot.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { createAborts } from './aborts.ts';
 import type { DecideContext } from './decide.ts';
@@ -13,6 +14,7 @@ import { signalProcess, spawnProcess } from './process-effects.ts';
 import type { Runner, SuperviseDeps } from './runner.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
+import { describeLastExit, describeStatus } from './status-view.ts';
 import { createTimers } from './timers.ts';
 import { startWatch, stopWatch } from './watch-effects.ts';
 
@@ -30,6 +32,8 @@ export interface Supervision {
    * still waits on the budget (the final sweep of leftovers) must stop waiting.
    */
   readonly hurry: AbortSignal;
+  /** What the status server shows, as of now; `reapedOrphans` comes from the reaper, which the runner does not see. */
+  status(reapedOrphans: number): StatusSnapshot;
 }
 
 /**
@@ -52,6 +56,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     timers: createTimers((timer) => queue.dispatch({ type: 'timer', timer })),
     children: new Map(),
     logMatchers: new Map(),
+    prefixWidth: Math.max(0, ...plan.processes.filter((spec) => spec.output === 'prefix').map((spec) => spec.name.length)),
     dispatch: queue.dispatch,
   };
   const transitionLog = { log, graph, graceMs: plan.graceMs, pidOf: (name: string) => runner.children.get(name)?.pid };
@@ -61,8 +66,14 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     finish = resolve;
   });
   let state: LifecycleState = createInitialState(plan);
+  // For the status only: what the state does not keep.
+  const spawns = new Map<string, number>();
+  const lastExits = new Map<string, LastExit>();
+  let finishedAt: number | undefined;
 
   function handle(event: LifecycleEvent): void {
+    if (event.type === 'spawned') spawns.set(event.name, (spawns.get(event.name) ?? 0) + 1);
+    if (event.type === 'exited') lastExits.set(event.name, describeLastExit(event.status, new Date()));
     const before = state;
     const decision = decide(context, before, event);
     state = decision.state;
@@ -97,6 +108,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
       case 'restart-scheduled':
         return logRestartScheduled(log, effect);
       case 'finish':
+        finishedAt = at;
         runner.timers.clear();
         runner.aborts.abortAll();
         logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
@@ -117,5 +129,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     hurry: hurry.signal,
     remainingGraceMs: () =>
       state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
+    status: (reapedOrphans) =>
+      describeStatus(graph, state, { spawns, lastExits, pidOf: transitionLog.pidOf, finishedAt, reapedOrphans }, performance.now()),
   };
 }

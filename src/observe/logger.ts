@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
-import type { LogLevel } from '../config/plan.ts';
+import type { LogFormat, LogLevel } from '../config/plan.ts';
+import { renderTextLogLine } from './text-log-line.ts';
 import { writeAllSync } from './write-sync.ts';
 
 const STDERR_FD = 2;
@@ -10,7 +11,7 @@ const STDERR_FD = 2;
  * (few lines, and none may be lost at exit). Children's output never passes
  * through here; it is inherited and reaches the container log unchanged.
  */
-export function createLogger(level: LogLevel): Logger {
+export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logger {
   return pino(
     {
       level,
@@ -18,6 +19,8 @@ export function createLogger(level: LogLevel): Logger {
       base: { name: 'sidecar-init' },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
+      // --log-format text: each JSON line rendered for a person just before it is written.
+      hooks: format === 'text' ? { streamWrite: renderTextLogLine } : {},
     },
     { write: (line: string) => writeAllSync(STDERR_FD, line) },
   );

@@ -17,6 +17,14 @@ export interface SpawnRequest {
   readonly stdio: StdioMode;
   /** With stdio 'tee' or 'capture': every chunk of stdout and stderr, as it arrives. */
   readonly onOutput?: OutputListener;
+  /** With stdio 'tee' or 'inherit-tee': each line rewritten on its way to the container log; unchanged without it. */
+  readonly lines?: LineOutput;
+}
+
+/** output: prefix (NAME | LINE, the name padded to `width`) or json ({time, proc, stream, msg}). */
+export interface LineOutput {
+  readonly mode: 'prefix' | 'json';
+  readonly width: number;
 }
 
 export type OutputStream = 'stdout' | 'stderr';
@@ -30,9 +38,11 @@ export type OutputListener = (chunk: Buffer, stream: OutputStream) => void;
  * the container's log). tee: like output, but stdout and stderr pass through
  * the supervisor, unchanged, and onOutput sees them too (a log readiness probe).
  * capture: stdin from /dev/null, stdout and stderr only to onOutput (hooks,
- * whose output is logged under their process's name).
+ * whose output is logged under their process's name). inherit-tee: stdin
+ * inherited like inherit, stdout and stderr through the supervisor like tee
+ * (the app with output prefix or json).
  */
-export type StdioMode = 'inherit' | 'output' | 'none' | 'tee' | 'capture';
+export type StdioMode = 'inherit' | 'output' | 'none' | 'tee' | 'capture' | 'inherit-tee';
 
 /** Where a signal goes: the child's whole process group, or the child alone. */
 export type SignalScope = 'group' | 'process';

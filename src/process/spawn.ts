@@ -2,8 +2,12 @@ import process from 'node:process';
 import { resolve } from 'node:path';
 import { execa } from 'execa';
 import type { Options } from 'execa';
+import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
+import { createLineFormat } from '../observe/line-format.ts';
+import { createLineWriter } from '../observe/line-writer.ts';
 import { outputSink } from '../observe/output-sink.ts';
+import { pipeOutput } from '../observe/pipe-output.ts';
 import type { Child, OutputStream, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
 import type { ExitStatus } from './exit-status.ts';
 import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
@@ -20,6 +24,7 @@ const STDIO = {
   none: 'ignore',
   tee: ['ignore', 'pipe', 'pipe'],
   capture: ['ignore', 'pipe', 'pipe'],
+  'inherit-tee': ['inherit', 'pipe', 'pipe'],
 } as const satisfies Record<StdioMode, Options['stdio']>;
 
 const EXECA_OPTIONS = {
@@ -92,7 +97,7 @@ function spawnChild(request: SpawnRequest): SpawnResult {
   // Synchronously, before any SIGCHLD can be handled: the reaper must never
   // waitpid() a pid libuv is about to reap, or execa's promise would never settle.
   owned.add(pid);
-  if (request.stdio === 'tee' || request.stdio === 'capture') {
+  if (request.stdio === 'tee' || request.stdio === 'capture' || request.stdio === 'inherit-tee') {
     routeOutput(subprocess.stdout, 'stdout', request);
     routeOutput(subprocess.stderr, 'stderr', request);
   }
@@ -133,14 +138,22 @@ function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, run
 const OUTPUT_FD: Readonly<Record<OutputStream, number>> = { stdout: 1, stderr: 2 };
 
 /**
- * Hands each chunk to onOutput and, for 'tee', passes it on unchanged to the
- * supervisor's own stdout or stderr (see output-sink.ts for why not through
- * process.stdout). pipe() pauses the child's output while the log reader is
- * behind, so back-pressure lands on the child, not on the supervisor.
+ * Hands each chunk to onOutput and, for 'tee' and 'inherit-tee', passes it on
+ * to the supervisor's own stdout or stderr (see output-sink.ts for why not
+ * through process.stdout): unchanged, or line by line as request.lines says.
+ * pipeOutput pauses the child's output while the log reader is behind, so
+ * back-pressure lands on the child, not on the supervisor.
  */
 function routeOutput(readable: Readable | null, stream: OutputStream, request: SpawnRequest): void {
   if (readable === null) return;
-  if (request.stdio === 'tee') readable.pipe(outputSink(OUTPUT_FD[stream]), { end: false });
+  if (request.stdio === 'tee' || request.stdio === 'inherit-tee') {
+    const { lines } = request;
+    const writer =
+      lines === undefined
+        ? new PassThrough()
+        : createLineWriter(createLineFormat({ mode: lines.mode, name: request.name, width: lines.width, stream }));
+    void pipeOutput(readable, writer, outputSink(OUTPUT_FD[stream]));
+  }
   const { onOutput } = request;
   if (onOutput !== undefined) readable.on('data', (chunk: Buffer) => onOutput(chunk, stream));
   // Nobody reads captured output: drain it, or the child would block on a full pipe.

@@ -43,6 +43,7 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
     graceMs: undefined,
     signalTarget: 'group',
     successCodes: [],
+    output: 'inherit',
     ...rest,
   };
 }
@@ -53,6 +54,9 @@ export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<
     processes: specs.map((spec) => ({ ...spec, after: spec.after })),
     graceMs: TEST_GRACE_MS,
     logLevel: 'info',
+    logFormat: undefined,
+    statusAddr: undefined,
+    output: undefined,
     drain: undefined,
     signalRewrites: {},
     singleChild: false,

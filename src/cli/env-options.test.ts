@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import { load, problemsOf } from '../../test/support/config.ts';
+import { parseArgs } from './parse-args.ts';
+
+const FILE = `
+  grace: 30s
+  logLevel: warn
+  output: json
+  statusAddr: 127.0.0.1:9000
+  processes:
+    - name: proxy
+      role: sidecar
+      command: envoy
+      output: inherit
+    - name: job
+      role: app
+      command: job
+`;
+
+/** The plan a run would use, from argv and env, with FILE as the config file. */
+function planOf(argv: string[], env: NodeJS.ProcessEnv) {
+  const command = parseArgs(argv, env);
+  if (command.kind !== 'run') throw new Error(`expected a run, got ${JSON.stringify(command)}`);
+  return load({ yaml: FILE, cli: command.cli });
+}
+
+describe('SIDECAR_INIT_<OPTION>', () => {
+  it('is used where no flag is given, over the file', () => {
+    const plan = planOf([], {
+      SIDECAR_INIT_GRACE: '10s',
+      SIDECAR_INIT_LOG_LEVEL: 'debug',
+      SIDECAR_INIT_LOG_FORMAT: 'text',
+      SIDECAR_INIT_STATUS_ADDR: ':9901',
+      SIDECAR_INIT_OUTPUT: 'prefix',
+      SIDECAR_INIT_DRAIN: '3s',
+      SIDECAR_INIT_REWRITE: 'SIGTERM:SIGQUIT, SIGHUP:none',
+      SIDECAR_INIT_SINGLE_CHILD: 'true',
+      SIDECAR_INIT_SUCCESS_CODE: '143,130',
+    });
+    expect(plan).toMatchObject({
+      graceMs: 10_000,
+      logLevel: 'debug',
+      logFormat: 'text',
+      statusAddr: { host: '0.0.0.0', port: 9901 },
+      drain: { kind: 'delay', ms: 3_000 },
+      signalRewrites: { SIGTERM: 'SIGQUIT', SIGHUP: null },
+    });
+    // A process's own output wins over every default.
+    expect(plan.processes.map((process) => [process.name, process.output, process.signalTarget])).toEqual([
+      ['proxy', 'inherit', 'process'],
+      ['job', 'prefix', 'process'],
+    ]);
+    expect(plan.processes[1]?.successCodes).toEqual([143, 130]);
+  });
+
+  it('loses to the flag', () => {
+    const plan = planOf(['--grace', '5s', '--output', 'inherit', '--status-addr', '127.0.0.1:0', '--rewrite', 'SIGINT:SIGTERM'], {
+      SIDECAR_INIT_GRACE: '10s',
+      SIDECAR_INIT_OUTPUT: 'prefix',
+      SIDECAR_INIT_STATUS_ADDR: ':9901',
+      SIDECAR_INIT_REWRITE: 'SIGTERM:SIGQUIT',
+    });
+    expect(plan.graceMs).toBe(5_000);
+    expect(plan.statusAddr).toEqual({ host: '127.0.0.1', port: 0 });
+    expect(plan.signalRewrites).toEqual({ SIGINT: 'SIGTERM' });
+    expect(plan.processes.map((process) => process.output)).toEqual(['inherit', 'inherit']);
+  });
+
+  it('counts as not set when empty, leaving the file its say', () => {
+    const plan = planOf([], { SIDECAR_INIT_GRACE: '', SIDECAR_INIT_OUTPUT: '' });
+    expect(plan.graceMs).toBe(30_000);
+    expect(plan.logLevel).toBe('warn');
+    expect(plan.statusAddr).toEqual({ host: '127.0.0.1', port: 9000 });
+    expect(plan.processes.map((process) => process.output)).toEqual(['inherit', 'json']);
+  });
+
+  it('names the variable when its value is wrong', () => {
+    const command = parseArgs([], { SIDECAR_INIT_GRACE: '5x', SIDECAR_INIT_OUTPUT: 'colour', SIDECAR_INIT_STATUS_ADDR: '9901' });
+    if (command.kind !== 'run') throw new Error('expected a run');
+    expect(problemsOf({ yaml: FILE, cli: command.cli })).toEqual([
+      expect.stringMatching(/^SIDECAR_INIT_GRACE 5x: "5x" is not a duration/),
+      'SIDECAR_INIT_STATUS_ADDR 9901: "9901" has no port; use HOST:PORT, e.g. 0.0.0.0:9901, 127.0.0.1:9901, [::]:9901 or :9901',
+      'SIDECAR_INIT_OUTPUT colour: "colour" is not an output mode; use inherit, prefix or json',
+    ]);
+  });
+
+  it('can turn single-child off over the file', () => {
+    const command = parseArgs(['job'], { SIDECAR_INIT_SINGLE_CHILD: 'false' });
+    if (command.kind !== 'run') throw new Error('expected a run');
+    const plan = load({ yaml: `\n  singleChild: true\n  processes: [{ name: x, role: sidecar, command: x }]`, cli: command.cli });
+    expect(plan.processes.map((process) => process.signalTarget)).toEqual(['group', 'group']);
+    expect(
+      load({ yaml: `\n  singleChild: true\n  processes: [{ name: x, role: sidecar, command: x }]`, cli: { app: ['job'] } }).processes[0]
+        ?.signalTarget,
+    ).toBe('process');
+  });
+
+  it('refuses a single-child value that is not a yes or a no, as a usage error', () => {
+    expect(parseArgs(['job'], { SIDECAR_INIT_SINGLE_CHILD: 'yes' })).toMatchObject({
+      kind: 'exit',
+      code: 2,
+      output: expect.stringContaining('SIDECAR_INIT_SINGLE_CHILD=yes: use true or false'),
+    });
+  });
+});
+
+describe('the plan command', () => {
+  it('takes the options of a run and --json', () => {
+    expect(parseArgs(['plan', '--json', '--grace', '5s', '--', 'job'], {})).toMatchObject({
+      kind: 'plan',
+      json: true,
+      cli: { grace: '5s', app: ['job'] },
+    });
+    expect(parseArgs(['plan', 'job'], {})).toMatchObject({ kind: 'plan', json: false });
+    expect(parseArgs(['--', 'plan'], {})).toMatchObject({ kind: 'run', cli: { app: ['plan'] } });
+  });
+});

@@ -1,0 +1,25 @@
+import type { StatusAddress } from './plan.ts';
+import { fail, ok, quote, type Result } from './result.ts';
+
+// --status-addr, statusAddr and SIDECAR_INIT_STATUS_ADDR: HOST:PORT, [IPv6]:PORT,
+// or :PORT for every interface (what a pod's probes and scraper need: they
+// come from the node, not from inside the container).
+
+const ALL_INTERFACES = '0.0.0.0';
+const MAX_PORT = 65_535;
+const EXAMPLE = 'use HOST:PORT, e.g. 0.0.0.0:9901, 127.0.0.1:9901, [::]:9901 or :9901';
+
+export function parseStatusAddress(text: string): Result<StatusAddress> {
+  const colon = text.lastIndexOf(':');
+  if (colon < 0) return fail(`${quote(text)} has no port; ${EXAMPLE}`);
+  let host = text.slice(0, colon);
+  const portText = text.slice(colon + 1);
+  if (/[\s/]/.test(host)) return fail(`${quote(text)} does not start with a host name or address; ${EXAMPLE}`);
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  else if (host.includes(':')) return fail(`${quote(text)}: an IPv6 address goes in brackets; ${EXAMPLE}`);
+  if (/[[\]]/.test(host)) return fail(`${quote(text)} does not start with a host name or address; ${EXAMPLE}`);
+  if (!/^\d{1,5}$/.test(portText) || Number(portText) > MAX_PORT) {
+    return fail(`${quote(text)}: the port must be a number from 0 to ${MAX_PORT}; ${EXAMPLE}`);
+  }
+  return ok({ host: host === '' ? ALL_INTERFACES : host, port: Number(portText) });
+}

@@ -1,0 +1,39 @@
+import type { StatusSnapshot } from './status-snapshot.ts';
+import { isProcessReady } from './status-snapshot.ts';
+
+// The /status body. Absent values are null rather than missing keys, so a
+// consumer (jq, a dashboard) sees the same shape in every phase.
+
+export interface StatusDocument {
+  readonly phase: StatusSnapshot['phase'];
+  readonly ready: boolean;
+  readonly reapedOrphans: number;
+  readonly teardownSeconds: number | null;
+  readonly processes: readonly {
+    readonly name: string;
+    readonly role: string;
+    readonly state: string;
+    readonly pid: number | null;
+    readonly ready: boolean;
+    readonly restarts: number;
+    readonly lastExit: { readonly code: number | null; readonly signal: string | null; readonly at: string } | null;
+  }[];
+}
+
+export function statusDocument(snapshot: StatusSnapshot, ready: boolean): StatusDocument {
+  return {
+    phase: snapshot.phase,
+    ready,
+    reapedOrphans: snapshot.reapedOrphans,
+    teardownSeconds: snapshot.teardownSeconds ?? null,
+    processes: snapshot.processes.map((process) => ({
+      name: process.name,
+      role: process.role,
+      state: process.state,
+      pid: process.pid ?? null,
+      ready: isProcessReady(process),
+      restarts: process.restarts,
+      lastExit: process.lastExit ?? null,
+    })),
+  };
+}

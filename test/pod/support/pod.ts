@@ -51,13 +51,26 @@ export interface Workload {
   readonly extra: readonly unknown[];
 }
 
+interface Template {
+  readonly metadata?: { readonly name?: string; readonly labels?: Record<string, string> };
+  readonly spec: PodSpec;
+}
+
+/** The fields of a manifest document this harness reads. */
+interface ManifestDocument {
+  readonly kind: string;
+  readonly metadata: { readonly name: string; readonly labels?: Record<string, string> };
+  readonly spec: PodSpec & { readonly template?: Template };
+}
+
 /** Reads examples/k8s/FILE: its one workload (Job, Deployment or Pod) and the documents beside it. */
 export function loadWorkload(file: string): Workload {
-  const documents = parseAllDocuments(readFileSync(join(EXAMPLES, file), 'utf8')).map((document) => document.toJS() as Record<string, any>);
+  const documents = parseAllDocuments(readFileSync(join(EXAMPLES, file), 'utf8')).map((document) => document.toJS() as ManifestDocument);
   const workloads = documents.filter((document) => ['Job', 'Deployment', 'Pod'].includes(document.kind));
-  if (workloads.length !== 1) throw new Error(`${file}: expected one Job, Deployment or Pod, found ${workloads.length}`);
-  const workload = workloads[0] as Record<string, any>;
-  const template = workload.kind === 'Pod' ? workload : workload.spec.template;
+  const [workload] = workloads;
+  if (workload === undefined || workloads.length !== 1)
+    throw new Error(`${file}: expected one Job, Deployment or Pod, found ${workloads.length}`);
+  const template: Template = workload.kind === 'Pod' ? workload : (workload.spec.template as Template);
   return {
     kind: workload.kind,
     name: workload.metadata.name,
@@ -174,11 +187,14 @@ sys.exit(1)`;
 function createPlayedPod(name: string, containers: readonly string[]): PlayedPod {
   const containerName = (entry: string) => `${name}-${entry}`;
   const state = async (entry: string): Promise<ContainerState> => {
-    const [inspected] = JSON.parse(await podman(['inspect', containerName(entry)])) as { State: Record<string, any> }[];
-    const current = inspected?.State ?? {};
+    const [inspected] = JSON.parse(await podman(['inspect', containerName(entry)])) as {
+      State: { Running: boolean; ExitCode: number; StartedAt: string; FinishedAt: string };
+    }[];
+    if (inspected === undefined) throw new Error(`podman inspect ${containerName(entry)}: nothing`);
+    const current = inspected.State;
     return {
       name: entry,
-      running: current.Running === true,
+      running: current.Running,
       exitCode: current.ExitCode,
       startedAt: Date.parse(current.StartedAt),
       finishedAt: Date.parse(current.FinishedAt),
@@ -216,9 +232,23 @@ export async function removePods(): Promise<void> {
   for (const pod of played.splice(0)) await pod.remove();
 }
 
-/** Parses the JSON lines of a container's log (sidecar-init's, the stand-in's, the job's); other lines are skipped. */
-export function jsonLines(log: string): Record<string, any>[] {
-  const lines: Record<string, any>[] = [];
+/** One JSON line of a container's log: sidecar-init's (name, event, proc), the stand-in's (proxy, event, t) or the job's (job, event, t). */
+export interface JsonLine {
+  readonly event?: string;
+  readonly name?: string;
+  readonly proxy?: string;
+  readonly job?: string;
+  readonly proc?: string;
+  readonly msg?: string;
+  readonly t?: number;
+  readonly time?: string;
+  readonly argv?: string[];
+  readonly [field: string]: unknown;
+}
+
+/** Parses the JSON lines of a container's log; other lines are skipped. */
+export function jsonLines(log: string): JsonLine[] {
+  const lines: JsonLine[] = [];
   for (const line of log.split('\n')) {
     if (!line.startsWith('{')) continue;
     try {

@@ -61,7 +61,7 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
   const startedAt = Date.now();
   const deadline = startedAt + options.budgetMs;
   const find = () => findProcesses(stop.match, { selfPid: options.selfPid });
-  const fields = { event: 'external-stopping', proc: stop.name, role: 'external' };
+  const fields = { event: 'external-stopping' };
   const initial = find();
   if (initial.length === 0 && stop.http === undefined) return { kind: 'absent' };
 
@@ -95,10 +95,7 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
   }
   if (left.length === 0) {
     if (initial.length === 0 && stop.http !== undefined) return { kind: 'absent' };
-    options.logger.info(
-      { event: 'external-stopped', proc: stop.name, role: 'external', elapsedMs: Date.now() - startedAt },
-      'external stopped',
-    );
+    options.logger.info({ event: 'external-stopped', elapsedMs: Date.now() - startedAt }, 'external stopped');
     return { kind: 'stopped', killed: 0 };
   }
 
@@ -118,14 +115,11 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
     left = find();
   }
   if (left.length === 0) {
-    options.logger.warn(
-      { event: 'external-killed', proc: stop.name, role: 'external', killed },
-      'external did not stop within the grace budget; killed',
-    );
+    options.logger.warn({ event: 'external-killed', killed }, 'external did not stop within the grace budget; killed');
     return { kind: 'stopped', killed };
   }
   options.logger.error(
-    { event: 'external-left-running', proc: stop.name, role: 'external', pids: left.map((found) => found.pid) },
+    { event: 'external-left-running', pids: left.map((found) => found.pid) },
     `external ${stop.name} is still running after the grace budget; sidecar-init exits without it`,
   );
   return { kind: 'left-running', processes: left };
@@ -159,7 +153,7 @@ function stillMatches(found: FoundProcess, match: ProcessMatcher): boolean {
 function logStopRequest(stop: ExternalStop, result: StopRequestResult, logger: StopLogger): void {
   const http = stop.http;
   if (http === undefined) return;
-  const fields = { event: 'external-stop-request', proc: stop.name, role: 'external', url: http.url, method: http.method };
+  const fields = { event: 'external-stop-request', url: http.url, method: http.method };
   switch (result.kind) {
     case 'accepted':
       logger.info({ ...fields, status: result.status }, 'stop endpoint accepted');
@@ -193,8 +187,6 @@ function reportDenied(stop: ExternalStop, denied: readonly FoundProcess[], signa
   logger.error(
     {
       event: 'external-stop-denied',
-      proc: stop.name,
-      role: 'external',
       signal,
       pids: denied.map((found) => found.pid),
       uids: [...new Set(denied.map((found) => found.uid))],

@@ -29,6 +29,8 @@ export interface Container {
   env?: EnvVar[];
   restartPolicy?: string;
   startupProbe?: { httpGet?: { path: string; port: number } };
+  volumeMounts?: unknown[];
+  securityContext?: { runAsUser?: number; runAsGroup?: number; [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -38,7 +40,15 @@ export interface PodSpec {
   restartPolicy?: string;
   shareProcessNamespace?: boolean;
   terminationGracePeriodSeconds?: number;
+  volumes?: unknown[];
   [key: string]: unknown;
+}
+
+export interface ConfigMapDocument {
+  readonly apiVersion: 'v1';
+  readonly kind: 'ConfigMap';
+  readonly metadata: { readonly name: string };
+  readonly data: Record<string, string>;
 }
 
 export interface Workload {
@@ -47,8 +57,8 @@ export interface Workload {
   /** The pod template (a copy: change it freely before playing). */
   readonly spec: PodSpec;
   readonly labels: Record<string, string>;
-  /** Other documents of the file (ConfigMaps), played along. */
-  readonly extra: readonly unknown[];
+  /** The ConfigMaps of the file, played along (add more freely). */
+  readonly configMaps: ConfigMapDocument[];
 }
 
 interface Template {
@@ -76,8 +86,23 @@ export function loadWorkload(file: string): Workload {
     name: workload.metadata.name,
     spec: structuredClone(template.spec),
     labels: { ...(template.metadata?.labels ?? {}) },
-    extra: documents.filter((document) => document !== workload),
+    configMaps: documents.filter((document) => document.kind === 'ConfigMap') as unknown as ConfigMapDocument[],
   };
+}
+
+/**
+ * Gives one container a sidecar-init config file, as a user would: a ConfigMap
+ * mounted at /etc/sidecar-init. Returns the file's path.
+ */
+export function mountConfig(workload: Workload, name: string, yaml: string): string {
+  const configMap = `${name}-sidecar-init`;
+  workload.configMaps.push({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMap }, data: { 'sidecar-init.yaml': yaml } });
+  const volumes = (workload.spec.volumes ?? []) as unknown[];
+  workload.spec.volumes = [...volumes, { name: 'sidecar-init-config', configMap: { name: configMap } }];
+  const target = container(workload.spec, name);
+  const mounts = (target.volumeMounts ?? []) as unknown[];
+  target.volumeMounts = [...mounts, { name: 'sidecar-init-config', mountPath: '/etc/sidecar-init', readOnly: true }];
+  return '/etc/sidecar-init/sidecar-init.yaml';
 }
 
 export function container(spec: PodSpec, name: string): Container {
@@ -122,18 +147,27 @@ const played: PlayedPod[] = [];
 /** Plays the workload as one pod with a private network namespace (`--network none`: loopback only). */
 export async function playPod(workload: Workload, options: { readonly start?: boolean } = {}): Promise<PlayedPod> {
   const name = `${workload.name}-${randomBytes(3).toString('hex')}`;
+  // podman keeps a ConfigMap as a named volume after the pod is gone: give
+  // each its pod's suffix, so plays never share one, and remove them with it.
+  const renamed = new Map(workload.configMaps.map((configMap) => [configMap.metadata.name, `${configMap.metadata.name}-${name}`]));
+  const spec = structuredClone(workload.spec);
+  for (const volume of (spec.volumes ?? []) as { configMap?: { name: string } }[]) {
+    if (volume.configMap !== undefined) volume.configMap.name = renamed.get(volume.configMap.name) ?? volume.configMap.name;
+  }
+  const configMaps = workload.configMaps.map((configMap) => ({ ...configMap, metadata: { name: renamed.get(configMap.metadata.name) } }));
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
     metadata: { name, labels: { ...workload.labels, 'sidecar-init-test': 'true' } },
-    spec: { restartPolicy: 'Never', ...workload.spec },
+    spec: { restartPolicy: 'Never', ...spec },
   };
   const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-pod-'));
   const file = join(dir, 'pod.yaml');
-  writeFileSync(file, [...workload.extra, pod].map((document) => stringify(document)).join('---\n'));
+  writeFileSync(file, [...configMaps, pod].map((document) => stringify(document)).join('---\n'));
   const result = createPlayedPod(
     name,
     pod.spec.containers.map((entry: Container) => entry.name),
+    [...renamed.values()],
   );
   played.push(result);
   try {
@@ -184,7 +218,7 @@ sys.exit(1)`;
   await podman(['exec', pod.containerName(via), 'python3', '-c', script], timeoutMs + 30_000);
 }
 
-function createPlayedPod(name: string, containers: readonly string[]): PlayedPod {
+function createPlayedPod(name: string, containers: readonly string[], volumes: readonly string[]): PlayedPod {
   const containerName = (entry: string) => `${name}-${entry}`;
   const state = async (entry: string): Promise<ContainerState> => {
     const [inspected] = JSON.parse(await podman(['inspect', containerName(entry)])) as {
@@ -223,6 +257,7 @@ function createPlayedPod(name: string, containers: readonly string[]): PlayedPod
     },
     async remove() {
       await run('podman', ['pod', 'rm', '--force', '--time', '0', name]);
+      if (volumes.length > 0) await run('podman', ['volume', 'rm', '--force', ...volumes]);
     },
   };
 }

@@ -7,9 +7,10 @@ import { type ProcessMatcher, describeMatcher, findProcesses } from './find-proc
  * period looks again.
  */
 export function createPresenceProbe(match: ProcessMatcher, selfPid: number = process.pid): Probe {
-  const description = `a process with ${describeMatcher(match)}`;
+  const matcher = describeMatcher(match);
   return {
-    description,
-    check: async () => (findProcesses(match, { selfPid }).length > 0 ? { ok: true } : { ok: false, reason: `no ${description} yet` }),
+    description: `a process with ${matcher}`,
+    check: async () =>
+      findProcesses(match, { selfPid }).length > 0 ? { ok: true } : { ok: false, reason: `no process with ${matcher} yet` },
   };
 }

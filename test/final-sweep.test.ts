@@ -18,7 +18,8 @@ describe('the final sweep', () => {
     const events = createEvents();
     const ready = `${events.dir}/leftover-ready`;
     // The leftover ignores TERM, leaves the sidecar's process group (setsid) and announces itself once its trap is set.
-    const leftover = `trap '' TERM; touch ${ready}; exec sleep 300`;
+    // `: >` is a shell builtin: no touch process can still be alive when the probe passes.
+    const leftover = `trap '' TERM; : > ${ready}; exec sleep 300`;
     const config = writeConfig(events.dir, [
       `grace: ${GRACE_S}s`,
       'processes:',

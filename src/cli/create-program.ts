@@ -17,6 +17,7 @@ export type ProgramMode = 'run' | typeof VALIDATE_COMMAND | typeof PLAN_COMMAND;
 export interface CollectedFlags {
   readonly processes: ProcessFlag[];
   readonly ready: string[];
+  readonly quit: string[];
   readonly restart: string[];
   readonly stopSignal: string[];
   readonly user: string[];
@@ -25,7 +26,7 @@ export interface CollectedFlags {
 }
 
 export function createCollectedFlags(): CollectedFlags {
-  return { processes: [], ready: [], restart: [], stopSignal: [], user: [], successCode: [], rewrite: [] };
+  return { processes: [], ready: [], quit: [], restart: [], stopSignal: [], user: [], successCode: [], rewrite: [] };
 }
 
 /** Everything commander writes: help and version (exit 0) or a usage error (exit 2), never both. */
@@ -36,7 +37,7 @@ export interface ProgramOutput {
 export const HELP_HINT = `(${PROGRAM_NAME} --help shows the usage)`;
 
 const USAGE: Record<ProgramMode, string> = {
-  run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--ready NAME=PROBE]... [OPTIONS] [--] APP [ARGS...]',
+  run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--external NAME=SPEC]... [--ready NAME=PROBE]... [OPTIONS] [--] APP [ARGS...]',
   validate: '-c FILE [OPTIONS] [-- APP [ARGS...]]',
   plan: '[--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]',
 };
@@ -48,7 +49,10 @@ const DESCRIPTION: Record<ProgramMode, string> = {
 };
 
 const READY_HELP =
-  'a sidecar is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH (repeatable)';
+  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH (repeatable)';
+const EXTERNAL_HELP =
+  'a process of another container (shareProcessNamespace), waited for and stopped in its turn: a preset (istio, linkerd, cloud-sql-proxy, ...) or comm:NAME, cmdline:REGEX, uid:N (repeatable)';
+const QUIT_HELP = "an external's stop endpoint, POSTed at teardown, e.g. mesh=http://127.0.0.1:15020/quitquitquit (repeatable)";
 
 const RESTART_HELP = `when NAME is restarted: ${listAlternatives(RESTART_POLICIES)} (repeatable)`;
 const STOP_SIGNAL_HELP = 'the signal that stops NAME, e.g. nginx=SIGQUIT (repeatable)';
@@ -90,7 +94,9 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('-c, --config <file>', `YAML config file (default: $${CONFIG_ENV})`)
     .option('--init <name=cmd>', 'an init step, run to completion in turn (repeatable)', collectProcess('--init', collected))
     .option('--sidecar <name=cmd>', 'a sidecar, kept running from its turn on (repeatable)', collectProcess('--sidecar', collected))
+    .option('--external <name=spec>', EXTERNAL_HELP, collectProcess('--external', collected))
     .option('--ready <name=probe>', READY_HELP, collect(collected.ready))
+    .option('--quit <name=url>', QUIT_HELP, collect(collected.quit))
     .option('--restart <name=policy>', RESTART_HELP, collect(collected.restart))
     .option('--stop-signal <name=signal>', STOP_SIGNAL_HELP, collect(collected.stopSignal))
     .option('--user <name=user[:group]>', USER_HELP, collect(collected.user))

@@ -3,8 +3,8 @@
 // flag and file problems are reported together.
 
 export interface ProcessFlag {
-  readonly flag: '--init' | '--sidecar';
-  /** NAME=CMD, unparsed. */
+  readonly flag: '--init' | '--sidecar' | '--external';
+  /** NAME=CMD (an --external: NAME=SPEC), unparsed. */
   readonly value: string;
 }
 
@@ -33,10 +33,12 @@ export const GLOBAL_OPTION_FLAGS: Readonly<Record<GlobalOption, string>> = {
 };
 
 export interface CliInput {
-  /** Every --init and --sidecar in command-line order, interleaved as written. */
+  /** Every --init, --sidecar and --external in command-line order, interleaved as written. */
   readonly processes: readonly ProcessFlag[];
   /** Every --ready value (NAME=PROBE), unparsed, in command-line order. */
   readonly ready: readonly string[];
+  /** Every --quit value (NAME=URL), unparsed, in command-line order. */
+  readonly quit: readonly string[];
   /** Every --restart value (NAME=POLICY), unparsed, in command-line order. */
   readonly restart: readonly string[];
   /** Every --stop-signal value (NAME=SIGNAL), unparsed, in command-line order. */
@@ -69,6 +71,7 @@ export interface CliInput {
 export const EMPTY_CLI_INPUT: CliInput = {
   processes: [],
   ready: [],
+  quit: [],
   restart: [],
   stopSignal: [],
   user: [],

@@ -1,5 +1,6 @@
 import type { FlagConfig, TargetFlag } from './flags.ts';
 import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
+import { stopWithQuitUrl } from './external.ts';
 import { withReadinessDefaults } from './probe.ts';
 import type { Entry, ProcessDraft } from './process.ts';
 import type { Report } from './problem.ts';
@@ -10,7 +11,7 @@ import { quote } from './result.ts';
 // names are checked once every process is known, then the values override the
 // file's, field by field.
 
-const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app' };
+const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app', external: 'an external' };
 
 interface TargetRule<Value> {
   /** The roles the flag applies to; undefined: any. */
@@ -21,10 +22,16 @@ interface TargetRule<Value> {
 
 /** Each target flag names a process that exists and suits the flag, once per flag; problems in command-line order. */
 export function checkFlagTargets(flags: FlagConfig, entries: readonly Entry[], report: Report): void {
-  checkTargets(flags.ready, entries, { roles: ['sidecar'] }, report);
-  checkTargets(flags.restart, entries, { checkValue: (policy, target) => checkPolicyForRole(policy, target.role) }, report);
-  checkTargets(flags.stopSignal, entries, {}, report);
-  checkTargets(flags.user, entries, {}, report);
+  checkTargets(flags.ready, entries, { roles: ['sidecar', 'external'] }, report);
+  checkTargets(flags.quit, entries, { roles: ['external'] }, report);
+  checkTargets(
+    flags.restart,
+    entries,
+    { checkValue: (policy, target) => notExternal('--restart', target) ?? checkPolicyForRole(policy, target.role) },
+    report,
+  );
+  checkTargets(flags.stopSignal, entries, { checkValue: (_signal, target) => notExternal('--stop-signal', target) }, report);
+  checkTargets(flags.user, entries, { checkValue: (_user, target) => notExternal('--user', target) }, report);
 }
 
 function checkTargets<Value>(
@@ -54,16 +61,23 @@ function checkTargets<Value>(
   }
 }
 
+/** An external is never started, so nothing about starting or signalling a child of ours applies to it. */
+function notExternal(flag: string, target: Entry): string | undefined {
+  if (target.role !== 'external') return undefined;
+  return `${quote(target.name ?? '')} is an external, a process sidecar-init never starts; ${flag} applies to the processes it starts`;
+}
+
 function describeTargets(entries: readonly Entry[], roles: readonly Role[] | undefined): string {
   const names = entries.flatMap((entry) =>
     entry.name !== undefined && (roles === undefined || (entry.role !== undefined && roles.includes(entry.role))) ? [entry.name] : [],
   );
   const what = roles === undefined ? 'processes' : describeRoles(roles);
-  return names.length === 0 ? `there are no ${what}` : `the ${what} are ${names.join(', ')}`;
+  return names.length === 0 ? `there are no ${what.replaceAll(' and ', ' or ')}` : `the ${what} are ${names.join(', ')}`;
 }
 
 function describeRoles(roles: readonly Role[]): string {
-  return roles.map((role) => (role === 'init' ? 'init steps' : role === 'sidecar' ? 'sidecars' : 'apps')).join(' and ');
+  const plural: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'apps', external: 'externals' };
+  return roles.map((role) => plural[role]).join(' and ');
 }
 
 /** Flags override the file, field by field; called once there are no problems. */
@@ -72,6 +86,7 @@ export function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig): Proc
   const policy = valueFor<RestartPolicy>(flags.restart, draft.name);
   const stopSignal = valueFor<NodeJS.Signals>(flags.stopSignal, draft.name);
   const user = valueFor<ProcessUser>(flags.user, draft.name);
+  const quit = valueFor<string>(flags.quit, draft.name);
   // --success-code is the app's, and replaces the file's list.
   const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
   return {
@@ -86,6 +101,10 @@ export function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig): Proc
     // --user: user and group together, replacing both of the file's.
     ...(user === undefined ? {} : { user }),
     ...(successCodes === undefined ? {} : { successCodes }),
+    // --quit: the external's stop endpoint; a stop signal from the file stays.
+    ...(quit === undefined || draft.external === undefined
+      ? {}
+      : { external: { ...draft.external, stop: stopWithQuitUrl(draft.external.stop, quit) } }),
   };
 }
 

@@ -80,9 +80,9 @@ describe('--ready', () => {
       ready: ['setup=tcp://127.0.0.1:1', 'job=tcp://127.0.0.1:1', 'proxi=tcp://127.0.0.1:1', 'proxy=tcp://127.0.0.1:1', 'proxy=exec:true'],
     };
     expect(problemsOf({ yaml, cli })).toEqual([
-      '--ready setup=tcp://127.0.0.1:1: "setup" is an init step; --ready applies only to sidecars',
-      '--ready job=tcp://127.0.0.1:1: "job" is the app; --ready applies only to sidecars',
-      '--ready proxi=tcp://127.0.0.1:1: no process is named "proxi"; the sidecars are proxy',
+      '--ready setup=tcp://127.0.0.1:1: "setup" is an init step; --ready applies only to sidecars and externals',
+      '--ready job=tcp://127.0.0.1:1: "job" is the app; --ready applies only to sidecars and externals',
+      '--ready proxi=tcp://127.0.0.1:1: no process is named "proxi"; the sidecars and externals are proxy',
       '--ready proxy=exec:true: --ready was already given for "proxy" (see --ready proxy=tcp://127.0.0.1:1)',
     ]);
   });
@@ -92,7 +92,7 @@ describe('--ready', () => {
     expect(problemsOf({ cli })).toEqual([
       '--ready proxy=tcp://x:: "tcp://x:" has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000',
       '--ready proxy: expected NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready',
-      '--ready proxy=tcp://x:: no process is named "proxy"; there are no sidecars',
+      '--ready proxy=tcp://x:: no process is named "proxy"; there are no sidecars or externals',
     ]);
   });
 });

@@ -5,7 +5,8 @@ import { parseDrainFlag } from './hook.ts';
 import { isLogLevel, LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
 import type { DrainSpec, LogFormat, LogLevel, OutputMode, ProbeSpec, ProcessUser, RestartPolicy, Role, StatusAddress } from './plan.ts';
 import { parseProbe } from './probe.ts';
-import { createProcessDraft, type Entry } from './process.ts';
+import { parseExternalSpec, parseQuitUrl } from './external.ts';
+import { createExternalDraft, createProcessDraft, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { parseRestartPolicy } from './restart.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
@@ -46,6 +47,8 @@ export interface FlagConfig {
   /** --init and --sidecar entries in command-line order. */
   readonly entries: readonly Entry[];
   readonly ready: readonly TargetFlag<ProbeSpec>[];
+  /** --quit NAME=URL: an external's stop endpoint. */
+  readonly quit: readonly TargetFlag<string>[];
   readonly restart: readonly TargetFlag<RestartPolicy>[];
   readonly stopSignal: readonly TargetFlag<NodeJS.Signals>[];
   readonly user: readonly TargetFlag<ProcessUser>[];
@@ -77,6 +80,7 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
     singleChild: cli.singleChild,
     entries: cli.processes.map((process) => parseProcessFlag(process, report)),
     ready: parseTargetFlags(cli.ready, READY, report),
+    quit: parseTargetFlags(cli.quit, QUIT, report),
     restart: parseTargetFlags(cli.restart, RESTART, report),
     stopSignal: parseTargetFlags(cli.stopSignal, STOP_SIGNAL, report),
     user: parseTargetFlags(cli.user, USER, report),
@@ -102,6 +106,7 @@ const READY = {
   expected: 'NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready',
   parse: parseProbe,
 };
+const QUIT = { flag: '--quit', expected: 'NAME=URL, e.g. --quit mesh=http://127.0.0.1:15020/quitquitquit', parse: parseQuitUrl };
 const RESTART = { flag: '--restart', expected: 'NAME=POLICY, e.g. --restart migrate=on-failure', parse: parseRestartPolicy };
 const STOP_SIGNAL = { flag: '--stop-signal', expected: 'NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT', parse: parseStopSignal };
 const USER = { flag: '--user', expected: 'NAME=USER[:GROUP], e.g. --user app=nobody or --user app=1000:1000', parse: parseUser };
@@ -126,6 +131,7 @@ function splitAssignment(text: string): [string, string] | undefined {
 }
 
 function parseProcessFlag({ flag, value }: ProcessFlag, report: Report): Entry {
+  if (flag === '--external') return parseExternalFlag(value, report);
   const origin: Origin = { kind: 'flag', flag, value };
   const role: Role = flag === '--init' ? 'init' : 'sidecar';
   const assignment = splitAssignment(value);
@@ -136,6 +142,19 @@ function parseProcessFlag({ flag, value }: ProcessFlag, report: Report): Entry {
   const [name, commandText] = assignment;
   const command = valueOrReport(parseCommand(commandText), origin, report);
   return { name, role, origin, after: undefined, draft: command === undefined ? undefined : createProcessDraft(name, role, command) };
+}
+
+/** --external NAME=SPEC: a preset or one matcher. */
+function parseExternalFlag(value: string, report: Report): Entry {
+  const origin: Origin = { kind: 'flag', flag: '--external', value };
+  const assignment = splitAssignment(value);
+  if (assignment === undefined) {
+    report(origin, 'expected NAME=SPEC, e.g. --external mesh=istio or --external proxy=comm:envoy');
+    return { name: undefined, role: 'external', origin, after: undefined, draft: undefined };
+  }
+  const [name, spec] = assignment;
+  const fields = valueOrReport(parseExternalSpec(spec), origin, report);
+  return { name, role: 'external', origin, after: undefined, draft: fields === undefined ? undefined : createExternalDraft(name, fields) };
 }
 
 function parseLogLevel(value: string): Result<LogLevel> {

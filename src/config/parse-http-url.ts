@@ -3,7 +3,7 @@ import { fail, ok, quote, type Result } from './result.ts';
 // http:// URLs of probes and hooks. Both reach processes inside the container,
 // usually on 127.0.0.1, so plain http is what is supported.
 
-export type UrlUse = 'probe' | 'hook';
+export type UrlUse = 'probe' | 'hook' | 'stop endpoint';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const HTTP_AUTHORITY = /^http:\/\/([^/?#]*)/i;

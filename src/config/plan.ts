@@ -3,7 +3,8 @@
 // src/config sees the raw config; later features (restarts, liveness, hooks,
 // mesh adapters) add fields here, not side channels.
 
-export type Role = 'init' | 'sidecar' | 'app';
+/** external: a process of another container of the pod, never started by sidecar-init (see ExternalSpec). */
+export type Role = 'init' | 'sidecar' | 'app' | 'external';
 
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
 
@@ -37,7 +38,46 @@ export type ProbeSpec =
   /** Passes once a line of the process's stdout or stderr matches (readiness only). */
   | { readonly kind: 'log'; readonly pattern: string }
   /** Passes while the file exists. */
-  | { readonly kind: 'file'; readonly path: string };
+  | { readonly kind: 'file'; readonly path: string }
+  /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
+  | { readonly kind: 'process'; readonly match: ExternalMatch };
+
+/** How an external's processes are found in /proc; every field given must match. */
+export interface ExternalMatch {
+  /** Exact /proc/PID/comm (the kernel keeps 15 bytes of it). */
+  readonly comm?: string | undefined;
+  /** A JavaScript RegExp over the arguments joined by spaces. */
+  readonly cmdline?: string | undefined;
+  readonly uid?: number | undefined;
+}
+
+/**
+ * How an external is stopped at teardown: its HTTP stop endpoint (any 2xx
+ * counts; a refused connection means it is gone) and/or a signal to every
+ * matching process (SIGTERM when there is no HTTP stop, or when it fails);
+ * then sidecar-init waits for every match to be gone, within the grace budget,
+ * and SIGKILLs what is left if permitted. none: left alone.
+ */
+export type ExternalStopSpec =
+  | { readonly kind: 'none' }
+  | {
+      readonly kind: 'stop';
+      readonly http: { readonly url: string; readonly method: string } | undefined;
+      readonly signal: NodeJS.Signals | undefined;
+    };
+
+/** A process of another container (shareProcessNamespace), waited for and stopped like a sidecar. */
+export interface ExternalSpec {
+  readonly preset: string | undefined;
+  readonly match: ExternalMatch;
+  readonly stop: ExternalStopSpec;
+  /** false: left running when sidecar-init exits non-zero (a Deployment's app container restarts alone). */
+  readonly stopOnFailure: boolean;
+  /** true: never appearing by its readiness deadline is logged and skipped, not a startup failure. */
+  readonly optional: boolean;
+  /** Logged when the HTTP stop answers 404 (an endpoint the proxy must be configured to serve). */
+  readonly notFoundHint: string | undefined;
+}
 
 export interface ReadinessSpec {
   readonly probe: ProbeSpec;
@@ -111,7 +151,7 @@ export type SignalTarget = 'group' | 'process';
 export interface ProcessSpec {
   readonly name: string;
   readonly role: Role;
-  /** argv: program first. Never run through a shell. */
+  /** argv: program first. Never run through a shell. An external's is never run: its name, for logs. */
   readonly command: readonly [string, ...string[]];
   /** Added to the supervisor's own environment. */
   readonly env: Readonly<Record<string, string>>;
@@ -152,6 +192,8 @@ export interface ProcessSpec {
   readonly after: readonly string[];
   /** Its own `output`, else the default (--output, SIDECAR_INIT_OUTPUT, the file's top-level `output`), else inherit. */
   readonly output: OutputMode;
+  /** Set exactly when role is external; such a process always has readiness (its probe, or kind 'process'). */
+  readonly external: ExternalSpec | undefined;
 }
 
 export interface Plan {

@@ -162,7 +162,10 @@ export const ProbeSchema = z.union([
 ]);
 
 export const ReadinessSchema = mapping({
-  probe: ProbeSchema,
+  // Required for a sidecar (process.ts says so); an external may take its preset's.
+  probe: ProbeSchema.optional().meta({
+    description: "Required for a sidecar; an external's defaults to its preset's, or to its process existing.",
+  }),
   period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_PROBE_PERIOD_MS).optional(),
   timeout: positiveDuration('Bound on one attempt.', DEFAULT_PROBE_TIMEOUT_MS).optional(),
   deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULT_PROBE_DEADLINE_MS).optional(),
@@ -170,16 +173,16 @@ export const ReadinessSchema = mapping({
     'Once started, readiness is still tracked at this period; a failure never restarts anything.',
     DEFAULT_PROBE_PERIOD_AFTER_START_MS,
   ).optional(),
-}).transform(withReadinessDefaults);
+}).transform((raw) => withReadinessDefaults({ ...raw, probe: raw.probe }));
 
 /** `readiness:` with the default timings; with the probe alone, for a probe given only by `--ready`. */
-export function withReadinessDefaults(raw: {
-  probe: ProbeSpec;
-  period?: number;
-  timeout?: number;
-  deadline?: number;
-  periodAfterStart?: number;
-}): ReadinessSpec {
+export function withReadinessDefaults<Probe extends ProbeSpec | undefined>(raw: {
+  probe: Probe;
+  period?: number | undefined;
+  timeout?: number | undefined;
+  deadline?: number | undefined;
+  periodAfterStart?: number | undefined;
+}): Omit<ReadinessSpec, 'probe'> & { readonly probe: Probe } {
   return {
     probe: raw.probe,
     periodMs: raw.period ?? DEFAULT_PROBE_PERIOD_MS,

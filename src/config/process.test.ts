@@ -127,8 +127,8 @@ describe('a process from the file', () => {
           readiness: { probe: "exec:true" }
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:5:5 processes[0].readiness: only sidecars have readiness; this process has role init',
-      'demo.yaml:9:5 processes[1].readiness: only sidecars have readiness; this process has role app',
+      'demo.yaml:5:5 processes[0].readiness: only sidecars and externals have readiness; this process has role init',
+      'demo.yaml:9:5 processes[1].readiness: only sidecars and externals have readiness; this process has role app',
     ]);
   });
 

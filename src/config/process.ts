@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
+import { createExternal, EXTERNAL_FIELDS, type ExternalFieldValues, type ReadinessDraft } from './external.ts';
 import { OUTPUT_MODES, ROLES } from './literals.ts';
 import type { OutputMode, ProcessSpec, Role, SignalTarget } from './plan.ts';
 import { LivenessSchema, ReadinessSchema } from './probe.ts';
@@ -104,9 +105,12 @@ function parseCwd(cwd: string) {
 const ProcessFields = mapping({
   name: z.string().meta({ description: 'A DNS label, unique in the plan.', pattern: DNS_LABEL_PATTERN }),
   role: z.enum(ROLES).meta({
-    description: 'init runs to completion; sidecar keeps running and is started once ready; app is the main process.',
+    description:
+      'init runs to completion; sidecar keeps running and is started once ready; app is the main process; ' +
+      'external is a process of another container of the pod, waited for and stopped, never started.',
   }),
-  command: CommandSchema,
+  // Required for every role but external (readFileEntry says so).
+  command: CommandSchema.optional(),
   env: EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
   cwd: parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
   user: UserSchema.optional(),
@@ -119,7 +123,7 @@ const ProcessFields = mapping({
         'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
         'each starts when its own list is satisfied, and the app after everything unless it has a list.',
     }),
-  readiness: ReadinessSchema.optional().meta({ description: 'Sidecars only: when the sidecar counts as started.' }),
+  readiness: ReadinessSchema.optional().meta({ description: 'Sidecars and externals: when it counts as started.' }),
   liveness: LivenessSchema.optional().meta({
     description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
   }),
@@ -149,6 +153,7 @@ const ProcessFields = mapping({
     description:
       'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
   }),
+  ...EXTERNAL_FIELDS,
 });
 
 export const ProcessSchema = ProcessFields.transform(createDraft);
@@ -158,9 +163,18 @@ export function createProcessDraft(name: string, role: Role, command: Argv): Pro
   return createDraft({ name, role, command });
 }
 
+/** An --external flag: NAME=SPEC with SPEC a preset or a matcher. */
+export function createExternalDraft(name: string, fields: ExternalFieldValues): ProcessDraft {
+  return createDraft({ name, role: 'external', ...fields });
+}
+
 /** A process with its defaults, from fields that have passed their checks. */
 function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
-  const { name, role, command, signalGroup } = fields;
+  const { name, role, signalGroup } = fields;
+  // An external is never run: its command is its name, for logs.
+  const command = fields.command ?? [name];
+  const readiness: ReadinessDraft | undefined = fields.readiness;
+  const external = role === 'external' ? createExternal(fields, readiness) : undefined;
   return {
     name,
     role,
@@ -168,7 +182,8 @@ function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
     env: fields.env ?? {},
     cwd: fields.cwd,
     user: combineUser(fields.user, fields.group),
-    readiness: fields.readiness,
+    // A sidecar without a probe was reported by readFileEntry; the plan is not built then.
+    readiness: external?.readiness ?? (readiness?.probe === undefined ? undefined : { ...readiness, probe: readiness.probe }),
     liveness: fields.liveness,
     restart: createRestart(role, fields),
     fatal: fields.fatal ?? false,
@@ -180,25 +195,48 @@ function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
     successCodes: fields.successCodes ?? [],
     after: fields.after,
     output: fields.output,
+    external: external?.external,
   };
 }
 
 // Fields that only some roles have. An init step runs to completion, so it has
 // no readiness, liveness or hooks; only a sidecar can be fatal to the pod; only
 // the app's exit code is the pod's.
+// An external is never started, so it has nothing about running a process.
+const STARTED: readonly Role[] = ['init', 'sidecar', 'app'];
 const ROLE_FIELDS: Partial<Record<keyof z.input<typeof ProcessFields>, readonly Role[]>> = {
-  readiness: ['sidecar'],
+  command: STARTED,
+  env: STARTED,
+  cwd: STARTED,
+  user: STARTED,
+  group: STARTED,
+  restart: STARTED,
+  backoff: STARTED,
+  maxRestarts: STARTED,
+  stopSignal: STARTED,
+  grace: STARTED,
+  signalGroup: STARTED,
+  output: STARTED,
+  readiness: ['sidecar', 'external'],
   liveness: ['sidecar', 'app'],
   fatal: ['sidecar'],
   postStart: ['sidecar', 'app'],
   preStop: ['sidecar', 'app'],
   successCodes: ['app'],
+  preset: ['external'],
+  match: ['external'],
+  stop: ['external'],
+  stopOnFailure: ['external'],
+  optional: ['external'],
 };
 
 const WHO: Readonly<Record<string, string>> = {
   sidecar: 'only sidecars have',
   'sidecar,app': 'only sidecars and the app have',
   app: 'only the app has',
+  'sidecar,external': 'only sidecars and externals have',
+  external: 'only externals have',
+  'init,sidecar,app': 'only processes sidecar-init starts have',
 };
 
 /**
@@ -223,6 +261,20 @@ export function readFileEntry(raw: unknown, index: number, report: Report): Entr
     }
     const policyProblem = fields.restart === 'always' ? checkPolicyForRole('always', role) : undefined;
     if (policyProblem !== undefined) report(at(origin, 'restart'), policyProblem);
+    checkRoleNeeds(fields, role, origin, report);
   }
   return { name, role, origin, after, draft: undefined };
+}
+
+/** What a role cannot do without: a command to start, a probe for a sidecar's readiness, a way to find an external. */
+function checkRoleNeeds(fields: Record<string, unknown>, role: Role, origin: Origin, report: Report): void {
+  if (role !== 'external' && fields.command === undefined) {
+    report(at(origin, 'command'), 'is required; give a string or a list');
+  }
+  if (role === 'sidecar' && isRecord(fields.readiness) && fields.readiness.probe === undefined) {
+    report(at(origin, 'readiness', 'probe'), 'is required; give a string or a mapping');
+  }
+  if (role === 'external' && fields.preset === undefined && fields.match === undefined) {
+    report(origin, 'an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }');
+  }
 }

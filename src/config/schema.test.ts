@@ -19,8 +19,8 @@ describe('the schema check of the file', () => {
     `;
     expect(problemsOf({ yaml })).toEqual([
       'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, logFormat, statusAddr, output, drain, rewrite, singleChild, processes',
-      'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output',
-      'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output',
+      'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output, preset, match, stop, stopOnFailure, optional',
+      'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output, preset, match, stop, stopOnFailure, optional',
     ]);
   });
 
@@ -87,7 +87,7 @@ describe('the schema check of the file', () => {
       'demo.yaml:1:1 grace: expected a string, got a list',
       'demo.yaml:2:1 logLevel: "loud" is not accepted; use trace, debug, info, warn, error, fatal, silent',
       'demo.yaml:4:5 processes[0].name: expected a string, got 7',
-      'demo.yaml:5:5 processes[0].role: "worker" is not accepted; use init, sidecar, app',
+      'demo.yaml:5:5 processes[0].role: "worker" is not accepted; use init, sidecar, app, external',
       'demo.yaml:6:5 processes[0].command: expected a string or a list, got 42',
       'demo.yaml:7:5 processes[1].name: is required; give a string',
       'demo.yaml:8:23 processes[1].command[1]: expected a string, got 3',

@@ -18,6 +18,7 @@ export const HTTP_STATUS_RANGE: WholeNumberRange = { what: 'an HTTP status', min
 export const PORT_RANGE: WholeNumberRange = { what: 'a port', min: 1, max: 65_535 };
 export const FAILURE_THRESHOLD_RANGE: WholeNumberRange = { what: 'a failure threshold', min: 1 };
 export const MAX_RESTARTS_RANGE: WholeNumberRange = { what: 'a number of restarts', min: 0 };
+export const UID_RANGE = { what: 'a UID', min: 0, max: 4_294_967_294 } satisfies WholeNumberRange;
 
 export function checkWholeNumber(value: number, range: WholeNumberRange): Result<number> {
   const inRange = value >= range.min && (range.max === undefined || value <= range.max);

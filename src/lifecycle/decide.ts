@@ -4,6 +4,7 @@ import { createDraft } from './draft.ts';
 import type { Draft } from './draft.ts';
 import type { LifecycleEvent, TimerKey } from './events.ts';
 import { handleExited } from './exits.ts';
+import { handleExternalDeadline, handleExternalFound, handleExternalStopped } from './externals.ts';
 import {
   advanceStartup,
   handleLivenessFailed,
@@ -68,6 +69,12 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
     case 'timer':
       handleTimer(context, draft, event.timer);
       break;
+    case 'external-found':
+      handleExternalFound(draft, event.name);
+      break;
+    case 'external-stopped':
+      handleExternalStopped(draft, event.name);
+      break;
     default:
       assertNever(event);
   }
@@ -81,7 +88,7 @@ function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signa
     draft.stopSignalsReceived += 1;
     if (draft.phase === 'starting' || draft.phase === 'running') beginStop(context, draft, { kind: 'signal', signal });
     // A second stop signal means "now": skip what is left of the grace.
-    else if (draft.phase === 'stopping' && draft.stopSignalsReceived >= 2) killEverything(draft);
+    else if (draft.phase === 'stopping' && draft.stopSignalsReceived >= 2) killEverything(context, draft);
     return;
   }
   const app = context.graph.app.name;
@@ -105,13 +112,16 @@ export function isHurried(state: LifecycleState): boolean {
 function handleTimer(context: DecideContext, draft: Draft, timer: TimerKey): void {
   switch (timer.kind) {
     case 'grace':
-      if (draft.phase === 'stopping') expireGrace(draft);
+      if (draft.phase === 'stopping') expireGrace(context, draft);
       return;
     case 'kill':
-      if (draft.phase === 'stopping') killEverything(draft);
+      if (draft.phase === 'stopping') killEverything(context, draft);
       return;
     case 'deadline':
-      if (isDeadlineMissed(draft, timer.name)) {
+      if (isDeadlineMissed(draft, timer.name) && context.graph.spec(timer.name).role === 'external') {
+        const reason = handleExternalDeadline(draft, context.graph.spec(timer.name));
+        if (reason !== undefined) beginStop(context, draft, { kind: 'external-failed', name: timer.name, reason });
+      } else if (isDeadlineMissed(draft, timer.name)) {
         const deadlineMs = context.graph.spec(timer.name).readiness?.deadlineMs;
         const reason = `not ready within its ${deadlineMs}ms deadline`;
         beginStop(context, draft, { kind: 'sidecar-failed', name: timer.name, status: undefined, reason });

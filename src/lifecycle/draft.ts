@@ -32,6 +32,7 @@ export interface Draft {
   graceExpired: boolean;
   teardownStartedAt: number | undefined;
   readonly preStopsRunning: Set<string>;
+  readonly externalsFound: Set<string>;
   readonly procs: ReadonlyMap<string, ProcState>;
   readonly effects: Effect[];
   get(name: string): ProcState;
@@ -51,6 +52,7 @@ export function createDraft(state: LifecycleState, at: number): Draft {
     graceExpired: state.graceExpired,
     teardownStartedAt: state.teardownStartedAt,
     preStopsRunning: new Set(state.preStopsRunning),
+    externalsFound: new Set(state.externalsFound),
     procs,
     effects: [],
     get(name) {
@@ -72,6 +74,7 @@ export function createDraft(state: LifecycleState, at: number): Draft {
         graceExpired: draft.graceExpired,
         teardownStartedAt: draft.teardownStartedAt,
         preStopsRunning: draft.preStopsRunning,
+        externalsFound: draft.externalsFound,
       },
       effects: draft.effects,
     }),

@@ -29,7 +29,13 @@ export type LifecycleEventBody =
   | { readonly type: 'hook-done'; readonly name: string; readonly hook: HookName; readonly ok: boolean }
   | { readonly type: 'drain-done' }
   | { readonly type: 'signal'; readonly signal: NodeJS.Signals }
-  | { readonly type: 'timer'; readonly timer: TimerKey };
+  | { readonly type: 'timer'; readonly timer: TimerKey }
+  /** A process matching an external was seen in /proc for the first time. */
+  | { readonly type: 'external-found'; readonly name: string }
+  /** Stopping an external ended: every match gone (stopped), none there (absent), or some left running. */
+  | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome };
+
+export type ExternalStopOutcome = 'stopped' | 'absent' | 'left-running';
 
 export type LifecycleEvent = LifecycleEventBody & { readonly at: number };
 
@@ -56,7 +62,15 @@ export type Effect =
   | { readonly type: 'cancel-timer'; readonly timer: TimerKey }
   /** A restart was scheduled: for the log (attempt number and the delay chosen). */
   | { readonly type: 'restart-scheduled'; readonly name: string; readonly attempt: number; readonly delayMs: number }
-  | { readonly type: 'finish'; readonly exitCode: number };
+  | { readonly type: 'finish'; readonly exitCode: number }
+  /** Look for an external's processes until one appears (then 'external-found'). */
+  | { readonly type: 'watch-external'; readonly name: string }
+  /** Stop an external (quit endpoint, signal, wait, SIGKILL) within budgetMs; then 'external-stopped'. */
+  | { readonly type: 'stop-external'; readonly name: string; readonly budgetMs: number }
+  /** SIGKILL what is left of an external now (the budget ran out, or a second stop signal). */
+  | { readonly type: 'kill-external'; readonly name: string }
+  /** For the log: an optional external never appeared, or one is left running on purpose. */
+  | { readonly type: 'external-skipped'; readonly name: string; readonly why: 'absent' | 'stop-none' | 'kept-on-failure' };
 
 export function timerId(timer: TimerKey): string {
   return 'name' in timer ? `${timer.kind}:${timer.name}` : timer.kind;

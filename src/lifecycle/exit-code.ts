@@ -30,6 +30,8 @@ export function decideExitCode(reason: StopReason, app: ProcState, appSpec: Proc
       return reason.status !== undefined && !isSuccess(reason.status) ? exitCodeOf(reason.status) : EXIT_SIDECAR_FAILED;
     case 'fatal-sidecar':
       return EXIT_FATAL_SIDECAR;
+    case 'external-failed':
+      return EXIT_SIDECAR_FAILED;
     default:
       return assertNever(reason);
   }

@@ -53,6 +53,8 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
       // After it started, a sidecar that stays down disturbs nothing, unless it is fatal.
       if (spec.fatal) beginStop(context, draft, { kind: 'fatal-sidecar', name, status });
       return;
+    case 'external':
+      return; // never spawned, so it never exits as a child
     default:
       return assertNever(spec.role);
   }

@@ -50,6 +50,9 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
         log.pod.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
       }
       return;
+    case 'external-found':
+    case 'external-stopped':
+      return; // logged by the runner, which has the PIDs and the outcome
     case 'spawned':
     case 'readiness':
     case 'liveness-failed':
@@ -65,7 +68,8 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
 /** A sidecar is up: ready and past its postStart (at its first start, and again after each restart). */
 function logSidecarsUp({ log, graph, pidOf }: TransitionLog, before: LifecycleState, after: LifecycleState): void {
   for (const [name, proc] of after.procs) {
-    if (proc.status !== 'running' || !proc.up || graph.spec(name).role !== 'sidecar') continue;
+    const role = graph.spec(name).role;
+    if (proc.status !== 'running' || !proc.up || (role !== 'sidecar' && role !== 'external')) continue;
     const was = before.procs.get(name);
     if (was?.status === 'running' && was.up) continue;
     const message = graph.spec(name).readiness === undefined ? 'started (no readiness probe)' : 'ready';
@@ -102,6 +106,8 @@ export function describeStopReason(reason: StopReason, appRunning: boolean): str
       return `sidecar ${reason.name} failed to start: ${reason.reason}; the app will not start`;
     case 'fatal-sidecar':
       return `fatal sidecar ${reason.name} is down (exit ${exitCodeOf(reason.status)}); stopping the app and the other sidecars`;
+    case 'external-failed':
+      return `external ${reason.name} failed to start: ${reason.reason}; the app will not start`;
     default:
       return assertNever(reason);
   }
@@ -150,6 +156,8 @@ function describeExitReason(reason: StopReason, appName: string, appExit: ExitSt
       return `sidecar ${reason.name} failed to start: ${reason.reason}`;
     case 'fatal-sidecar':
       return `fatal sidecar ${reason.name} ${describeExitStatus(reason.status)}`;
+    case 'external-failed':
+      return `external ${reason.name} failed to start: ${reason.reason}`;
     default:
       return assertNever(reason);
   }

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import type { ExternalMatch, ExternalSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import type { runDrain } from '../hooks/run-drain.ts';
 import type { runHook } from '../hooks/run-hook.ts';
 import type { Child, Spawner } from '../process/child.ts';
@@ -8,7 +8,7 @@ import type { Probe } from '../probes/probe.ts';
 import type { watchLiveness } from '../probes/watch-liveness.ts';
 import type { watchReadiness } from '../probes/watch-readiness.ts';
 import type { Aborts } from './aborts.ts';
-import type { LifecycleEventBody } from './events.ts';
+import type { ExternalStopOutcome, LifecycleEventBody } from './events.ts';
 import type { ProcessGraph } from './graph.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
 import type { Timers } from './timers.ts';
@@ -22,6 +22,18 @@ export interface ProbeKit {
   readonly watchLiveness: typeof watchLiveness;
 }
 
+/** One process of another container, as the runner sees it: found, and stopped within a budget. */
+export interface ExternalKit {
+  /** PIDs of the live processes matching now; never sidecar-init or what it started. */
+  find(match: ExternalMatch): readonly { readonly pid: number; readonly comm: string; readonly uid: number }[];
+  /** Quit endpoint, signal, wait until gone, SIGKILL at the end of the budget (or at once on abort). Never rejects. */
+  stop(
+    name: string,
+    external: ExternalSpec,
+    options: { readonly budgetMs: number; readonly logger: Logger; readonly abort: AbortSignal },
+  ): Promise<ExternalStopOutcome>;
+}
+
 /** What the runner uses to run preStop, postStart and the drain. */
 export interface HookKit {
   readonly run: typeof runHook;
@@ -32,6 +44,7 @@ export interface SuperviseDeps {
   readonly spawner: Spawner;
   readonly probes: ProbeKit;
   readonly hooks: HookKit;
+  readonly externals: ExternalKit;
   readonly logger: Logger;
 }
 

@@ -2,6 +2,7 @@ import type { ProcessSpec } from '../config/plan.ts';
 import { isSuccess } from './exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
+import { isExternalSatisfied, startExternal } from './externals.ts';
 import type { RunningProc } from './state.ts';
 import { hasStarted } from './state.ts';
 
@@ -14,6 +15,10 @@ export function advanceStartup(context: DecideContext, draft: Draft): void {
   for (const spec of context.graph.order) {
     if (draft.get(spec.name).status !== 'pending') continue;
     if (!spec.after.every((dependency) => isDependencySatisfied(context, draft, dependency))) continue;
+    if (spec.role === 'external') {
+      startExternal(draft, spec);
+      continue;
+    }
     draft.put(spec.name, { status: 'spawning', started: false, restarts: 0, spawnedBefore: false });
     draft.effects.push({ type: 'spawn', name: spec.name });
     if (spec.role === 'app') draft.phase = 'running';
@@ -119,6 +124,8 @@ function isDependencySatisfied(context: DecideContext, draft: Draft, name: strin
       return proc.status === 'exited' && isSuccess(proc.exit);
     case 'sidecar':
       return hasStarted(proc);
+    case 'external':
+      return isExternalSatisfied(draft, name);
     case 'app':
       return false;
     default:

@@ -82,7 +82,8 @@ export type StopReason =
   | { readonly kind: 'signal'; readonly signal: NodeJS.Signals }
   | { readonly kind: 'init-failed'; readonly name: string; readonly status: ExitStatus }
   | { readonly kind: 'sidecar-failed'; readonly name: string; readonly status: ExitStatus | undefined; readonly reason: string }
-  | { readonly kind: 'fatal-sidecar'; readonly name: string; readonly status: ExitStatus };
+  | { readonly kind: 'fatal-sidecar'; readonly name: string; readonly status: ExitStatus }
+  | { readonly kind: 'external-failed'; readonly name: string; readonly reason: string };
 
 /**
  * starting: the app has not been spawned yet. running: the app is up.
@@ -104,6 +105,8 @@ export interface LifecycleState {
   readonly teardownStartedAt: number | undefined;
   /** Processes whose preStop hook runs (teardown starts each at most once): their stop signal waits for it. */
   readonly preStopsRunning: ReadonlySet<string>;
+  /** Externals whose process has been seen at least once: an optional one not seen by its deadline is absent. */
+  readonly externalsFound: ReadonlySet<string>;
 }
 
 const FRESH_PROC: ProcState = { status: 'pending' };
@@ -118,6 +121,7 @@ export function createInitialState(plan: Plan): LifecycleState {
     graceExpired: false,
     teardownStartedAt: undefined,
     preStopsRunning: new Set(),
+    externalsFound: new Set(),
   };
 }
 

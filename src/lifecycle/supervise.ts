@@ -10,6 +10,7 @@ import { logFinished, logRestartScheduled, logTransition } from './log-transitio
 import { createProcessGraph } from './graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
+import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';
 import { signalProcess, spawnProcess } from './process-effects.ts';
 import type { Runner, SuperviseDeps } from './runner.ts';
 import type { LifecycleState } from './state.ts';
@@ -107,6 +108,14 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         return runner.timers.cancel(effect.timer);
       case 'restart-scheduled':
         return logRestartScheduled(log, effect);
+      case 'watch-external':
+        return watchExternal(runner, graph.spec(effect.name));
+      case 'stop-external':
+        return stopExternalProcess(runner, graph.spec(effect.name), effect.budgetMs);
+      case 'kill-external':
+        return killExternal(runner, effect.name);
+      case 'external-skipped':
+        return logExternalSkipped(runner, effect.name, effect.why);
       case 'finish':
         finishedAt = at;
         runner.timers.clear();

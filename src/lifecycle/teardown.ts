@@ -1,6 +1,7 @@
 import type { ProcessSpec } from '../config/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import { decideExitCode } from './exit-code.ts';
+import { hurryExternal, stopExternalInTurn } from './externals.ts';
 import { stopWatches } from './startup.ts';
 import type { StopReason } from './state.ts';
 import { hasStarted, isAlive } from './state.ts';
@@ -61,7 +62,8 @@ export function advanceTeardown(context: DecideContext, draft: Draft): void {
       const proc = draft.get(spec.name);
       if (proc.status !== 'running' || draft.preStopsRunning.has(spec.name)) continue;
       if (context.graph.dependentsOf(spec.name).some((name) => isAlive(draft.get(name)))) continue;
-      sendStop(context, draft, spec);
+      if (spec.role === 'external') stopExternalInTurn(context, draft, spec);
+      else sendStop(context, draft, spec);
     }
   }
   const anyAlive = context.graph.order.some((spec) => isAlive(draft.get(spec.name)));
@@ -73,16 +75,18 @@ export function advanceTeardown(context: DecideContext, draft: Draft): void {
 }
 
 /** The budget ran out: SIGTERM to everything alive, SIGKILL shortly after. */
-export function expireGrace(draft: Draft): void {
+export function expireGrace(context: DecideContext, draft: Draft): void {
   endOrderlySteps(draft);
-  signalAllAlive(draft, 'SIGTERM', 'expire');
+  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(draft, spec, KILL_AFTER_GRACE_MS);
+  signalAllAlive(context, draft, 'SIGTERM', 'expire');
   draft.effects.push({ type: 'start-timer', timer: { kind: 'kill' }, ms: KILL_AFTER_GRACE_MS });
 }
 
 /** A second SIGTERM/SIGINT during teardown, or the final kill timer: SIGKILL now. */
-export function killEverything(draft: Draft): void {
+export function killEverything(context: DecideContext, draft: Draft): void {
   endOrderlySteps(draft);
-  signalAllAlive(draft, 'SIGKILL', 'kill');
+  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(draft, spec, 0);
+  signalAllAlive(context, draft, 'SIGKILL', 'kill');
 }
 
 /** A process outlived its own grace after its stop signal. */
@@ -134,9 +138,11 @@ function endOrderlySteps(draft: Draft): void {
   }
 }
 
-function signalAllAlive(draft: Draft, signal: NodeJS.Signals, purpose: 'expire' | 'kill'): void {
+/** Externals are not signalled here: hurryExternal hands them to their stop executor. */
+function signalAllAlive(context: DecideContext, draft: Draft, signal: NodeJS.Signals, purpose: 'expire' | 'kill'): void {
   for (const [name, proc] of draft.procs) {
     if (proc.status !== 'running' && proc.status !== 'stopping') continue;
+    if (context.graph.spec(name).role === 'external') continue;
     markStopping(draft, name);
     draft.effects.push({ type: 'signal', name, signal, purpose });
   }

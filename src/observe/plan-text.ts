@@ -27,6 +27,7 @@ export function planText(plan: Plan): string {
 
 function processLines(process: ProcessView): string[] {
   const field = (label: string, value: string): string => `    ${`${label}:`.padEnd(11)} ${value}`;
+  if (process.external !== null) return externalLines(process, process.external, field);
   const lines = [`  ${process.name} (${process.role})`, field('command', describeCommand(process.command))];
   if (process.user !== null)
     lines.push(field('user', `${process.user.uid === null ? '' : `uid ${process.user.uid}, `}gid ${process.user.gid}`));
@@ -81,4 +82,27 @@ function numbered(waves: PlanView['start']): string[] {
 
 function describeHookView(hook: HookView): string {
   return `${hook.describe}, timeout ${formatDuration(hook.timeoutMs)}`;
+}
+
+/** A process of another container: never started, so no command, restart or signal target of its own. */
+function externalLines(
+  process: ProcessView,
+  external: NonNullable<ProcessView['external']>,
+  field: (label: string, value: string) => string,
+): string[] {
+  const lines = [`  ${process.name} (external${external.preset === null ? '' : `, preset ${external.preset}`})`];
+  lines.push(field('finds', `${external.match}${external.optional ? ' (optional: skipped if absent at its deadline)' : ''}`));
+  if (process.after.length > 0) lines.push(field('after', process.after.join(', ')));
+  const { readiness } = process;
+  if (readiness !== null) {
+    lines.push(
+      field(
+        'readiness',
+        `${readiness.probe} every ${formatDuration(readiness.periodMs)}, deadline ${formatDuration(readiness.deadlineMs)}`,
+      ),
+    );
+  }
+  const kept = external.stopOnFailure ? '' : '; left running when sidecar-init exits non-zero';
+  lines.push(field('stop', `${external.stop}${external.stop === 'none' ? '' : ', then waited for within the budget'}${kept}`));
+  return lines;
 }

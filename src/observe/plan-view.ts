@@ -1,4 +1,4 @@
-import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import type { DrainSpec, ExternalMatch, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { startWaves, stopWaves } from './plan-waves.ts';
 
@@ -58,6 +58,14 @@ export interface ProcessView {
   readonly preStop: HookView | null;
   readonly successCodes: readonly number[];
   readonly output: string;
+  /** An external's match and stop (null for the processes sidecar-init starts). */
+  readonly external: {
+    readonly preset: string | null;
+    readonly match: string;
+    readonly stop: string;
+    readonly optional: boolean;
+    readonly stopOnFailure: boolean;
+  } | null;
 }
 
 export interface HookView {
@@ -126,6 +134,7 @@ function processView(spec: ProcessSpec): ProcessView {
     preStop: hookView(spec.preStop),
     successCodes: spec.successCodes,
     output: spec.output,
+    external: externalView(spec.external),
   };
 }
 
@@ -142,6 +151,8 @@ export function describeProbe(probe: ProbeSpec): string {
       return `log:${probe.pattern}`;
     case 'file':
       return `file:${probe.path}`;
+    case 'process':
+      return `a process with ${describeMatch(probe.match)}`;
     default:
       return assertNever(probe);
   }
@@ -181,4 +192,34 @@ function hookView(hook: HookSpec | undefined): HookView | null {
 function drainView(drain: DrainSpec | undefined): PlanView['drain'] {
   if (drain === undefined) return null;
   return drain.kind === 'delay' ? { delayMs: drain.ms } : { hook: hookView(drain.hook)! };
+}
+
+function externalView(external: ProcessSpec['external']): ProcessView['external'] {
+  if (external === undefined) return null;
+  const { stop } = external;
+  const stopText =
+    stop.kind === 'none'
+      ? 'none'
+      : [
+          stop.http === undefined ? undefined : `${stop.http.method} ${stop.http.url}`,
+          stop.signal ?? (stop.http === undefined ? 'SIGTERM' : undefined),
+        ]
+          .filter((part) => part !== undefined)
+          .join(', then ');
+  return {
+    preset: external.preset ?? null,
+    match: describeMatch(external.match),
+    stop: stopText,
+    optional: external.optional,
+    stopOnFailure: external.stopOnFailure,
+  };
+}
+
+/** An external's match, as the README writes it: comm NAME, cmdline /REGEX/, uid N. */
+function describeMatch(match: ExternalMatch): string {
+  const parts: string[] = [];
+  if (match.comm !== undefined) parts.push(`comm ${match.comm}`);
+  if (match.cmdline !== undefined) parts.push(`cmdline /${match.cmdline}/`);
+  if (match.uid !== undefined) parts.push(`uid ${match.uid}`);
+  return parts.join(', ');
 }

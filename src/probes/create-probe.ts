@@ -2,6 +2,8 @@ import { resolve } from 'node:path';
 import type { ProbeSpec, ProcessUser } from '../config/plan.ts';
 import type { Spawner } from '../process/child.ts';
 import { assertNever } from '../util/assert-never.ts';
+import { createPresenceProbe } from '../externals/presence-probe.ts';
+import { toProcessMatcher } from '../externals/to-matcher.ts';
 import { createExecProbe } from './exec-probe.ts';
 import { createFileProbe } from './file-probe.ts';
 import { createHttpProbe } from './http-probe.ts';
@@ -43,6 +45,8 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
         throw new Error(`log probe log:${spec.pattern}: the log matcher given watches for ${JSON.stringify(deps.logMatcher.pattern)}`);
       }
       return createLogProbe(deps.logMatcher);
+    case 'process':
+      return createPresenceProbe(toProcessMatcher(spec.match));
     default:
       return assertNever(spec);
   }

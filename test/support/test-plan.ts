@@ -44,6 +44,7 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
     signalTarget: 'group',
     successCodes: [],
     output: 'inherit',
+    external: undefined,
     ...rest,
   };
 }

@@ -75,13 +75,17 @@ static napi_value exit_now(napi_env env, napi_callback_info info) {
   _exit(code & 0xff);
 }
 
+/* pidfd.c: the pidfd syscalls, defined into the same addon. */
+napi_status define_pidfd(napi_env env, napi_value exports);
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor properties[] = {
     {"setChildSubreaper", NULL, set_child_subreaper, NULL, NULL, NULL, napi_enumerable, NULL},
     {"reapPid", NULL, reap_pid, NULL, NULL, NULL, napi_enumerable, NULL},
     {"exitNow", NULL, exit_now, NULL, NULL, NULL, napi_enumerable, NULL},
   };
-  if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok) {
+  if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok ||
+      define_pidfd(env, exports) != napi_ok) {
     return NULL;
   }
   return exports;

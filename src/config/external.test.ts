@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { load, problemsOf } from '../../test/support/config.ts';
+import type { ProcessSpec } from './plan.ts';
+
+// role external: a preset or a matcher, readiness merged with the preset's
+// field by field, the stop endpoint, and the fields only processes that
+// sidecar-init starts have refused.
+
+const externalOf = (processes: readonly ProcessSpec[], name = 'mesh') => processes.find((spec) => spec.name === name);
+
+describe('an external from the file', () => {
+  it('takes match, readiness and stop from its preset; its own readiness fields override one by one', () => {
+    const plan = load({
+      yaml: `
+        processes:
+          - name: mesh
+            role: external
+            preset: istio
+            readiness: { deadline: 2s }
+          - name: job
+            role: app
+            command: ./job
+      `,
+    });
+    const mesh = externalOf(plan.processes);
+    expect(mesh?.external).toEqual({
+      preset: 'istio',
+      match: { comm: 'pilot-agent' },
+      stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
+      stopOnFailure: true,
+      optional: false,
+      notFoundHint: undefined,
+    });
+    expect(mesh?.readiness).toMatchObject({
+      probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready' },
+      deadlineMs: 2_000,
+      periodMs: 100,
+    });
+    // It keeps its place in the order: the app waits for it.
+    expect(plan.processes.at(-1)?.after).toEqual(['mesh']);
+  });
+
+  it('without a preset or probe it is ready once a matching process exists; stop, optional and stopOnFailure as written', () => {
+    const plan = load({
+      yaml: `
+        processes:
+          - name: mesh
+            role: external
+            match: { comm: envoy, uid: 1337 }
+            stop: { http: { url: "http://127.0.0.1:15000/quitquitquit", method: put }, signal: SIGINT }
+            optional: true
+            stopOnFailure: false
+          - name: job
+            role: app
+            command: ./job
+      `,
+    });
+    const mesh = externalOf(plan.processes);
+    expect(mesh?.readiness?.probe).toEqual({ kind: 'process', match: { comm: 'envoy', uid: 1337 } });
+    expect(mesh?.external).toMatchObject({
+      stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15000/quitquitquit', method: 'PUT' }, signal: 'SIGINT' },
+      optional: true,
+      stopOnFailure: false,
+    });
+  });
+
+  it('refuses what only processes sidecar-init starts have, and an external it cannot find', () => {
+    expect(
+      problemsOf({
+        yaml: `
+          processes:
+            - name: mesh
+              role: external
+              command: envoy
+              restart: always
+            - name: other
+              role: external
+              preset: istioo
+            - name: third
+              role: external
+              match: { cmdline: "(" }
+            - name: job
+              role: app
+              command: ./job
+        `,
+      }),
+    ).toEqual([
+      'demo.yaml:2:5 processes[0]: an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }',
+      'demo.yaml:4:5 processes[0].command: only processes sidecar-init starts have command; this process has role external',
+      'demo.yaml:5:5 processes[0].restart: only processes sidecar-init starts have restart; this process has role external',
+      'demo.yaml:8:5 processes[1].preset: "istioo" is not accepted; use istio, linkerd, envoy, cloud-sql-proxy, alloydb-auth-proxy, dapr, consul-dataplane, otel-collector',
+      'demo.yaml:11:14 processes[2].match.cmdline: Invalid regular expression: /(/: Unterminated group',
+    ]);
+  });
+});
+
+describe('an external from the command line', () => {
+  it('--external NAME=PRESET or NAME=MATCHER keeps its place among --init and --sidecar; --ready and --quit apply to it', () => {
+    const plan = load({
+      cli: {
+        processes: [
+          { flag: '--external', value: 'mesh=linkerd' },
+          { flag: '--init', value: 'migrate=./migrate' },
+          { flag: '--external', value: 'db=comm:cloud-sql-proxy' },
+        ],
+        ready: ['db=http://127.0.0.1:9090/startup'],
+        quit: ['db=http://127.0.0.1:9091/quitquitquit'],
+        app: ['./job'],
+      },
+    });
+    expect(plan.processes.map((spec) => `${spec.role} ${spec.name}`)).toEqual(['external mesh', 'init migrate', 'external db', 'app app']);
+    expect(externalOf(plan.processes)?.external).toMatchObject({
+      match: { cmdline: 'linkerd2-proxy' },
+      notFoundHint: expect.stringContaining('config.linkerd.io/proxy-admin-shutdown: enabled'),
+    });
+    const db = externalOf(plan.processes, 'db');
+    expect(db?.readiness?.probe).toMatchObject({ kind: 'http', url: 'http://127.0.0.1:9090/startup' });
+    expect(db?.external?.stop).toEqual({
+      kind: 'stop',
+      http: { url: 'http://127.0.0.1:9091/quitquitquit', method: 'POST' },
+      signal: undefined,
+    });
+  });
+
+  it('reports a bad spec, a --quit for something that is not an external, and --restart on an external', () => {
+    expect(
+      problemsOf({
+        cli: {
+          processes: [
+            { flag: '--external', value: 'mesh=envoyy' },
+            { flag: '--external', value: 'db=uid:x' },
+            { flag: '--external', value: 'proxy=comm:envoy' },
+            { flag: '--sidecar', value: 'log=./ship' },
+          ],
+          quit: ['log=http://127.0.0.1:1/quit'],
+          restart: ['proxy=always'],
+          app: ['./job'],
+        },
+      }),
+    ).toEqual([
+      expect.stringMatching(/^--external mesh=envoyy: "envoyy" is neither a preset nor a matcher; use a preset \(istio, /),
+      '--external db=uid:x: "x" is not a UID; use a whole number, e.g. uid:1337',
+      '--quit log=http://127.0.0.1:1/quit: "log" is a sidecar; --quit applies only to externals',
+      '--restart proxy=always: "proxy" is an external, a process sidecar-init never starts; --restart applies to the processes it starts',
+    ]);
+  });
+});

@@ -1,0 +1,173 @@
+import * as z from 'zod';
+import { PRESET_NAMES, PRESETS, isPresetName } from '../externals/presets.ts';
+import { HTTP_METHODS } from './literals.ts';
+import { parseHttpUrl } from './parse-http-url.ts';
+import type { ExternalMatch, ExternalSpec, ExternalStopSpec, ProbeSpec, ReadinessSpec } from './plan.ts';
+import { withReadinessDefaults } from './probe.ts';
+import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
+import { checkedBy, mapping, parsedWith } from './schema-fields.ts';
+import { stopSignalField } from './signals.ts';
+import { UID_RANGE, wholeNumber } from './whole-number.ts';
+
+// role: external, a process of another container of the pod: how it is found
+// (match), when it counts as started (readiness), how it is stopped (stop).
+// A preset gives all three for a known proxy; the user's fields override it,
+// readiness field by field.
+
+const EXTERNAL_SPEC_HINT = `use a preset (${PRESET_NAMES.join(', ')}) or a matcher: comm:NAME, cmdline:REGEX, uid:N`;
+const DEFAULT_STOP_METHOD = 'POST';
+
+/** A JavaScript RegExp over the space-joined cmdline, compiled as the finder will compile it. */
+function parseCmdlinePattern(pattern: string): Result<string> {
+  if (pattern === '') return fail('cmdline needs a regular expression, e.g. cmdline:linkerd2-proxy');
+  try {
+    new RegExp(pattern);
+  } catch (error) {
+    return fail((error as SyntaxError).message);
+  }
+  return ok(pattern);
+}
+
+function parseComm(comm: string): Result<string> {
+  if (comm === '') return fail('comm needs a process name, e.g. comm:envoy');
+  return comm.includes('\0') || comm.includes('/') ? fail(`${quote(comm)} cannot be a process name (comm has no "/" or NUL)`) : ok(comm);
+}
+
+const MatchSchema = mapping({
+  comm: parsedWith(z.string().meta({ description: 'Exact /proc/PID/comm; the kernel keeps its first 15 bytes.' }), parseComm).optional(),
+  cmdline: parsedWith(
+    z.string().meta({ description: 'A JavaScript RegExp over the arguments joined by spaces.' }),
+    parseCmdlinePattern,
+  ).optional(),
+  uid: wholeNumber('The real UID of the process.', UID_RANGE).optional(),
+})
+  .refine(
+    (match) => match.comm !== undefined || match.cmdline !== undefined || match.uid !== undefined,
+    'give at least one of comm, cmdline, uid',
+  )
+  .meta({ minProperties: 1 });
+
+function parseStopMethod(text: string): Result<string> {
+  const method = text.toUpperCase();
+  return (HTTP_METHODS as readonly string[]).includes(method)
+    ? ok(method)
+    : fail(`${quote(text)} is not an HTTP method; use ${listAlternatives(HTTP_METHODS)}`);
+}
+
+const StopObjectSchema = mapping({
+  http: z
+    .union([
+      parsedWith(z.string(), (url) => parseHttpUrl(url, 'stop endpoint')),
+      mapping({
+        url: parsedWith(z.string(), (url) => parseHttpUrl(url, 'stop endpoint')),
+        method: z.string().check(checkedBy(parseStopMethod)).optional().meta({ default: DEFAULT_STOP_METHOD }),
+      }),
+    ])
+    .optional()
+    .meta({ description: 'The stop endpoint (POST unless a method is given); any 2xx counts, a refused connection means it is gone.' }),
+  signal: stopSignalField('Sent to every matching process (default SIGTERM when there is no http stop or it fails).').optional(),
+});
+
+const StopSchema = z.union([z.literal('none').meta({ description: 'Leave it running.' }), StopObjectSchema]);
+
+/** The fields only externals have; process.ts adds them to a process entry. */
+export const EXTERNAL_FIELDS = {
+  preset: z
+    .enum(PRESET_NAMES as [string, ...string[]])
+    .optional()
+    .meta({ description: 'A known proxy: its match, readiness and stop.' }),
+  match: MatchSchema.optional().meta({ description: 'How its processes are found in /proc; every field given must match.' }),
+  stop: StopSchema.optional().meta({ description: 'How it is stopped at teardown, or none.' }),
+  stopOnFailure: z
+    .boolean()
+    .optional()
+    .meta({ description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).', default: true }),
+  optional: z
+    .boolean()
+    .optional()
+    .meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: false }),
+};
+
+export interface ExternalFieldValues {
+  readonly preset?: string | undefined;
+  readonly match?: ExternalMatch | undefined;
+  readonly stop?: z.output<typeof StopSchema> | undefined;
+  readonly stopOnFailure?: boolean | undefined;
+  readonly optional?: boolean | undefined;
+}
+
+/** The readiness as written, its probe possibly left to the preset or to the process's presence. */
+export type ReadinessDraft = Omit<ReadinessSpec, 'probe'> & { readonly probe: ProbeSpec | undefined };
+
+/** The external with its preset applied; readiness always has a probe (the preset's, or presence of a match). */
+export function createExternal(
+  fields: ExternalFieldValues,
+  readiness: ReadinessDraft | undefined,
+): { external: ExternalSpec; readiness: ReadinessSpec } {
+  const preset = fields.preset !== undefined && isPresetName(fields.preset) ? PRESETS[fields.preset] : undefined;
+  const match: ExternalMatch = fields.match ?? preset?.match ?? {};
+  const presetProbe: ProbeSpec | undefined =
+    preset === undefined ? undefined : { kind: 'http', url: preset.ready, headers: {}, expectStatus: undefined };
+  const probe = readiness?.probe ?? presetProbe ?? { kind: 'process', match };
+  return {
+    external: {
+      preset: preset?.name,
+      match,
+      stop: createStop(fields.stop, preset?.quitUrl),
+      stopOnFailure: fields.stopOnFailure ?? true,
+      optional: fields.optional ?? false,
+      notFoundHint: preset?.notFoundHint,
+    },
+    readiness: readiness === undefined ? withReadinessDefaults({ probe }) : { ...readiness, probe },
+  };
+}
+
+function createStop(stop: ExternalFieldValues['stop'], presetQuitUrl: string | undefined): ExternalStopSpec {
+  if (stop === 'none') return { kind: 'none' };
+  const http = stop?.http;
+  if (http === undefined) {
+    return {
+      kind: 'stop',
+      http: presetQuitUrl === undefined ? undefined : { url: presetQuitUrl, method: DEFAULT_STOP_METHOD },
+      signal: stop?.signal,
+    };
+  }
+  return typeof http === 'string'
+    ? { kind: 'stop', http: { url: http, method: DEFAULT_STOP_METHOD }, signal: stop?.signal }
+    : { kind: 'stop', http: { url: http.url, method: (http.method ?? DEFAULT_STOP_METHOD).toUpperCase() }, signal: stop?.signal };
+}
+
+/** --external NAME=SPEC: SPEC is a preset name or one matcher (comm:NAME, cmdline:REGEX, uid:N). */
+export function parseExternalSpec(text: string): Result<ExternalFieldValues> {
+  if (isPresetName(text)) return ok({ preset: text });
+  const colon = text.indexOf(':');
+  const kind = colon < 0 ? undefined : text.slice(0, colon);
+  const value = text.slice(colon + 1);
+  switch (kind) {
+    case 'comm': {
+      const comm = parseComm(value);
+      return comm.ok ? ok({ match: { comm: comm.value } }) : comm;
+    }
+    case 'cmdline': {
+      const cmdline = parseCmdlinePattern(value);
+      return cmdline.ok ? ok({ match: { cmdline: cmdline.value } }) : cmdline;
+    }
+    case 'uid': {
+      const uid = Number(value);
+      return /^[0-9]+$/.test(value) && uid <= UID_RANGE.max
+        ? ok({ match: { uid } })
+        : fail(`${quote(value)} is not a UID; use a whole number, e.g. uid:1337`);
+    }
+    default:
+      return fail(`${quote(text)} is neither a preset nor a matcher; ${EXTERNAL_SPEC_HINT}`);
+  }
+}
+
+/** --quit NAME=URL: the stop endpoint, POSTed. */
+export function parseQuitUrl(text: string): Result<string> {
+  return parseHttpUrl(text, 'stop endpoint');
+}
+
+export function stopWithQuitUrl(stop: ExternalStopSpec, url: string): ExternalStopSpec {
+  return { kind: 'stop', http: { url, method: DEFAULT_STOP_METHOD }, signal: stop.kind === 'stop' ? stop.signal : undefined };
+}

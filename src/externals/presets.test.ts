@@ -1,0 +1,61 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, describe, expect, test } from 'vitest';
+import { killStandins, type StandinName, startStandin } from '../../test/support/standin.ts';
+import { PRESETS, type PresetName } from './presets.ts';
+
+// The stand-in proxies play the real ones in every test, in pods too; here
+// each preset's endpoints are checked against its stand-in, configured as the
+// README says the real proxy must be.
+const STANDINS: Record<PresetName, { name: StandinName; args?: string[]; env?: Record<string, string> }> = {
+  istio: { name: 'pilot-agent', args: ['proxy', 'sidecar'] },
+  linkerd: { name: 'linkerd2-proxy', env: { LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED: 'true' } },
+  envoy: { name: 'envoy' },
+  'cloud-sql-proxy': { name: 'cloud-sql-proxy', args: ['--health-check', '--quitquitquit'] },
+  'alloydb-auth-proxy': { name: 'alloydb-auth-proxy', args: ['--health-check', '--quitquitquit'] },
+  dapr: { name: 'daprd' },
+  'consul-dataplane': { name: 'consul-dataplane' },
+  'otel-collector': { name: 'otelcol' },
+};
+
+afterEach(() => {
+  killStandins();
+});
+
+describe('presets', () => {
+  test('the README table shows every preset as it is', () => {
+    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+    for (const preset of Object.values(PRESETS)) {
+      const finds = preset.match.comm === undefined ? `cmdline \`${preset.match.cmdline}\`` : `comm \`${preset.match.comm}\``;
+      const stop = preset.quitUrl === undefined ? 'SIGTERM' : `POST \`${preset.quitUrl}\``;
+      expect(readme).toContain(`| \`${preset.name}\` | ${finds} | GET \`${preset.ready}\` | ${stop} | ${preset.needs} |`);
+    }
+  });
+
+  test.each(Object.values(PRESETS))(
+    '$name: its stand-in, configured as the README says, is found, gets ready and quits',
+    async (preset) => {
+      const standin = STANDINS[preset.name];
+      const proxy = await startStandin(standin.name, { args: standin.args, env: standin.env });
+      const comm = readFileSync(`/proc/${proxy.pid}/comm`, 'utf8').trim();
+      const cmdline = readFileSync(`/proc/${proxy.pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      if (preset.match.comm !== undefined) expect(comm).toBe(preset.match.comm);
+      if (preset.match.cmdline !== undefined) expect(cmdline).toMatch(new RegExp(preset.match.cmdline));
+
+      const ready = new URL(preset.ready);
+      await expect.poll(async () => (await fetch(proxy.url(Number(ready.port), ready.pathname))).status).toBe(200);
+      if (preset.quitUrl === undefined) return;
+      const quit = new URL(preset.quitUrl);
+      const url = proxy.url(Number(quit.port), quit.pathname);
+      expect((await fetch(url, { method: 'GET' })).status).toBe(405);
+      expect((await fetch(url, { method: 'POST' })).status).toBe(200);
+      expect(await proxy.exited).toEqual({ code: 0, signal: null });
+    },
+  );
+
+  test('linkerd without the shutdown annotation answers 404; cloud-sql-proxy without its flags serves neither endpoint', async () => {
+    const linkerd = await startStandin('linkerd2-proxy');
+    expect((await fetch(linkerd.url(4191, '/shutdown'), { method: 'POST' })).status).toBe(404);
+    const cloudSql = await startStandin('cloud-sql-proxy');
+    expect(cloudSql.ports).toEqual({});
+  });
+});

@@ -1,0 +1,67 @@
+import type { ProcessSpec } from '../config/plan.ts';
+import type { Runner } from './runner.ts';
+
+// The effects of role external: looking for its processes until one appears,
+// stopping it through the stop executor (main.ts wires src/externals/), and
+// killing what is left when the budget is over. Each feeds its outcome back as
+// an event; the executor never rejects and always ends within its budget.
+
+const findKey = (name: string) => `external-find:${name}`;
+const stopKey = (name: string) => `external-stop:${name}`;
+
+/** Polls /proc at the readiness period until a matching process appears; logs what it found, once. */
+export function watchExternal(runner: Runner, spec: ProcessSpec): void {
+  const external = spec.external;
+  if (external === undefined) return;
+  const signal = runner.aborts.open(findKey(spec.name));
+  const periodMs = spec.readiness?.periodMs ?? 100;
+  const look = (): void => {
+    if (signal.aborted) return;
+    const found = runner.deps.externals.find(external.match);
+    if (found.length === 0) {
+      setTimeout(look, periodMs).unref?.();
+      return;
+    }
+    runner.aborts.close(findKey(spec.name), signal);
+    const processes = found.map(({ pid, comm, uid }) => ({ pid, comm, uid }));
+    runner.log.of(spec.name).info({ event: 'external-found', pid: found[0]?.pid, processes }, `found ${describe(processes)}`);
+    runner.dispatch({ type: 'external-found', name: spec.name });
+  };
+  look();
+}
+
+export function stopExternalProcess(runner: Runner, spec: ProcessSpec, budgetMs: number): void {
+  const external = spec.external;
+  if (external === undefined) return;
+  runner.aborts.abort(findKey(spec.name));
+  const abort = runner.aborts.open(stopKey(spec.name));
+  const logger = runner.log.of(spec.name);
+  logger.info({ event: 'stopping', budgetMs: Math.round(budgetMs) }, 'stopping external');
+  void runner.deps.externals.stop(spec.name, external, { budgetMs, logger, abort }).then((outcome) => {
+    runner.aborts.close(stopKey(spec.name), abort);
+    if (outcome === 'absent') logger.info({ event: 'external-absent' }, 'nothing to stop: no matching process');
+    runner.dispatch({ type: 'external-stopped', name: spec.name, outcome });
+  });
+}
+
+/** The budget is over or a second stop signal came: the executor SIGKILLs what is left now. */
+export function killExternal(runner: Runner, name: string): void {
+  runner.aborts.abort(stopKey(name));
+}
+
+const SKIPPED = {
+  absent: 'optional external never appeared within its deadline; going on without it',
+  'stop-none': 'left running (stop: none)',
+  'kept-on-failure': 'left running: sidecar-init exits non-zero and stopOnFailure is false',
+} as const;
+
+export function logExternalSkipped(runner: Runner, name: string, why: keyof typeof SKIPPED): void {
+  const logger = runner.log.of(name);
+  const event = why === 'absent' ? 'external-absent' : 'external-kept';
+  if (why === 'absent') logger.warn({ event }, SKIPPED[why]);
+  else logger.info({ event }, SKIPPED[why]);
+}
+
+function describe(processes: readonly { pid: number; comm: string; uid: number }[]): string {
+  return processes.map(({ pid, comm, uid }) => `${comm} (PID ${pid}, UID ${uid})`).join(', ');
+}

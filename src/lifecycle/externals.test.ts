@@ -1,0 +1,156 @@
+import { describe, expect, it } from 'vitest';
+import type { ExternalSpec, Plan } from '../config/plan.ts';
+import { TEST_GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { decide, KILL_AFTER_GRACE_MS } from './decide.ts';
+import type { Effect, LifecycleEventBody } from './events.ts';
+import { createProcessGraph } from './graph.ts';
+import { createInitialState, type LifecycleState } from './state.ts';
+
+// role external in the reducer: nothing is spawned; it is looked for and probed
+// in its turn, gates what comes after it like a sidecar, and is stopped in its
+// reverse turn through the stop executor, within the one budget.
+
+const ISTIO: ExternalSpec = {
+  preset: 'istio',
+  match: { comm: 'pilot-agent' },
+  stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
+  stopOnFailure: true,
+  optional: false,
+  notFoundHint: undefined,
+};
+
+const external = (name: string, overrides: Partial<ExternalSpec> = {}) =>
+  proc(name, 'external', { probe: true, external: { ...ISTIO, ...overrides }, restart: { ...proc(name, 'init').restart } });
+
+function createDriver(testPlan: Plan) {
+  const context = { graph: createProcessGraph(testPlan), graceMs: testPlan.graceMs, hasDrain: false, signalRewrites: {} };
+  let state: LifecycleState = createInitialState(testPlan);
+  let now = 0;
+  return {
+    send(...events: LifecycleEventBody[]): Effect[] {
+      const effects: Effect[] = [];
+      for (const event of events) {
+        const decision = decide(context, state, { ...event, at: now });
+        state = decision.state;
+        effects.push(...decision.effects);
+      }
+      return effects;
+    },
+    advance(ms: number) {
+      now += ms;
+    },
+    get state() {
+      return state;
+    },
+  };
+}
+
+const deadline = (name: string): LifecycleEventBody => ({ type: 'timer', timer: { kind: 'deadline', name } });
+const found = (name: string): LifecycleEventBody => ({ type: 'external-found', name });
+const stopped = (name: string): LifecycleEventBody => ({ type: 'external-stopped', name, outcome: 'stopped' });
+const ready = (name: string): LifecycleEventBody => ({ type: 'readiness', name, ready: true });
+const appExited = (code: number): LifecycleEventBody => ({ type: 'exited', name: 'app', status: { kind: 'exited', code } });
+const types = (effects: readonly Effect[]) => effects.map((effect) => ('name' in effect ? `${effect.type} ${effect.name}` : effect.type));
+
+describe('an external in the startup order', () => {
+  it('is looked for and probed in its turn, never spawned; the init step after it waits until it is ready', () => {
+    const d = createDriver(plan([external('mesh'), proc('migrate', 'init'), proc('app', 'app')]));
+    expect(d.send({ type: 'boot' })).toEqual([
+      { type: 'watch-external', name: 'mesh' },
+      { type: 'start-watch', name: 'mesh', watch: 'readiness' },
+      { type: 'start-timer', timer: { kind: 'deadline', name: 'mesh' }, ms: 1_000 },
+    ]);
+    expect(d.send(found('mesh'))).toEqual([]);
+    expect(d.send(ready('mesh'))).toEqual([
+      { type: 'cancel-timer', timer: { kind: 'deadline', name: 'mesh' } },
+      { type: 'spawn', name: 'migrate' },
+    ]);
+  });
+
+  it('an optional external that never appeared is skipped at its deadline and the rest goes on', () => {
+    const d = createDriver(plan([external('mesh', { optional: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' });
+    expect(d.send(deadline('mesh'))).toEqual([
+      { type: 'stop-watch', name: 'mesh', watch: 'readiness' },
+      { type: 'external-skipped', name: 'mesh', why: 'absent' },
+      { type: 'spawn', name: 'app' },
+    ]);
+    // Teardown has nothing to stop for it.
+    d.send({ type: 'spawned', name: 'app' });
+    expect(d.send(appExited(0))).toContainEqual({ type: 'finish', exitCode: 0 });
+  });
+
+  it('found but not ready, optional or not, fails startup with exit 1, and is still stopped', () => {
+    const d = createDriver(plan([external('mesh', { optional: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, found('mesh'));
+    d.advance(1_000);
+    const effects = d.send(deadline('mesh'));
+    expect(types(effects)).toContain('stop-external mesh');
+    expect(d.state.stopReason).toEqual({ kind: 'external-failed', name: 'mesh', reason: 'found but not ready within its 1000ms deadline' });
+    expect(d.send(stopped('mesh'))).toEqual([{ type: 'finish', exitCode: 1 }]);
+  });
+
+  it('never found and not optional: startup fails naming it', () => {
+    const d = createDriver(plan([external('mesh'), proc('app', 'app')]));
+    d.send({ type: 'boot' });
+    d.send(deadline('mesh'));
+    expect(d.state.stopReason).toMatchObject({ reason: 'no matching process appeared within its 1000ms deadline' });
+  });
+});
+
+describe('an external in teardown', () => {
+  function startedPod(externals: ReturnType<typeof external>[]) {
+    const d = createDriver(plan([...externals, proc('app', 'app')]));
+    d.send({ type: 'boot' });
+    for (const entry of externals) d.send(found(entry.name), ready(entry.name));
+    d.send({ type: 'spawned', name: 'app' });
+    return d;
+  }
+
+  it('is stopped after the app, in reverse order, each with what is left of the budget; the app’s code is the exit code', () => {
+    const d = startedPod([external('db'), external('mesh')]);
+    d.advance(5_000);
+    expect(d.send(appExited(3))).toContainEqual({ type: 'stop-external', name: 'mesh', budgetMs: TEST_GRACE_MS });
+    d.advance(2_000);
+    expect(d.send(stopped('mesh'))).toEqual([{ type: 'stop-external', name: 'db', budgetMs: TEST_GRACE_MS - 2_000 }]);
+    expect(d.send(stopped('db'))).toEqual([{ type: 'finish', exitCode: 3 }]);
+  });
+
+  it('on SIGTERM the app stops first, then the external', () => {
+    const d = startedPod([external('mesh')]);
+    expect(types(d.send({ type: 'signal', signal: 'SIGTERM' }))).toEqual(['start-timer', 'stop-watch mesh', 'signal app']);
+    expect(types(d.send({ type: 'exited', name: 'app', status: { kind: 'signaled', signal: 'SIGTERM' } }))).toContain('stop-external mesh');
+    expect(d.send(stopped('mesh'))).toEqual([{ type: 'finish', exitCode: 143 }]);
+  });
+
+  it('stopOnFailure: false leaves it running when the exit code is not 0, and stops it when it is', () => {
+    const failing = startedPod([external('mesh', { stopOnFailure: false })]);
+    expect(failing.send(appExited(1))).toEqual(
+      expect.arrayContaining([
+        { type: 'external-skipped', name: 'mesh', why: 'kept-on-failure' },
+        { type: 'finish', exitCode: 1 },
+      ]),
+    );
+    const passing = startedPod([external('mesh', { stopOnFailure: false })]);
+    expect(types(passing.send(appExited(0)))).toContain('stop-external mesh');
+  });
+
+  it('stop: none leaves it running', () => {
+    const d = startedPod([external('mesh', { stop: { kind: 'none' } })]);
+    expect(d.send(appExited(0))).toEqual(
+      expect.arrayContaining([
+        { type: 'external-skipped', name: 'mesh', why: 'stop-none' },
+        { type: 'finish', exitCode: 0 },
+      ]),
+    );
+  });
+
+  it('when the budget runs out one still waiting gets its stop at once; a second SIGTERM kills what is stopping', () => {
+    // The app ignores SIGTERM: the budget runs out while the external still waits behind it.
+    const d = startedPod([external('mesh')]);
+    d.send({ type: 'signal', signal: 'SIGTERM' });
+    const expired = d.send({ type: 'timer', timer: { kind: 'grace' } });
+    expect(expired).toContainEqual({ type: 'stop-external', name: 'mesh', budgetMs: KILL_AFTER_GRACE_MS });
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toContainEqual({ type: 'kill-external', name: 'mesh' });
+  });
+});

@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { describeNamespaceMode, detectNamespaceMode } from './namespace-mode.ts';
+
+// Each case in a PID namespace of its own (unshare, as root), so what is
+// visible is exactly what the case starts.
+const MODULE = fileURLToPath(new URL('./namespace-mode.ts', import.meta.url));
+const PRINT = `import { detectNamespaceMode } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify(detectNamespaceMode()));`;
+
+function detectInNamespace(shell: string): unknown {
+  const node = `'${process.execPath}' --input-type=module -e "$PRINT"`;
+  const result = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'sh', '-c', shell.replace('NODE', node)], {
+    env: { ...process.env, PRINT },
+    encoding: 'utf8',
+    timeout: 20_000,
+  });
+  expect(result.stderr).toBe('');
+  return JSON.parse(result.stdout);
+}
+
+describe('detectNamespaceMode', () => {
+  test('PID 1 of its namespace', () => {
+    expect(detectInNamespace('exec NODE')).toEqual({ kind: 'pid1' });
+  });
+
+  test('a subreaper when only its own ancestors are visible', () => {
+    expect(detectInNamespace('NODE; true')).toEqual({ kind: 'subreaper' });
+  });
+
+  test('a shared namespace when processes of others are visible, counted', () => {
+    // Two sleepers stand for a pause process and a proxy of sibling containers.
+    expect(detectInNamespace('sleep 30 & a=$!; sleep 30 & b=$!; NODE; kill $a $b')).toEqual({ kind: 'shared', foreign: 2 });
+  });
+
+  test('is described for the start line', () => {
+    expect(describeNamespaceMode({ kind: 'pid1' })).toBe('PID 1');
+    expect(describeNamespaceMode({ kind: 'shared', foreign: 1 })).toBe('shared namespace with 1 foreign process visible');
+    expect(describeNamespaceMode(detectNamespaceMode())).toMatch(/^shared namespace with \d+ foreign processes visible$/);
+  });
+});

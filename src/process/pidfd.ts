@@ -1,0 +1,94 @@
+import { closeSync } from 'node:fs';
+import { constants } from 'node:os';
+import { loadNativeProcessApi } from './native.ts';
+
+// Signals a process we did not start, safely: /proc gives us a PID, and between
+// reading /proc and kill(2) that process may exit and its PID go to another.
+// A pidfd opened right after the match refers to the matched process for good;
+// a signal through it after the process died fails with ESRCH instead of
+// hitting the newcomer. (The window between reading /proc and pidfd_open is
+// closed by re-checking the match after opening: see find-processes.ts.)
+
+/** The pidfd syscalls of the native addon (src/process/native/pidfd.c). */
+interface PidfdApi {
+  pidfdOpen(pid: number): number;
+  pidfdSendSignal(fd: number, signal: number): void;
+}
+
+/** What a signal through a pidfd came to. */
+export type SignalResult =
+  | { readonly kind: 'sent' }
+  /** The process is gone (or its PID was never there). */
+  | { readonly kind: 'gone' }
+  /** Another user's process and no CAP_KILL: the normal case for a sibling container's proxy. */
+  | { readonly kind: 'not-permitted' };
+
+/** An open handle on one process; close it when done (it is a file descriptor). */
+export interface ProcessHandle {
+  readonly pid: number;
+  signal(signal: NodeJS.Signals | 0): SignalResult;
+  close(): void;
+}
+
+export class PidfdError extends Error {
+  readonly code = 'ERR_PIDFD';
+}
+
+function loadPidfdApi(): PidfdApi {
+  // The same addon as the reaper; its loader checks the reaper's functions.
+  const api = loadNativeProcessApi() as unknown as Partial<PidfdApi>;
+  if (typeof api.pidfdOpen !== 'function' || typeof api.pidfdSendSignal !== 'function') {
+    throw new PidfdError('the native addon has no pidfdOpen/pidfdSendSignal; rebuild it with `npm run build`');
+  }
+  return api as PidfdApi;
+}
+
+/**
+ * Opens a handle on pid, or returns undefined when that process is already
+ * gone. Needs Linux 5.3 (pidfd_open); older kernels get a PidfdError that says so.
+ */
+export function openProcessHandle(pid: number, api: PidfdApi = loadPidfdApi()): ProcessHandle | undefined {
+  let fd: number;
+  try {
+    fd = api.pidfdOpen(pid);
+  } catch (error) {
+    const code = errorCode(error);
+    if (code === 'ESRCH') return undefined;
+    if (code === 'ENOSYS')
+      throw new PidfdError('pidfd_open is not available: sidecar-init needs Linux 5.3 or later to signal other containers’ processes', {
+        cause: error,
+      });
+    throw error;
+  }
+  let open = true;
+  return {
+    pid,
+    signal(signal) {
+      if (!open) throw new PidfdError(`the handle on PID ${pid} is closed`);
+      const number = signal === 0 ? 0 : constants.signals[signal];
+      try {
+        api.pidfdSendSignal(fd, number);
+        return { kind: 'sent' };
+      } catch (error) {
+        switch (errorCode(error)) {
+          case 'ESRCH':
+            return { kind: 'gone' };
+          case 'EPERM':
+            return { kind: 'not-permitted' };
+          default:
+            throw error;
+        }
+      }
+    },
+    close() {
+      if (!open) return;
+      open = false;
+      closeSync(fd);
+    },
+  };
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,132 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { killStandins, startStandin, uniqueUid } from './support/standin.ts';
+import { runSupervisor } from './support/supervisor.ts';
+
+// role external through the real CLI: the proxies are stand-ins started by the
+// test, not by sidecar-init (as a sibling container's would be), each as a UID
+// of its own that the matchers include, so parallel test files never see each
+// other's. The pod tier (npm run test:pod) plays the same in real pods.
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+
+afterEach(() => {
+  killStandins();
+});
+
+describe('externals', () => {
+  it('holds the init step and the app until the external is ready, stops it after the app, exits with the app’s code', async () => {
+    const events = createEvents();
+    const proxy = await startStandin('pilot-agent', { args: ['--standin-ready-after=0.5'] });
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: mesh',
+      '    role: external',
+      `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      `    readiness: { probe: "${proxy.url(15021, '/healthz/ready')}" }`,
+      `    stop: { http: "${proxy.url(15020, '/quitquitquit')}" }`,
+      '  - name: migrate',
+      '    role: init',
+      `    command: ${yamlArgv(...fixtureArgv('exit-with.sh', 'migrate', '0'))}`,
+      '  - name: job',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('exit-with.sh', 'job', '3'))}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(3);
+    expect(events.sequence()).toEqual(['migrate start', 'migrate exit-0', 'job start', 'job exit-3']);
+    const ready = proxy.events.find((event) => event.event === 'ready');
+    const migrateStart = events.read()[0];
+    expect(Number((migrateStart?.ns ?? 0n) / 1_000_000n)).toBeGreaterThanOrEqual(ready?.t ?? Number.POSITIVE_INFINITY);
+    expect(await proxy.exited).toEqual({ code: 0, signal: null });
+    expect(proxy.events.map((event) => event.event)).toContain('quit');
+    const story = run.logs.filter((line) => line.proc === 'mesh').map((line) => line.event);
+    expect(story).toEqual(['external-found', 'ready', 'stopping', 'external-stop-request', 'external-stopped']);
+    expect(run.logs[0]?.msg).toMatch(/^starting 1 init steps, 0 sidecars, 1 externals, app job as /);
+    await expectNothingLeft(run);
+  });
+
+  it('an external that never gets ready fails startup (exit 1) and is still stopped', async () => {
+    const events = createEvents();
+    const proxy = await startStandin('pilot-agent', { args: ['--standin-never-ready'] });
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: mesh',
+      '    role: external',
+      '    preset: istio',
+      `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      `    readiness: { probe: "${proxy.url(15021, '/healthz/ready')}", deadline: 500ms }`,
+      `    stop: { http: "${proxy.url(15020, '/quitquitquit')}" }`,
+      '  - name: job',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('exit-with.sh', 'job', '0'))}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(1);
+    expect(events.sequence()).toEqual([]);
+    expect(run.logs.find((line) => line.event === 'teardown')?.msg).toBe(
+      'external mesh failed to start: found but not ready within its 500ms deadline; the app will not start',
+    );
+    expect(await proxy.exited).toEqual({ code: 0, signal: null });
+    expect(proxy.events.map((event) => event.event)).toContain('quit');
+    await expectNothingLeft(run);
+  });
+
+  it('an optional external that never appears is logged absent and skipped; sidecar-init never matches itself or its children', async () => {
+    const events = createEvents();
+    // The token is in sidecar-init's own command line (the config path) and in its sidecar's, which
+    // runs while the external is looked for: neither may match.
+    const dir = join(events.dir, 'self-match-token');
+    const config = join(`${dir}.yaml`);
+    writeFileSync(
+      config,
+      [
+        'processes:',
+        '  - name: helper',
+        '    role: sidecar',
+        `    command: ${yamlArgv('/bin/sh', '-c', 'sleep 30 # self-match-token')}`,
+        '  - name: mesh',
+        '    role: external',
+        '    match: { cmdline: self-match-token }',
+        '    optional: true',
+        '    readiness: { deadline: 300ms }',
+        '  - name: job',
+        '    role: app',
+        `    command: ${yamlArgv('/bin/sh', '-c', `. ${fixture('record.sh')}; NAME=job; record start`)}`,
+        '',
+      ].join('\n'),
+    );
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toEqual(['job start']);
+    expect(run.logs.filter((line) => line.proc === 'mesh').map((line) => line.event)).toEqual(['external-absent']);
+    await expectNothingLeft(run);
+  });
+
+  it('--external NAME=uid:… waits for the process to exist, and stops it by signal after the app', async () => {
+    const events = createEvents();
+    const uid = uniqueUid();
+    const go = join(events.dir, 'go');
+    // The job ends only once the test has seen the proxy listen, so the stop never races its start-up.
+    const job = `. ${fixture('record.sh')}; NAME=job; record start; while [ ! -e ${go} ]; do sleep 0.01; done; record exit-0`;
+    const running = runSupervisor(['--external', `proxy=uid:${uid}`, '--', '/bin/sh', '-c', job], { env: { EVENTS: events.file } });
+    // Containers start in any order: sidecar-init is already looking when the proxy starts.
+    const standin = await startStandin('envoy', { uid });
+    writeFileSync(go, '');
+    const result = track(await running);
+    expect(result.code).toBe(0);
+    expect(await standin.exited).toEqual({ code: 0, signal: null });
+    expect(standin.events).toContainEqual(expect.objectContaining({ event: 'signal', signal: 'SIGTERM' }));
+    // The job started only once the proxy was found.
+    const story = result.logs.filter((line) => line.event === 'external-found' || line.event === 'spawned');
+    expect(story.map((line) => [line.event, line.proc, line.pid])).toEqual([
+      ['external-found', 'proxy', standin.pid],
+      ['spawned', 'app', expect.any(Number)],
+    ]);
+    expect(events.sequence()).toEqual(['job start', 'job exit-0']);
+    await expectNothingLeft(result);
+  });
+});

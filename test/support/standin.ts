@@ -1,0 +1,117 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomInt } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { isAlive } from '../../src/process/proc-table.ts';
+
+/** The stand-in proxies (test/fixtures/standin/), one symlink per real proxy name. */
+export const STANDIN_DIR = fileURLToPath(new URL('../fixtures/standin/', import.meta.url));
+
+export type StandinName =
+  | 'pilot-agent'
+  | 'envoy'
+  | 'linkerd2-proxy'
+  | 'cloud-sql-proxy'
+  | 'alloydb-auth-proxy'
+  | 'daprd'
+  | 'consul-dataplane'
+  | 'otelcol';
+
+export interface StandinEvent {
+  readonly event: string;
+  readonly pid: number;
+  readonly uid: number;
+  readonly t: number;
+  readonly ports?: Record<string, number>;
+  readonly child?: number | null;
+  readonly [field: string]: unknown;
+}
+
+export interface Standin {
+  readonly pid: number;
+  readonly uid: number;
+  /** The real port (e.g. "15020") → the port the OS gave it. */
+  readonly ports: Readonly<Record<string, number>>;
+  /** Its own child's PID (pilot-agent runs envoy), if any. */
+  readonly childPid: number | undefined;
+  readonly events: StandinEvent[];
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  url(realPort: number, path: string): string;
+}
+
+export interface StandinOptions {
+  readonly args?: readonly string[];
+  readonly env?: Record<string, string>;
+  /** Runs as this UID (we are root); default a random one, which also keeps matchers of parallel tests apart. */
+  readonly uid?: number;
+}
+
+const started: { pid: number; childPid: number | undefined }[] = [];
+
+/** A UID no other test uses at the same time: matchers that include it see only this test's processes. */
+export function uniqueUid(): number {
+  return randomInt(20_000, 60_000);
+}
+
+/**
+ * Starts a stand-in on ephemeral ports and resolves once it listens (its
+ * signal handlers are installed before that line), so a test acts only after it.
+ */
+export function startStandin(name: StandinName, options: StandinOptions = {}): Promise<Standin> {
+  const uid = options.uid ?? uniqueUid();
+  const child: ChildProcess = spawn(`${STANDIN_DIR}${name}`, ['--standin-ephemeral-ports', ...(options.args ?? [])], {
+    uid,
+    gid: uid,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const events: StandinEvent[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    // close, not exit: every event line it printed has been read by then.
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    let partial = '';
+    child.once('error', reject);
+    void exited.then(({ code, signal }) => reject(new Error(`stand-in ${name} exited before listening (${code ?? signal})`)));
+    child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+      partial += chunk;
+      const lines = partial.split('\n');
+      partial = lines.pop() ?? '';
+      for (const line of lines) {
+        const event = JSON.parse(line) as StandinEvent;
+        events.push(event);
+        if (event.event !== 'listening') continue;
+        const pid = child.pid ?? 0;
+        const childPid = event.child ?? undefined;
+        started.push({ pid, childPid });
+        const ports = event.ports ?? {};
+        resolve({
+          pid,
+          uid,
+          ports,
+          childPid,
+          events,
+          exited,
+          url: (realPort, path) => `http://127.0.0.1:${ports[String(realPort)]}${path}`,
+        });
+      }
+    });
+  });
+}
+
+/** afterEach: SIGKILL every stand-in (and its child) still alive, by PID; returns the survivors it found. */
+export function killStandins(): number[] {
+  const survivors: number[] = [];
+  for (const { pid, childPid } of started.splice(0)) {
+    for (const target of [childPid, pid]) {
+      if (target === undefined || !isAlive(target)) continue;
+      survivors.push(target);
+      try {
+        process.kill(target, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return survivors;
+}

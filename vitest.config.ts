@@ -11,5 +11,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // expect.poll waits for an event another process causes; on a loaded machine
+    // that can take seconds, so its default bound (1 s) is raised to a liveness bound.
+    expect: { poll: { timeout: 10_000 } },
   },
 });

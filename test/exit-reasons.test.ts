@@ -20,7 +20,8 @@ describe('exit reasons', () => {
       '    backoff: { initial: 60s }',
       '    readiness:',
       `      probe: file:${events.dir}/never`,
-      '      deadline: 1s',
+      // Generous: two runs of a shell that exits at once must fit in it on a loaded machine.
+      '      deadline: 3s',
       '  - name: app',
       '    role: app',
       '    command: ["true"]',
@@ -32,13 +33,13 @@ describe('exit reasons', () => {
       level: 'warn',
       reason: 'sidecar-failed',
       proc: 'proxy',
-      msg: 'sidecar proxy failed to start: not ready within its 1000ms deadline; the app will not start',
+      msg: 'sidecar proxy failed to start: not ready within its 3000ms deadline; the app will not start',
     });
     expect(run.logs.find((line) => line.event === 'finished')).toMatchObject({
       level: 'warn',
       exitCode: 1,
       proc: 'proxy',
-      msg: 'all processes stopped; exit code 1: sidecar proxy failed to start: not ready within its 1000ms deadline',
+      msg: 'all processes stopped; exit code 1: sidecar proxy failed to start: not ready within its 3000ms deadline',
     });
     await expectNothingLeft(run);
   });

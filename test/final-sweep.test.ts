@@ -18,7 +18,7 @@ describe('the final sweep', () => {
     const events = createEvents();
     const ready = `${events.dir}/leftover-ready`;
     // The leftover ignores TERM, leaves the sidecar's process group (setsid) and announces itself once its trap is set.
-    // `: >` is a shell builtin: no touch process can still be alive when the probe passes.
+    // A redirection, not touch: a touch still running when the probe passes would ignore TERM too and be swept as a second leftover.
     const leftover = `trap '' TERM; : > ${ready}; exec sleep 300`;
     const config = writeConfig(events.dir, [
       `grace: ${GRACE_S}s`,

@@ -61,6 +61,8 @@ describe('output robustness', () => {
     const events = createEvents();
     const run = track(startSupervisor(['--', '/bin/sh', '-c', `${fixture('serve.sh', 'app')} & wait`], { env: { EVENTS: events.file } }));
     await events.waitFor('app start');
+    // The fixture prints its ready line after recording its start: it must be out before the reader goes.
+    await expect.poll(() => run.stdout()).toContain('app ready\n');
     run.process.stdout?.destroy();
     run.process.stderr?.destroy();
     run.process.kill('SIGTERM');

@@ -63,8 +63,8 @@ describe('log readiness with a real process', () => {
   it('is ready on the line itself, on stdout or stderr, not at the next period', async () => {
     for (const stream of ['stdout', 'stderr'] as const) {
       const latency = await timeOneRun(stream);
-      // Never before the line was written, and long before the period could explain it.
-      expect(latency).toBeGreaterThanOrEqual(0);
+      // Long before the period could explain it. (No lower bound: the two wall
+      // clocks are different processes' and may disagree by a few ms.)
       expect(latency).toBeLessThan(WAKE_BOUND_MS);
     }
   });

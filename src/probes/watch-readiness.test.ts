@@ -239,7 +239,9 @@ describe('watchReadiness with real probes', () => {
 
     await server.close();
     await expect.poll(() => changes.map((change) => change.ready)).toEqual([true, false]);
-    expect(changes[1]!.detail.lastFailure).toBe(`tcp://127.0.0.1:${server.port}: ECONNREFUSED`);
+    // Refused, or reset when an attempt had connected just before the close dropped
+    // its connection: which one is up to the timing, and both say the server went away.
+    expect(changes[1]!.detail.lastFailure).toMatch(new RegExp(`^tcp://127\\.0\\.0\\.1:${server.port}: (ECONNREFUSED|ECONNRESET)$`));
 
     await server.open();
     await expect.poll(() => changes.map((change) => change.ready)).toEqual([true, false, true]);
@@ -264,7 +266,7 @@ describe('watchReadiness with real probes', () => {
     sandbox.track(pid);
 
     controller.abort();
-    await expect.poll(() => isAlive(pid), { timeout: LATE_MS }).toBe(false);
+    await expect.poll(() => isAlive(pid)).toBe(false);
     await expect.poll(() => [...ownedPids]).toEqual([]);
     await expectNoResourcesBeyond(before);
   });

@@ -20,7 +20,7 @@ export function countResources(): ResourceCounts {
 
 /** libuv closes a handle a loop turn after it is released, so this polls briefly; a leak never goes away. */
 export async function expectNoResourcesBeyond(before: ResourceCounts): Promise<void> {
-  await expect.poll(() => WATCHED_RESOURCES.filter((kind) => countResources()[kind]! > before[kind]!), { timeout: 1_000 }).toEqual([]);
+  await expect.poll(() => WATCHED_RESOURCES.filter((kind) => countResources()[kind]! > before[kind]!)).toEqual([]);
 }
 
 /** A probe that records when each attempt started and ended around a real one (or a scripted answer). */

@@ -143,19 +143,23 @@ bundle.exports.main(process.argv.slice(2), process.env).then(${done});
 
 /**
  * Runs the bundle once, as the executable would (same Node, same V8 options),
- * and returns the file holding V8's code cache of it; undefined, with a
- * warning, when that run fails (the executable then compiles at every start).
+ * and returns the file holding V8's code cache of it. A run that fails still
+ * leaves the cache of what it compiled (under qemu-user, which cannot make a
+ * subreaper, the run stops before its app starts): a cache is never wrong, only
+ * less complete. Undefined, with a warning, when there is none.
  */
 function trainCodeCache(runner, work) {
   const trainer = join(work, 'train.cjs');
   const cacheFile = join(work, 'code-cache.bin');
   writeFileSync(trainer, loaderSource({ training: cacheFile }));
   const result = spawnSync(runner.command, [...runner.args, ...EXEC_ARGV, trainer, ...TRAINING_ARGS], { stdio: 'ignore', cwd: work });
-  if (result.status === 0 && existsSync(cacheFile)) return cacheFile;
-  console.warn(
-    `build-binary: the run that makes the code cache failed (${result.error?.message ?? `exit ${result.status ?? result.signal}`}); executable without code cache`,
-  );
-  return undefined;
+  const outcome = result.error?.message ?? `exit ${result.status ?? result.signal}`;
+  if (!existsSync(cacheFile)) {
+    console.warn(`build-binary: the run that makes the code cache failed (${outcome}); executable without code cache`);
+    return undefined;
+  }
+  if (result.status !== 0) console.warn(`build-binary: the run that makes the code cache ended with ${outcome}; its cache covers less`);
+  return cacheFile;
 }
 
 /**

@@ -13,6 +13,26 @@ import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
 export const BUNDLE_FILE = 'dist/sidecar-init.cjs';
 
 /**
+ * commander requires node:child_process at load, for subcommands that are
+ * separate executables, which sidecar-init has none of. Loading it (with net,
+ * stream and dgram) is most of what `--version`, `--help`, `validate` and
+ * `plan` would otherwise spend beyond Node's own start, so commander gets it on
+ * first use instead (a run loads it anyway, to spawn).
+ */
+const COMMANDER_CHILD_PROCESS_ON_USE = {
+  name: 'commander-child-process-on-use',
+  setup(build) {
+    build.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /node_modules\/commander\/lib\/command\.js$/.test(args.importer) ? { path: 'child_process', namespace: 'on-use' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'on-use' }, () => ({
+      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * pino requires its transports (a worker thread per destination: thread-stream,
  * worker_threads, assert) and its file destination (sonic-boom) when it loads,
  * though sidecar-init never uses them: src/observe/logger.ts hands pino its own
@@ -63,7 +83,7 @@ export async function buildBundle({ outfile = BUNDLE_FILE } = {}) {
     // themselves get the bundle's own URL (in the executable: the executable).
     define: { 'import.meta.url': '__sidecar_init_bundle_url' },
     banner: { js: "var __sidecar_init_bundle_url=require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [PINO_UNUSED_PARTS],
+    plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS],
     logLevel: 'warning',
   });
   writeNotices(result.metafile, join(dirname(outfile), NOTICES_FILE));

@@ -1,5 +1,3 @@
-import { createExternalKit } from './externals/external-kit.ts';
-import { describeNamespaceMode, detectNamespaceMode } from './process/namespace-mode.ts';
 import module from 'node:module';
 import type { Logger } from 'pino';
 import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
@@ -103,9 +101,11 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
 }
 
 async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+  const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./lifecycle/supervise.ts');
   const { flushOutput } = await import('./observe/pipe-output.ts');
   const { serveStatus } = await import('./observe/serve-status.ts');
+  const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
   const { createSpawner, ownedPids } = await import('./process/spawn.ts');

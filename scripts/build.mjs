@@ -11,6 +11,54 @@ import { build } from 'esbuild';
 import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
 
 export const BUNDLE_FILE = 'dist/sidecar-init.cjs';
+
+/**
+ * commander requires node:child_process at load, for subcommands that are
+ * separate executables, which sidecar-init has none of. Loading it (with net,
+ * stream and dgram) is most of what `--version`, `--help`, `validate` and
+ * `plan` would otherwise spend beyond Node's own start, so commander gets it on
+ * first use instead (a run loads it anyway, to spawn).
+ */
+const COMMANDER_CHILD_PROCESS_ON_USE = {
+  name: 'commander-child-process-on-use',
+  setup(build) {
+    build.onResolve({ filter: /^node:child_process$/ }, (args) =>
+      /node_modules\/commander\/lib\/command\.js$/.test(args.importer) ? { path: 'child_process', namespace: 'on-use' } : undefined,
+    );
+    build.onLoad({ filter: /.*/, namespace: 'on-use' }, () => ({
+      contents: "module.exports = { get spawn() { return require('node:child_process').spawn; } };",
+      loader: 'js',
+    }));
+  },
+};
+
+/**
+ * pino requires its transports (a worker thread per destination: thread-stream,
+ * worker_threads, assert) and its file destination (sonic-boom) when it loads,
+ * though sidecar-init never uses them: src/observe/logger.ts hands pino its own
+ * write function. Evaluating them cost every start ~4 ms of CPU and ~0.5 MiB
+ * (measured in the single executable), so the bundle carries stubs that say so
+ * if anything ever calls them.
+ */
+const PINO_UNUSED_PARTS = {
+  name: 'pino-unused-parts',
+  setup(build) {
+    const unused = (what) =>
+      `throw new Error('sidecar-init does not bundle pino ' + ${JSON.stringify(what)} + '; write lines with a stream instead')`;
+    const stubs = {
+      transport: `module.exports = function transport() { ${unused('transports')} };`,
+      'sonic-boom': `module.exports = class SonicBoom { constructor() { ${unused('destinations (sonic-boom)')} } };`,
+      // pino asks only whether it runs on the main thread, and only to set up sonic-boom.
+      worker_threads: 'module.exports = { isMainThread: true };',
+    };
+    build.onResolve({ filter: /^(\.\/lib\/transport|\.\/transport|sonic-boom|worker_threads)$/ }, (args) => {
+      if (!/node_modules\/pino\/(pino\.js|lib\/tools\.js)$/.test(args.importer)) return undefined;
+      const stub = args.path.endsWith('transport') ? 'transport' : args.path;
+      return { path: stub, namespace: 'pino-unused-parts' };
+    });
+    build.onLoad({ filter: /.*/, namespace: 'pino-unused-parts' }, (args) => ({ contents: stubs[args.path], loader: 'js' }));
+  },
+};
 export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
 
 /**
@@ -35,6 +83,7 @@ export async function buildBundle({ outfile = BUNDLE_FILE } = {}) {
     // themselves get the bundle's own URL (in the executable: the executable).
     define: { 'import.meta.url': '__sidecar_init_bundle_url' },
     banner: { js: "var __sidecar_init_bundle_url=require('node:url').pathToFileURL(__filename).href;" },
+    plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS],
     logLevel: 'warning',
   });
   writeNotices(result.metafile, join(dirname(outfile), NOTICES_FILE));

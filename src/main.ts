@@ -1,35 +1,21 @@
-import { createExternalKit } from './externals/external-kit.ts';
-import { describeNamespaceMode, detectNamespaceMode } from './process/namespace-mode.ts';
 import module from 'node:module';
 import type { Logger } from 'pino';
 import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
 import { parseArgs } from './cli/parse-args.ts';
 import type { CliCommand } from './cli/parse-args.ts';
 import { ConfigError, formatConfigError } from './config/config-error.ts';
-import { type LoadPlanInput, loadPlan } from './config/load-plan.ts';
+import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
-import { startSupervision } from './lifecycle/supervise.ts';
-import { resolveLogFormat } from './observe/log-format.ts';
-import { createLogger } from './observe/logger.ts';
-import { flushOutput } from './observe/pipe-output.ts';
-import { serveStatus } from './observe/serve-status.ts';
-import { planText } from './observe/plan-text.ts';
-import { planView } from './observe/plan-view.ts';
 import { writeAllSync } from './observe/write-sync.ts';
 import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
-import { killDescendantsNow } from './process/kill-descendants.ts';
-import { createReaper } from './process/reaper.ts';
-import { subscribeSignals } from './process/signals.ts';
-import { createSpawner, ownedPids } from './process/spawn.ts';
-import { sweepDescendants } from './process/sweep.ts';
-import { runDrain } from './hooks/run-drain.ts';
-import { runHook } from './hooks/run-hook.ts';
-import { createProbe } from './probes/create-probe.ts';
-import { createLogMatcher } from './probes/log-matcher.ts';
-import { watchLiveness } from './probes/watch-liveness.ts';
-import { watchReadiness } from './probes/watch-readiness.ts';
 import { assertNever } from './util/assert-never.ts';
+
+// Only what every command needs is imported above. The rest is imported where
+// it is first used, so `--version`, `--help` and a usage error never evaluate
+// the config schemas, and `validate` and `plan` never the logger or the
+// spawner: the bundle keeps each import() as a module evaluated on first use,
+// and evaluating modules is most of a start (measured with npm run bench).
 
 const STDOUT_FD = 1;
 const STDERR_FD = 2;
@@ -44,11 +30,11 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       writeAllSync(command.code === 0 ? STDOUT_FD : STDERR_FD, command.output);
       return command.code;
     case 'validate':
-      return validate(command);
+      return await validate(command);
     case 'plan':
-      return printPlan(command);
+      return await printPlan(command);
     case 'run':
-      return run(command);
+      return await run(command);
     default:
       return assertNever(command);
   }
@@ -71,27 +57,32 @@ export function exitProcess(code: number): never {
   process.exit(code);
 }
 
-function validate(command: CliCommand & { kind: 'validate' }): number {
-  const plan = planOrReport(command);
+async function validate(command: CliCommand & { kind: 'validate' }): Promise<number> {
+  const plan = await planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
   writeAllSync(STDOUT_FD, `${command.configFile}: valid (${describePlan(plan)})\n`);
   return 0;
 }
 
 /** `sidecar-init plan`: what a run would do, as text or JSON, from the same inputs; nothing starts. */
-function printPlan(command: CliCommand & { kind: 'plan' }): number {
-  const plan = planOrReport(command);
+async function printPlan(command: CliCommand & { kind: 'plan' }): Promise<number> {
+  const plan = await planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
+  const { planView } = await import('./observe/plan-view.ts');
+  const { planText } = await import('./observe/plan-text.ts');
   writeAllSync(STDOUT_FD, command.json ? `${JSON.stringify(planView(plan), null, 2)}\n` : planText(plan));
   return 0;
 }
 
 async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
-  const plan = planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
+  const plan = await planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
+  const { resolveLogFormat } = await import('./observe/log-format.ts');
+  const { createLogger } = await import('./observe/logger.ts');
+  const { killDescendantsNow } = await import('./process/kill-descendants.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
@@ -110,6 +101,21 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
 }
 
 async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+  const { createExternalKit } = await import('./externals/external-kit.ts');
+  const { startSupervision } = await import('./lifecycle/supervise.ts');
+  const { flushOutput } = await import('./observe/pipe-output.ts');
+  const { serveStatus } = await import('./observe/serve-status.ts');
+  const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
+  const { createReaper } = await import('./process/reaper.ts');
+  const { subscribeSignals } = await import('./process/signals.ts');
+  const { createSpawner, ownedPids } = await import('./process/spawn.ts');
+  const { sweepDescendants } = await import('./process/sweep.ts');
+  const { runDrain } = await import('./hooks/run-drain.ts');
+  const { runHook } = await import('./hooks/run-hook.ts');
+  const { createProbe } = await import('./probes/create-probe.ts');
+  const { createLogMatcher } = await import('./probes/log-matcher.ts');
+  const { watchLiveness } = await import('./probes/watch-liveness.ts');
+  const { watchReadiness } = await import('./probes/watch-readiness.ts');
   const spawner = createSpawner();
   let reapedOrphans = 0;
   const reaper = createReaper({
@@ -173,7 +179,8 @@ function nativeOrReport(): NativeProcessApi | undefined {
   }
 }
 
-function planOrReport(input: LoadPlanInput): Plan | undefined {
+async function planOrReport(input: LoadPlanInput): Promise<Plan | undefined> {
+  const { loadPlan } = await import('./config/load-plan.ts');
   try {
     return loadPlan(input);
   } catch (error) {

@@ -8,7 +8,12 @@ import { createRequire } from 'node:module';
 // switched off (Linkerd without its shutdown flag) and a signal has to do.
 
 // Not `import ... from 'node:http'`: see src/probes/http-probe.ts (~25 ms of startup).
-const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+// Required with the first request, so a start that stops no external over HTTP never evaluates node:http.
+let httpRequest: typeof import('node:http').request | undefined;
+function request(...args: Parameters<typeof import('node:http').request>) {
+  httpRequest ??= (createRequire(import.meta.url)('node:http') as typeof import('node:http')).request;
+  return httpRequest(...args);
+}
 
 export type StopRequestResult =
   | { readonly kind: 'accepted'; readonly status: number }

@@ -20,8 +20,13 @@ const NEWLINE = 0x0a;
 const CARRIAGE_RETURN = '\r';
 
 // Not `import ... from 'node:http'`: see src/probes/http-probe.ts (linking it as
-// an ES module loads Node's fetch stack on every start, ~25 ms).
-const { request } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+// an ES module loads Node's fetch stack on every start, ~25 ms). Required when the
+// first http hook runs, so a start without one does not evaluate node:http at all.
+let httpRequest: typeof import('node:http').request | undefined;
+function request(...args: Parameters<typeof import('node:http').request>) {
+  httpRequest ??= (createRequire(import.meta.url)('node:http') as typeof import('node:http')).request;
+  return httpRequest(...args);
+}
 
 export function runHttpHook(hook: HttpHookSpec, context: Pick<HookContext, 'onOutputLine'>, signal: AbortSignal): Promise<AttemptOutcome> {
   const target = parseUrl(hook.url);

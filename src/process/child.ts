@@ -1,7 +1,7 @@
 import type { ProcessUser } from '../config/plan.ts';
 import type { ExitStatus } from './exit-status.ts';
 
-// The small interface the lifecycle uses to run processes. The execa-backed
+// The small interface the lifecycle uses to run processes. The child_process-backed
 // implementation lives in spawn.ts; nothing else spawns.
 
 export interface SpawnRequest {

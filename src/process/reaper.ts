@@ -12,7 +12,7 @@ export interface ReapedOrphan {
 
 export interface ReaperOptions {
   readonly native: NativeProcessApi;
-  /** spawn.ts's ownedPids: libuv waits for these itself; reaping one would steal its exit status from execa. */
+  /** spawn.ts's ownedPids: libuv waits for these itself; reaping one would steal its exit status from libuv. */
   readonly ownedPids: ReadonlySet<number>;
   /** Called after each pass that reaped something; the reaper does not log. */
   readonly onReaped?: (orphans: readonly ReapedOrphan[]) => void;

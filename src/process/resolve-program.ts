@@ -7,7 +7,7 @@ import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 // Finds the file execvp(3) would run, before anything is spawned. Node only
 // reports ENOENT/EACCES asynchronously and without saying which file or PATH it
 // tried; resolving first gives exact 126/127 statuses and messages that name the
-// program, and the result is the path we hand to execa, so it cannot disagree.
+// program, and the result is the path we hand to spawn, so it cannot disagree.
 
 export type ResolvedProgram =
   | { readonly ok: true; readonly path: string }

@@ -86,10 +86,12 @@ describe.skipIf(!IS_EXECUTABLE)('the single executable', () => {
 
   it('refuses in one line, exit 1, starting nothing, when every place for its addon is noexec', () => {
     // A private mount namespace where /dev/shm, /tmp and /var/tmp are noexec
-    // tmpfs, as /dev/shm is in Docker, podman and containerd.
+    // tmpfs, as /dev/shm is in Docker, podman and containerd. The executable's
+    // folder is bound to /mnt first: a checkout under /tmp would be hidden.
     const script =
+      'mount --bind "$(dirname "$0")" /mnt || exit 91; ' +
       'for dir in /dev/shm /tmp /var/tmp; do mount -t tmpfs -o noexec,size=1m tmpfs "$dir" || exit 90; done; ' +
-      'exec env -i PATH=/usr/bin:/bin "$0" -- sh -c "echo started"';
+      'exec env -i PATH=/usr/bin:/bin "/mnt/$(basename "$0")" -- sh -c "echo started"';
     const result = spawnSync('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', script, BIN], {
       encoding: 'utf8',
       timeout: 20_000,

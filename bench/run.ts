@@ -8,6 +8,7 @@ import * as statusMemory from './status-memory.ts';
 import * as readinessLatency from './readiness-latency.ts';
 import * as readinessWake from './readiness-wake.ts';
 import * as reapOrphans from './reap-orphans.ts';
+import * as reapStorm from './reap-storm.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
 
@@ -19,6 +20,7 @@ if (missing.length > 0) {
 console.log(`sidecar-init benchmarks on Node ${process.version}`);
 startupExit.run();
 reapOrphans.run();
+reapStorm.run();
 await idleMemory.run();
 await readinessLatency.run();
 await startupGraph.run();

@@ -21,6 +21,8 @@ const STDOUT_FD = 1;
 const STDERR_FD = 2;
 /** How long the last lines of output that passes through sidecar-init may take to be written at exit. */
 const OUTPUT_FLUSH_MS = 1_000;
+/** At most one `reaped` line per interval, however many orphans die. */
+const REAPED_LOG_INTERVAL_MS = 1_000;
 
 /** The composition root: argv → plan → supervise → exit code. Nothing else wires modules together. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -101,6 +103,7 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
 }
 
 async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+  const { createBatchedCount } = await import('./observe/batched-count.ts');
   const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./lifecycle/supervise.ts');
   const { flushOutput } = await import('./observe/pipe-output.ts');
@@ -118,12 +121,13 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
   const spawner = createSpawner();
   let reapedOrphans = 0;
+  const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
   const reaper = createReaper({
     native,
     ownedPids,
     onReaped: (orphans) => {
       reapedOrphans += orphans.length;
-      logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans');
+      reaped.add(orphans.length);
     },
     onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
   });
@@ -161,6 +165,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const swept = await sweepDescendants({ reaper, graceMs: supervision.remainingGraceMs(), hurry: supervision.hurry });
   if (swept.terminated + swept.killed > 0) logger.warn({ event: 'swept', ...swept }, 'stopped leftover processes');
   reaper.stop();
+  reaped.flush();
   // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();

@@ -1,7 +1,7 @@
 import type { ExitStatus } from './exit-status.ts';
 import type { NativeProcessApi } from './native.ts';
 import { decodeWaitStatus } from './native.ts';
-import { readProcTable } from './proc-table.ts';
+import { readChildPids } from './proc-table.ts';
 
 export type ReaperMode = 'pid1' | 'subreaper';
 
@@ -39,12 +39,28 @@ export function createReaper({ native, ownedPids, onReaped, onError }: ReaperOpt
   let listening = false;
   let pendingPass: NodeJS.Immediate | undefined;
 
+  // The kernel hands us our exited children one at a time (waitid WNOWAIT, which
+  // reaps nothing), so a pass costs two syscalls per zombie and nothing per
+  // live process. A zombie libuv owns is left for libuv; as the kernel would
+  // keep showing it first, the rest of that pass walks our children lists
+  // instead (rare: libuv reaps its own on the SIGCHLD that precedes our pass).
   function reapZombies(): readonly ReapedOrphan[] {
     const reaped: ReapedOrphan[] = [];
-    for (const entry of readProcTable()) {
-      if (entry.state !== 'Z' || entry.ppid !== process.pid || ownedPids.has(entry.pid)) continue;
-      const raw = native.reapPid(entry.pid);
-      if (raw !== undefined) reaped.push({ pid: entry.pid, status: decodeWaitStatus(raw) });
+    const reap = (pid: number): boolean => {
+      const raw = native.reapPid(pid);
+      if (raw === undefined) return false;
+      reaped.push({ pid, status: decodeWaitStatus(raw) });
+      return true;
+    };
+    let blockedByOwned = false;
+    for (let pid = native.peekZombie(); pid !== undefined; pid = native.peekZombie()) {
+      if (ownedPids.has(pid) || !reap(pid)) {
+        blockedByOwned = true;
+        break;
+      }
+    }
+    if (blockedByOwned) {
+      for (const pid of readChildPids()) if (!ownedPids.has(pid)) reap(pid);
     }
     if (reaped.length > 0) onReaped?.(reaped);
     return reaped;

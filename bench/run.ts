@@ -1,5 +1,6 @@
 // `npm run bench`: every scenario, each against tini and dumb-init in the same run.
 import { missingTools } from './measure.ts';
+import * as churnMemory from './churn-memory.ts';
 import * as idleMemory from './idle-memory.ts';
 import * as logProbeLatency from './log-probe-latency.ts';
 import * as logReadinessLatency from './log-readiness-latency.ts';
@@ -22,6 +23,7 @@ startupExit.run();
 reapOrphans.run();
 reapStorm.run();
 await idleMemory.run();
+await churnMemory.run();
 await readinessLatency.run();
 await startupGraph.run();
 await logReadinessLatency.run();

@@ -19,7 +19,7 @@ function rssKiB(pid: number): number {
 
 describe('a crash-looping sidecar', () => {
   it(`keeps the supervisor's RSS within 1.5x of its value after startup over ${MEASURED_RESTARTS} restarts`, {
-    timeout: 120_000,
+    timeout: 300_000,
   }, async () => {
     const events = createEvents();
     const crasher = yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=s; record start; exit 1`);

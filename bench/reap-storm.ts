@@ -39,6 +39,14 @@ function stormCpuMs(argv: (app: readonly string[]) => string[], orphans: number)
 }
 
 export function run(): void {
+  // What PID 1 spends with no orphans at all (for sidecar-init, Node's start):
+  // the storm's own cost is the rest.
+  const idle = new Map(
+    CONTENDERS.map((contender) => [
+      contender.name,
+      median(Array.from({ length: RUNS }, () => stormCpuMs((app) => contender.argv(app), 0))),
+    ]),
+  );
   for (const orphans of STORMS) {
     const medians = new Map<string, number>();
     for (const contender of CONTENDERS) {
@@ -50,7 +58,12 @@ export function run(): void {
     for (const [name, value] of medians) {
       console.log(`  ${name.padEnd(14)} ${value.toFixed(0).padStart(8)} ms   x${(value / tini).toFixed(2)} vs tini`);
     }
+    const net = (name: string): number => (medians.get(name) ?? 0) - (idle.get(name) ?? 0);
     console.log(`  storm CPU ratio sidecar-init / tini: ${((medians.get('sidecar-init') ?? 0) / tini).toFixed(2)}`);
+    console.log(
+      `  without the cost of starting (sidecar-init ${idle.get('sidecar-init')?.toFixed(0)} ms, tini ${idle.get('tini')?.toFixed(0)} ms): ` +
+        `x${(net('sidecar-init') / Math.max(net('tini'), 1)).toFixed(2)}`,
+    );
   }
 }
 

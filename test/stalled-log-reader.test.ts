@@ -14,7 +14,7 @@ import { writeConfig, yamlArgv } from './support/commands.ts';
 import { createEventLog } from './support/events.ts';
 import type { EventLog } from './support/events.ts';
 import { killMarkedProcesses, waitForNoLeftovers } from './support/leftovers.ts';
-import { BIN, FIXTURES, MARKER_VARIABLE, NODE } from './support/supervisor.ts';
+import { BIN_COMMAND, FIXTURES, MARKER_VARIABLE } from './support/supervisor.ts';
 
 /** A generous liveness bound for "SIGTERM was honoured": the grace is 1 s. */
 const ANSWERS_WITHIN_MS = 10_000;
@@ -53,7 +53,8 @@ function startWithFullStderr(args: readonly string[], events: EventLog): Stalled
   // A blocking description for the supervisor's stderr, as a runtime hands it over.
   const writer = openSync(fifo, constants.O_WRONLY);
   const marker = randomUUID();
-  const child = spawn(NODE, [BIN, ...args], {
+  const [command, ...prefix] = BIN_COMMAND;
+  const child = spawn(command!, [...prefix, ...args], {
     env: { ...process.env, EVENTS: events.file, [MARKER_VARIABLE]: marker },
     stdio: ['ignore', 'ignore', writer],
   });

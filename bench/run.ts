@@ -1,5 +1,6 @@
 // `npm run bench`: every scenario, each against tini and dumb-init in the same run.
 import { missingTools } from './measure.ts';
+import * as churnMemory from './churn-memory.ts';
 import * as idleMemory from './idle-memory.ts';
 import * as logProbeLatency from './log-probe-latency.ts';
 import * as logReadinessLatency from './log-readiness-latency.ts';
@@ -8,6 +9,7 @@ import * as statusMemory from './status-memory.ts';
 import * as readinessLatency from './readiness-latency.ts';
 import * as readinessWake from './readiness-wake.ts';
 import * as reapOrphans from './reap-orphans.ts';
+import * as reapStorm from './reap-storm.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
 
@@ -19,7 +21,9 @@ if (missing.length > 0) {
 console.log(`sidecar-init benchmarks on Node ${process.version}`);
 startupExit.run();
 reapOrphans.run();
+reapStorm.run();
 await idleMemory.run();
+await churnMemory.run();
 await readinessLatency.run();
 await startupGraph.run();
 await logReadinessLatency.run();

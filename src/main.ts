@@ -21,6 +21,10 @@ const STDOUT_FD = 1;
 const STDERR_FD = 2;
 /** How long the last lines of output that passes through sidecar-init may take to be written at exit. */
 const OUTPUT_FLUSH_MS = 1_000;
+/** How long the last log lines may wait for a slow log reader before the exit. */
+const LOG_FLUSH_DEADLINE_MS = 500;
+/** At most one `reaped` line per interval, however many orphans die. */
+const REAPED_LOG_INTERVAL_MS = 1_000;
 
 /** The composition root: argv → plan → supervise → exit code. Nothing else wires modules together. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
@@ -41,9 +45,9 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 }
 
 /**
- * Ends the process with `code`. Every line sidecar-init writes is written
- * synchronously, so nothing of its own is lost; _exit (when the native addon is
- * there) keeps a thread-pool write stuck on a stalled log pipe from holding the
+ * Ends the process with `code`. main() returns only once sidecar-init's own
+ * lines are written or their flush deadline has passed; _exit (when the native
+ * addon is there) keeps a write stuck on a stalled log pipe from holding the
  * exit, which process.exit would wait for.
  */
 export function exitProcess(code: number): never {
@@ -81,7 +85,7 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
   const { resolveLogFormat } = await import('./observe/log-format.ts');
-  const { createLogger } = await import('./observe/logger.ts');
+  const { createLogger, flushLog } = await import('./observe/logger.ts');
   const { killDescendantsNow } = await import('./process/kill-descendants.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
@@ -91,16 +95,24 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
     logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
     return EXIT_INTERNAL;
   };
-  process.on('uncaughtException', (error) => exitProcess(crash(error)));
-  process.on('unhandledRejection', (error) => exitProcess(crash(error)));
+  const crashAndExit = (error: unknown): void => {
+    const code = crash(error);
+    void flushLog(LOG_FLUSH_DEADLINE_MS).then(() => exitProcess(code));
+  };
+  process.on('uncaughtException', crashAndExit);
+  process.on('unhandledRejection', crashAndExit);
+  let exitCode: number;
   try {
-    return await supervise(plan, logger, native);
+    exitCode = await supervise(plan, logger, native);
   } catch (error) {
-    return crash(error);
+    exitCode = crash(error);
   }
+  await flushLog(LOG_FLUSH_DEADLINE_MS);
+  return exitCode;
 }
 
 async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+  const { createBatchedCount } = await import('./observe/batched-count.ts');
   const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./lifecycle/supervise.ts');
   const { flushOutput } = await import('./observe/pipe-output.ts');
@@ -118,12 +130,13 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
   const spawner = createSpawner();
   let reapedOrphans = 0;
+  const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
   const reaper = createReaper({
     native,
     ownedPids,
     onReaped: (orphans) => {
       reapedOrphans += orphans.length;
-      logger.info({ event: 'reaped', count: orphans.length }, 'reaped orphans');
+      reaped.add(orphans.length);
     },
     onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
   });
@@ -161,6 +174,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const swept = await sweepDescendants({ reaper, graceMs: supervision.remainingGraceMs(), hurry: supervision.hurry });
   if (swept.terminated + swept.killed > 0) logger.warn({ event: 'swept', ...swept }, 'stopped leftover processes');
   reaper.stop();
+  reaped.flush();
   // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();

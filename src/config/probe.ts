@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { compileLogPattern } from '../probes/log-pattern.ts';
 import { CommandSchema, checkNoNul, splitCommand } from './command.ts';
 import { positiveDuration, duration } from './duration.ts';
 import { PROBE_KINDS } from './literals.ts';
@@ -49,15 +50,10 @@ export function parseProbe(text: string): Result<ProbeSpec> {
   }
 }
 
-/** A pattern that compiles as a JavaScript RegExp, as the log probe will compile it. */
+/** A pattern that compiles as the log probe will compile it: a JavaScript RegExp the linear-time engine accepts. */
 function parseLogPattern(pattern: string): Result<string> {
-  if (pattern === '') return fail('log: needs a pattern, e.g. log:listening on port \\d+');
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    return fail(`log probe: ${(error as SyntaxError).message}`);
-  }
-  return ok(pattern);
+  const compiled = compileLogPattern(pattern);
+  return compiled.ok ? ok(pattern) : fail(compiled.message);
 }
 
 function parseFilePath(path: string): Result<string> {

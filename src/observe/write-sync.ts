@@ -5,9 +5,10 @@ const PIPE_FULL_RETRY_MS = 1;
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 
 /**
- * Writes all of `text` to a file descriptor before returning. The supervisor's
- * own output is written synchronously so that its last lines are never lost
- * when it exits right after (queued async writes are dropped by process.exit).
+ * Writes all of `text` to a file descriptor before returning. Only for output
+ * written when nothing is running yet (usage, --version, configuration
+ * problems, `validate`), which must not be lost to the exit that follows; the
+ * log lines of a run go through logger.ts, which never blocks.
  * A reader that went away (EPIPE) must not crash PID 1 or change its exit code,
  * so that is swallowed: there is nobody left to tell.
  */

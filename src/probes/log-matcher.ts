@@ -1,13 +1,17 @@
 import type { OutputListener, OutputStream } from '../process/child.ts';
 import { createLineSplitter } from '../observe/line-splitter.ts';
 import type { LineSplitter } from '../observe/line-splitter.ts';
+import { compileLogPattern } from './log-pattern.ts';
 
 // Watches a process's output for the line that says it is ready ("listening on
 // :8080"). Its feed is the SpawnRequest's onOutput (stdio 'tee', so the output
 // still reaches the container log unchanged); its match wakes the log probe.
 // Per-line work is one UTF-8 decode and one RegExp test with the RegExp
-// compiled once, and it stops at the first match: a chatty sidecar pays
-// nothing per line once it is ready.
+// compiled once (for V8's linear-time engine: see log-pattern.ts), and it stops
+// at the first match: a chatty sidecar pays nothing per line once it is ready.
+// Only whole lines are tested: a line longer than MAX_LINE_BYTES reaches the
+// log unchanged but never matches, because a piece of it could match where the
+// whole line would not.
 
 export interface LogMatcher {
   /** The pattern as written, for descriptions and messages. */
@@ -27,8 +31,8 @@ export function createLogMatcher(pattern: string): LogMatcher {
   const listeners = new Set<() => void>();
   let matched = false;
 
-  const handleLine = (line: Buffer): void => {
-    if (matched) return; // later lines of the chunk that matched
+  const handleLine = (line: Buffer, whole: boolean): void => {
+    if (matched || !whole) return; // later lines of the chunk that matched, or a piece of an overlong line
     // A CRLF line ends in \r, which would defeat a pattern anchored with `$`.
     const end = line.length > 0 && line[line.length - 1] === CARRIAGE_RETURN ? line.length - 1 : line.length;
     if (!regex.test(line.toString('utf8', 0, end))) return;
@@ -71,12 +75,9 @@ export function createLogMatcher(pattern: string): LogMatcher {
 
 const CARRIAGE_RETURN = 0x0d;
 
-/** Plan validation compiles the pattern too; a failure here is a bug upstream, but the message still names the pattern. */
+/** Plan validation compiles the pattern the same way; a failure here is a bug upstream, but the message still names the pattern. */
 function compilePattern(pattern: string): RegExp {
-  try {
-    // No flags: without `g` or `y`, test() keeps no lastIndex between lines.
-    return new RegExp(pattern);
-  } catch (error) {
-    throw new Error(`log probe: invalid pattern ${JSON.stringify(pattern)}: ${error instanceof Error ? error.message : String(error)}`);
-  }
+  const compiled = compileLogPattern(pattern);
+  if (!compiled.ok) throw new Error(`log probe: invalid pattern ${JSON.stringify(pattern)}: ${compiled.message}`);
+  return compiled.regex;
 }

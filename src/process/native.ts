@@ -4,12 +4,17 @@ import { getAsset, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import type { ExitStatus } from './exit-status.ts';
 
-/** The two syscalls behind the reaper (src/process/native/reaper.c). */
+/** The syscalls behind the reaper (src/process/native/reaper.c). */
 export interface NativeProcessApi {
   /** prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of our descendants are re-parented to us. */
   setChildSubreaper(): void;
   /** waitpid(pid, WNOHANG) on that one pid: its raw wait status, or undefined while it runs or when it is not our child. */
   reapPid(pid: number): number | undefined;
+  /**
+   * waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT): the pid of one exited child,
+   * not reaped (its status stays for whoever owns it), or undefined when none.
+   */
+  peekZombie(): number | undefined;
   /**
    * _exit(code): ends the process without atexit handlers, so a thread-pool
    * write stuck on a stalled log pipe cannot hold the exit. Only after every
@@ -167,9 +172,14 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
       throw new NativeAddonError(`${SUPPORTED}; this Node uses musl libc: use a glibc-based image such as debian:bookworm-slim`);
     throw new NativeAddonError(describe(cause instanceof Error ? cause.message : String(cause)), { cause });
   }
-  const { setChildSubreaper, reapPid, exitNow } = module.exports;
-  if (typeof setChildSubreaper !== 'function' || typeof reapPid !== 'function' || typeof exitNow !== 'function') {
-    throw new NativeAddonError(describe('not the reaper addon (no setChildSubreaper/reapPid/exitNow)'));
+  const { setChildSubreaper, reapPid, peekZombie, exitNow } = module.exports;
+  if (
+    typeof setChildSubreaper !== 'function' ||
+    typeof reapPid !== 'function' ||
+    typeof peekZombie !== 'function' ||
+    typeof exitNow !== 'function'
+  ) {
+    throw new NativeAddonError(describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/exitNow)'));
   }
   return module.exports as unknown as NativeProcessApi;
 }

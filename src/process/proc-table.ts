@@ -41,6 +41,28 @@ export function readProcTable(): ProcEntry[] {
   return entries;
 }
 
+/**
+ * The pids of this process's children, running or exited, from the kernel's
+ * per-thread lists (/proc/self/task/TID/children): an orphan is re-parented to
+ * whichever of our threads the kernel picks, so every thread's list is read.
+ * Costs O(our children), not O(processes on the machine).
+ */
+export function readChildPids(): number[] {
+  const pids: number[] = [];
+  for (const task of readdirSync('/proc/self/task')) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/self/task/${task}/children`, 'latin1');
+    } catch (error) {
+      // A thread that ended between readdir and read.
+      if (isVanished(error)) continue;
+      throw error;
+    }
+    for (const word of text.split(' ')) if (word !== '') pids.push(Number(word));
+  }
+  return pids;
+}
+
 /** All transitive descendants of rootPid (not rootPid itself), zombies included. */
 export function listDescendants(rootPid: number, table: readonly ProcEntry[] = readProcTable()): ProcEntry[] {
   const childrenOf = new Map<number, ProcEntry[]>();

@@ -1,7 +1,7 @@
 /*
- * The syscalls PID 1 needs and Node does not expose: prctl and waitpid for the
- * reaper, _exit for the last step. Kept to exactly these: everything else
- * (finding zombies, deciding whom to reap) is in TypeScript, where it is tested.
+ * The syscalls PID 1 needs and Node does not expose: prctl, waitid and waitpid
+ * for the reaper, _exit for the last step. Kept to exactly these: everything
+ * else (deciding whom to reap) is in TypeScript, where it is tested.
  */
 #include <errno.h>
 #include <limits.h>
@@ -62,6 +62,30 @@ static napi_value reap_pid(napi_env env, napi_callback_info info) {
   return value;
 }
 
+/* peekZombie(): number | undefined. The pid of one child that has exited and
+ * not been waited for, left in place (WNOWAIT): the caller decides whether it is
+ * ours to reap, so a child libuv owns keeps its status for libuv. The kernel
+ * answers from our own children lists, so the cost follows our children, not
+ * every process on the machine; undefined when there is none (or no child). */
+static napi_value peek_zombie(napi_env env, napi_callback_info info) {
+  (void)info;
+  siginfo_t found;
+  int result;
+  do {
+    /* WNOHANG leaves si_pid untouched when nothing has exited: zero it first. */
+    memset(&found, 0, sizeof found);
+    result = waitid(P_ALL, 0, &found, WEXITED | WNOHANG | WNOWAIT);
+  } while (result == -1 && errno == EINTR);
+
+  if (result == -1 && errno == ECHILD) return NULL;
+  if (result == -1) return throw_errno(env, "waitid", errno);
+  if (found.si_pid == 0) return NULL;
+
+  napi_value value;
+  if (napi_create_int32(env, found.si_pid, &value) != napi_ok) return NULL;
+  return value;
+}
+
 /* exitNow(code): never returns. _exit(2) skips atexit handlers and destructors:
  * libuv's joins its thread pool, and a thread stuck writing to a stalled log
  * pipe would keep PID 1 (and so the Job) alive forever. */
@@ -82,6 +106,7 @@ NAPI_MODULE_INIT() {
   napi_property_descriptor properties[] = {
     {"setChildSubreaper", NULL, set_child_subreaper, NULL, NULL, NULL, napi_enumerable, NULL},
     {"reapPid", NULL, reap_pid, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"peekZombie", NULL, peek_zombie, NULL, NULL, NULL, napi_enumerable, NULL},
     {"exitNow", NULL, exit_now, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok ||

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FORWARDED_SIGNALS, STOP_SIGNALS } from '../process/signals.ts';
 import { appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
-import { parseSignal, REWRITABLE_SIGNALS } from './signals.ts';
+import { parseSignal } from './signals.ts';
 
 describe('stopSignal', () => {
   it('is read by name on any role, and is undefined by default', () => {
@@ -197,9 +196,5 @@ describe('signals that can never be forwarded, caught or stop a process', () => 
       '--stop-signal job=SIGTTIN: SIGTTIN pauses a process instead of ending it, so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT',
     ]);
     expect(load({ cli: { stopSignal: ['app=SIGKILL'], app: ['job'] } }).processes[0]!.stopSignal).toBe('SIGKILL');
-  });
-
-  it('leave exactly the signals the supervisor listens for rewritable', () => {
-    expect([...REWRITABLE_SIGNALS].sort()).toEqual([...STOP_SIGNALS, ...FORWARDED_SIGNALS].sort());
   });
 });

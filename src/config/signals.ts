@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import * as z from 'zod';
+import { FORWARDED_SIGNALS, STOP_SIGNALS } from '../process/signals.ts';
 import type { Plan } from './plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 import { isRecord, parsedWith, type RelatedKey } from './schema-fields.ts';
@@ -56,30 +57,10 @@ export type SignalRewrites = Plan['signalRewrites'];
 const DROP = 'none';
 
 /**
- * The signals sidecar-init listens for and passes on to the app (as the
- * supervisor subscribes to them): only these can be rewritten. A test keeps
- * the list equal to the supervisor's.
+ * The signals sidecar-init listens for (those that start termination and those
+ * it passes on to the app): only these can be rewritten.
  */
-export const REWRITABLE_SIGNALS: readonly NodeJS.Signals[] = [
-  'SIGTERM',
-  'SIGINT',
-  'SIGHUP',
-  'SIGQUIT',
-  'SIGUSR1',
-  'SIGUSR2',
-  'SIGWINCH',
-  'SIGALRM',
-  'SIGCONT',
-  'SIGTSTP',
-  'SIGTTIN',
-  'SIGTTOU',
-  'SIGURG',
-  'SIGVTALRM',
-  'SIGXCPU',
-  'SIGXFSZ',
-  'SIGIO',
-  'SIGPWR',
-];
+export const REWRITABLE_SIGNALS: readonly NodeJS.Signals[] = [...STOP_SIGNALS, ...FORWARDED_SIGNALS];
 
 const NOT_REWRITABLE: Readonly<Partial<Record<NodeJS.Signals, string>>> = {
   SIGKILL: 'cannot be caught',

@@ -20,6 +20,8 @@ describe('openProcessHandle', () => {
       expect(handle?.signal('SIGKILL')).toEqual({ kind: 'gone' });
     } finally {
       handle?.close();
+      // A failed assertion above must not leave the sleeper behind.
+      if (sleeper.exitCode === null && sleeper.signalCode === null) sleeper.kill('SIGKILL');
     }
   });
 
@@ -33,7 +35,10 @@ describe('openProcessHandle', () => {
 const handle = openProcessHandle(${process.pid});
 console.log(JSON.stringify(handle.signal(0)));
 handle.close();`;
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8' });
+    // setpriv as nobody: CAP_DAC_READ_SEARCH only lets it reach node wherever the
+    // checkout is (a private /root, say); it grants no CAP_KILL.
+    const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', '--inh-caps=+dac_read_search', '--ambient-caps=+dac_read_search'];
+    const result = spawnSync('setpriv', [...asNobody, process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
     expect(result.stderr).toBe('');
     expect(JSON.parse(result.stdout)).toEqual({ kind: 'not-permitted' });
   });

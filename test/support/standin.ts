@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomInt } from 'node:crypto';
+import { chmodSync, cpSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isAlive } from '../../src/process/proc-table.ts';
 
@@ -47,6 +50,20 @@ export interface StandinOptions {
 
 const started: { pid: number; childPid: number | undefined }[] = [];
 
+let runnableDir: string | undefined;
+/**
+ * A world-readable copy of STANDIN_DIR: stand-ins run as other UIDs, which
+ * cannot reach the checkout when it sits in a private folder such as /root.
+ */
+function runnableStandinDir(): string {
+  if (runnableDir !== undefined) return runnableDir;
+  const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-standin-'));
+  chmodSync(dir, 0o755);
+  cpSync(STANDIN_DIR, dir, { recursive: true, verbatimSymlinks: true });
+  runnableDir = `${dir}/`;
+  return runnableDir;
+}
+
 /** A UID no other test uses at the same time: matchers that include it see only this test's processes. */
 export function uniqueUid(): number {
   return randomInt(20_000, 60_000);
@@ -58,7 +75,7 @@ export function uniqueUid(): number {
  */
 export function startStandin(name: StandinName, options: StandinOptions = {}): Promise<Standin> {
   const uid = options.uid ?? uniqueUid();
-  const child: ChildProcess = spawn(`${STANDIN_DIR}${name}`, ['--standin-ephemeral-ports', ...(options.args ?? [])], {
+  const child: ChildProcess = spawn(`${runnableStandinDir()}${name}`, ['--standin-ephemeral-ports', ...(options.args ?? [])], {
     uid,
     gid: uid,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...options.env },

@@ -223,8 +223,11 @@ processes:
     expect(existsSync(join(dir, 'first'))).toBe(false);
     expect(existsSync(join(dir, 'job'))).toBe(false);
 
-    // Its own user is no other user: allowed.
-    const allowed = track(await runSupervisor(['--user', `app=${NOBODY}:${NOBODY}`, '--', script, 'job'], { wrapper: AS_NOBODY }));
+    // Its own user is no other user: allowed. It runs in a folder nobody can
+    // enter, as the checkout may be one nobody cannot (a private /root).
+    const allowed = track(
+      await runSupervisor(['--user', `app=${NOBODY}:${NOBODY}`, '--', script, 'job'], { wrapper: AS_NOBODY, cwd: dir }),
+    );
     expect(allowed.code, allowed.stderr()).toBe(0);
     expect(identityOf(dir, 'job')).toMatchObject({ uid: `Uid: ${NOBODY} ${NOBODY} ${NOBODY} ${NOBODY}`, groups: 'Groups:' });
     await expectNothingLeft(allowed);

@@ -144,9 +144,11 @@ const outcome = await stopExternal({ name: 'envoy', match: { comm: 'envoy', uid:
   { budgetMs: 1000, logger: { info: log('info'), warn: log('warn'), error: log('error') } });
 console.log(JSON.stringify({ outcome, lines }));`;
     const startedAt = Date.now();
-    const result = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-      uid: 1000,
-      gid: 1000,
+    // setpriv as UID 1000: CAP_DAC_READ_SEARCH only lets it reach node wherever
+    // the checkout is (a private /root, say); it grants no CAP_KILL.
+    const as1000 = ['--reuid=1000', '--regid=1000', '--clear-groups', '--inh-caps=+dac_read_search', '--ambient-caps=+dac_read_search'];
+    const result = spawnSync('setpriv', [...as1000, process.execPath, '--input-type=module', '-e', script], {
+      cwd: '/',
       encoding: 'utf8',
       timeout: 20_000,
     });

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { getAsset, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
@@ -49,7 +49,7 @@ const loadedByPath = new Map<string, NativeProcessApi>();
 export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): NativeProcessApi {
   const override = env[NATIVE_ADDON_ENV];
   if (override !== undefined && override !== '') {
-    if (!existsSync(override)) throw new NativeAddonError(`${NATIVE_ADDON_ENV}=${override}: no such file; ${BUILD_HINT}`);
+    if (!isPresent(override)) throw new NativeAddonError(`${NATIVE_ADDON_ENV}=${override}: no such file; ${BUILD_HINT}`);
     return loadOnce(override, (error) => `could not load native reaper addon ${override}: ${error}; re${BUILD_HINT}`);
   }
   const platform = `${process.platform}-${process.arch}`;
@@ -61,13 +61,23 @@ export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): Nati
   // beside it in dist/native/; sources run from src/process/ and use the build's.
   const name = `reaper-${platform}.node`;
   const candidates = [`./native/${name}`, `../../dist/native/${name}`].map((path) => fileURLToPath(new URL(path, import.meta.url)));
-  const found = candidates.find((candidate) => existsSync(candidate));
+  const found = candidates.find((candidate) => isPresent(candidate));
   if (found === undefined) {
     throw new NativeAddonError(
       `native reaper addon not found (looked for ${candidates.join(', ')}); ${BUILD_HINT}, or set ${NATIVE_ADDON_ENV}`,
     );
   }
   return loadOnce(found, (error) => `could not load native reaper addon ${found}: ${error}; re${BUILD_HINT}`);
+}
+
+/**
+ * stat, not existsSync: existsSync is access(2), which checks with the real uid
+ * and drops capabilities, so a sidecar-init started as another user with only
+ * CAP_DAC_READ_SEARCH (to reach a checkout in a private folder) would not see an
+ * addon it can load.
+ */
+function isPresent(path: string): boolean {
+  return statSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
 /**

@@ -55,6 +55,8 @@ export interface StartOptions {
   readonly stdoutUnread?: boolean;
   /** A command to run the supervisor under, e.g. setpriv to change its user or groups. */
   readonly wrapper?: readonly string[];
+  /** The supervisor's working directory (default: the test's), e.g. one another user can enter. */
+  readonly cwd?: string;
 }
 
 export function startSupervisor(args: readonly string[], options: StartOptions = {}): RunningSupervisor {
@@ -67,6 +69,7 @@ export function startSupervisor(args: readonly string[], options: StartOptions =
   ];
   const child = spawn(command, argv, {
     env: { ...process.env, ...options.env, [MARKER_VARIABLE]: marker },
+    cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stderr = '';

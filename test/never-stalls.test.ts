@@ -14,24 +14,24 @@ describe('a log readiness pattern', () => {
   it('with catastrophic backtracking cannot stall the supervisor (it runs in linear time)', async () => {
     const events = createEvents();
     // 40 a's and a '!': ^(a+)+$ takes 2^40 steps on the backtracking engine.
+    // The `ok` line after it is the one that matches: lines are tested in order,
+    // so the app starting proves the bad line was tested and the loop went on.
     const sidecar = shellJoin(
       '/bin/sh',
       '-c',
-      `. ${FIXTURES}record.sh; NAME=s; printf '%s!\\n' ${'a'.repeat(40)}; record printed; exec sleep 1000`,
+      `. ${FIXTURES}record.sh; NAME=s; printf '%s!\\n' ${'a'.repeat(40)}; echo ok; record printed; exec sleep 1000`,
     );
     const run = track(
-      startSupervisor(['--grace', '1s', '--sidecar', `s=${sidecar}`, '--ready', 's=log:^(a+)+$', '--', ...fixtureArgv('serve.sh', 'app')], {
-        env: { EVENTS: events.file },
-      }),
+      startSupervisor(
+        ['--grace', '1s', '--sidecar', `s=${sidecar}`, '--ready', 's=log:^(a+)+$|^ok$', '--', ...fixtureArgv('serve.sh', 'app')],
+        { env: { EVENTS: events.file } },
+      ),
     );
-    await events.waitFor('s printed');
-    // The line is read (and tested) as soon as it is printed; the signal being
-    // handled after it proves the loop went on.
+    await events.waitFor('app start');
     run.process.kill('SIGTERM');
     const exit = await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, ANSWERS_WITHIN_MS, 'stalled'))]);
     expect(exit).not.toBe('stalled');
     expect(run.logs.some((line) => line.event === 'signal' && line.signal === 'SIGTERM')).toBe(true);
-    expect(events.sequence()).not.toContain('app start');
     await expectNothingLeft(run);
   });
 

@@ -1,10 +1,10 @@
 import { request } from 'node:http';
-import { connect, createServer, type Server } from 'node:net';
+import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parsePrometheusText } from './support/prometheus-parser.ts';
 import { FIXTURES, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
-import { fixtureArgv, freePort, writeConfig, yamlArgv } from './support/commands.ts';
+import { fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 
 // The status server through the real CLI: real processes, real HTTP requests.
@@ -214,11 +214,12 @@ describe('the status server', () => {
 
   it('runs without it when its port is taken, and says so', async () => {
     const events = createEvents();
-    const port = await freePort();
+    // The holder takes a port the OS gives it, so no one can grab it in between.
     const holder = await new Promise<Server>((resolve) => {
       const server = createServer();
-      server.listen(port, '127.0.0.1', () => resolve(server));
+      server.listen(0, '127.0.0.1', () => resolve(server));
     });
+    const port = (holder.address() as AddressInfo).port;
     try {
       const run = track(
         startSupervisor(['--status-addr', `127.0.0.1:${port}`, '--', ...fixtureArgv('exit-with.sh', 'job', '4')], {

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import * as z from 'zod';
-import { FORWARDED_SIGNALS, STOP_SIGNALS } from '../process/signals.ts';
+import { HANDLED_SIGNALS } from '../process/signals.ts';
 import type { Plan } from './plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 import { isRecord, parsedWith, type RelatedKey } from './schema-fields.ts';
@@ -60,7 +60,7 @@ const DROP = 'none';
  * The signals sidecar-init listens for (those that start termination and those
  * it passes on to the app): only these can be rewritten.
  */
-export const REWRITABLE_SIGNALS: readonly NodeJS.Signals[] = [...STOP_SIGNALS, ...FORWARDED_SIGNALS];
+export const REWRITABLE_SIGNALS = HANDLED_SIGNALS;
 
 const NOT_REWRITABLE: Readonly<Partial<Record<NodeJS.Signals, string>>> = {
   SIGKILL: 'cannot be caught',

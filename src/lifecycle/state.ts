@@ -74,8 +74,6 @@ export interface ExitedProc extends ProcHistory {
  */
 export type ProcState = PendingProc | SkippedProc | SpawningProc | RunningProc | StoppingProc | BackoffProc | ExitedProc;
 
-export type ProcStatus = ProcState['status'];
-
 /** Why teardown began; it decides the exit code. */
 export type StopReason =
   | { readonly kind: 'app-exited'; readonly status: ExitStatus }

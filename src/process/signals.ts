@@ -28,9 +28,12 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = [
   'SIGPWR',
 ];
 
+/** Every signal the supervisor listens for: the ones that stop it and the ones it passes on. */
+export const HANDLED_SIGNALS: readonly NodeJS.Signals[] = [...STOP_SIGNALS, ...FORWARDED_SIGNALS];
+
 /** Listens for every signal the supervisor handles; returns the unsubscribe. */
 export function subscribeSignals(handler: (signal: NodeJS.Signals) => void): () => void {
-  const signals = [...STOP_SIGNALS, ...FORWARDED_SIGNALS];
+  const signals = HANDLED_SIGNALS;
   for (const signal of signals) process.on(signal, handler);
   return () => {
     for (const signal of signals) process.off(signal, handler);

@@ -14,7 +14,7 @@ import {
 // The example Jobs with sidecar-init as the app container's entrypoint and the
 // proxy an ordinary sibling container, in a pod with shareProcessNamespace:
 // sidecar-init is not PID 1 there (the infra container is), and the proxy runs
-// as its own UID. Liveness bounds only; the figures are in bench/pod.ts.
+// as its own UID. Liveness bounds only; the figures are in bench/pod-latency.ts.
 
 const SIDECAR_INIT = '/opt/sidecar-init/bin/sidecar-init';
 const APP = 'report';

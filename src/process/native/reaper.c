@@ -33,7 +33,7 @@ static napi_value set_child_subreaper(napi_env env, napi_callback_info info) {
 
 /* reapPid(pid): number | undefined. Waits for exactly one pid, never -1 or a
  * group: waitpid(-1) would also collect the children libuv spawned, and their
- * exit events (execa's promises) would never fire. */
+ * exit events (child_process 'exit') would never fire. */
 static napi_value reap_pid(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value arg;

@@ -60,7 +60,8 @@ describe('as a subreaper (not PID 1)', () => {
     const orphan = events.read().find((entry) => entry.event === 'orphan');
     expect(orphan).toBeDefined();
     expect(parentOf(orphan!.pid)).toBe(run.process.pid);
-    expect(run.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'subreaper' });
+    // The start line reaches us through a pipe: the app's event file can be read first.
+    expect(await run.waitForLog((line) => line.event === 'starting')).toMatchObject({ mode: 'subreaper' });
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
     expect(Number(run.logs.find((line) => line.event === 'swept')?.terminated)).toBeGreaterThanOrEqual(1);

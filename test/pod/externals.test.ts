@@ -185,8 +185,15 @@ describe('a Deployment whose proxy is a sibling container', () => {
     const pod = await playPod(workload);
     expect(await pod.waitForExit('web')).toBe(1);
     expect((await pod.state('istio-proxy')).running).toBe(true);
+    // sidecar-init neither called the quit endpoint nor signalled the proxy.
+    const before = jsonLines(await pod.logs('istio-proxy')).map((line) => line.event);
+    expect(before).not.toContain('quit');
+    expect(before).not.toContain('signal');
     await pod.stopAll(30);
     const states = await pod.waitForCompletion();
-    expect(states.find((state) => state.name === 'istio-proxy')?.exitCode).toBe(0);
+    // Ended by podman's stop, not by sidecar-init: 0 when the stand-in's SIGTERM
+    // handler ran to its end, 137 when podman killed what was left of the
+    // container first (seen once here); which one is podman's business.
+    expect([0, 137]).toContain(states.find((state) => state.name === 'istio-proxy')?.exitCode);
   });
 });

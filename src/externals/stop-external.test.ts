@@ -1,8 +1,8 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
-import { killStandins, startStandin, uniqueUid } from '../../test/support/standin.ts';
+import { describe, expect, test } from 'vitest';
+import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
 import { isAlive } from '../process/proc-table.ts';
 import { findProcesses } from './find-processes.ts';
 import { type StopLogger, stopExternal } from './stop-external.ts';
@@ -25,22 +25,7 @@ function recordingLogger(): StopLogger & { records: LogRecord[] } {
   return { records, info: record('info'), warn: record('warn'), error: record('error') };
 }
 
-let self: ChildProcess;
-let selfPid: number;
-
-beforeAll(() => {
-  // Plays sidecar-init (see find-processes.test.ts): the stand-ins are this test's children.
-  self = spawn('sleep', ['300'], { stdio: 'ignore' });
-  selfPid = self.pid ?? 0;
-});
-
-afterAll(() => {
-  self.kill('SIGKILL');
-});
-
-afterEach(() => {
-  killStandins();
-});
+const { selfPid } = useStandins();
 
 describe('stopExternal', () => {
   test('posts to the quit endpoint and waits until the proxy and its child are gone', async () => {
@@ -48,7 +33,7 @@ describe('stopExternal', () => {
     const logger = recordingLogger();
     const outcome = await stopExternal(
       { name: 'mesh', match: { comm: 'pilot-agent', uid: proxy.uid }, http: { url: proxy.url(15020, '/quitquitquit'), method: 'POST' } },
-      { budgetMs: 10_000, logger, selfPid },
+      { budgetMs: 10_000, logger, selfPid: selfPid() },
     );
     expect(outcome).toEqual({ kind: 'stopped', killed: 0 });
     expect(await proxy.exited).toEqual({ code: 0, signal: null });
@@ -61,7 +46,7 @@ describe('stopExternal', () => {
     const proxy = await startStandin('envoy');
     const outcome = await stopExternal(
       { name: 'envoy', match: { comm: 'envoy', uid: proxy.uid } },
-      { budgetMs: 10_000, logger: recordingLogger(), selfPid },
+      { budgetMs: 10_000, logger: recordingLogger(), selfPid: selfPid() },
     );
     expect(outcome).toEqual({ kind: 'stopped', killed: 0 });
     await proxy.exited;
@@ -78,7 +63,7 @@ describe('stopExternal', () => {
         http: { url: proxy.url(4191, '/shutdown'), method: 'POST' },
         notFoundHint: 'annotate the pod config.linkerd.io/proxy-admin-shutdown: enabled',
       },
-      { budgetMs: 10_000, logger, selfPid },
+      { budgetMs: 10_000, logger, selfPid: selfPid() },
     );
     expect(outcome).toEqual({ kind: 'stopped', killed: 0 });
     await proxy.exited;
@@ -93,7 +78,7 @@ describe('stopExternal', () => {
     const startedAt = Date.now();
     const outcome = await stopExternal(
       { name: 'envoy', match: { comm: 'envoy', uid: proxy.uid } },
-      { budgetMs: 1_000, logger: recordingLogger(), selfPid },
+      { budgetMs: 1_000, logger: recordingLogger(), selfPid: selfPid() },
     );
     expect(outcome).toEqual({ kind: 'stopped', killed: 1 });
     expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_000);
@@ -106,7 +91,7 @@ describe('stopExternal', () => {
     const abort = new AbortController();
     const stopping = stopExternal(
       { name: 'envoy', match: { comm: 'envoy', uid: proxy.uid } },
-      { budgetMs: 60_000, logger: recordingLogger(), selfPid, abort: abort.signal },
+      { budgetMs: 60_000, logger: recordingLogger(), selfPid: selfPid(), abort: abort.signal },
     );
     // Act once the proxy has seen (and ignored) the SIGTERM.
     await expect.poll(() => proxy.events.some((event) => event.event === 'signal')).toBe(true);
@@ -126,12 +111,12 @@ describe('stopExternal', () => {
     expect(
       await stopExternal(
         { name: 'mesh', match, http: { url: `http://127.0.0.1:${closedPort}/quitquitquit`, method: 'POST' } },
-        { budgetMs: 5_000, logger, selfPid },
+        { budgetMs: 5_000, logger, selfPid: selfPid() },
       ),
     ).toEqual({
       kind: 'absent',
     });
-    expect(await stopExternal({ name: 'mesh', match }, { budgetMs: 5_000, logger, selfPid })).toEqual({ kind: 'absent' });
+    expect(await stopExternal({ name: 'mesh', match }, { budgetMs: 5_000, logger, selfPid: selfPid() })).toEqual({ kind: 'absent' });
   });
 
   test('another UID without CAP_KILL: one clear error naming the process, its UID and the fix; no hang, no throw', async () => {
@@ -163,7 +148,7 @@ console.log(JSON.stringify({ outcome, lines }));`;
     );
     expect(Date.now() - startedAt).toBeLessThan(15_000);
     // The proxy was never touched.
-    expect(findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid }).map((found) => found.pid)).toEqual([proxy.pid]);
+    expect(findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid: selfPid() }).map((found) => found.pid)).toEqual([proxy.pid]);
     expect(proxy.events.map((event) => event.event)).not.toContain('signal');
   });
 });

@@ -4,6 +4,7 @@ import { chmodSync, cpSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { isAlive } from '../../src/process/proc-table.ts';
 
 /** The stand-in proxies (test/fixtures/standin/), one symlink per real proxy name. */
@@ -131,4 +132,23 @@ export function killStandins(): number[] {
     }
   }
   return survivors;
+}
+
+/**
+ * A test file of stand-ins: a `sleep` plays sidecar-init (the stand-ins are
+ * this test's children, and sidecar-init's descendants are never matched) and
+ * is killed after the file; every stand-in is killed after each test.
+ */
+export function useStandins(): { readonly selfPid: () => number } {
+  let self: ChildProcess | undefined;
+  beforeAll(() => {
+    self = spawn('sleep', ['300'], { stdio: 'ignore' });
+  });
+  afterAll(() => {
+    self?.kill('SIGKILL');
+  });
+  afterEach(() => {
+    killStandins();
+  });
+  return { selfPid: () => self?.pid ?? 0 };
 }

@@ -12,10 +12,20 @@ module.exports = {
       name: 'lifecycle-imports-only-types',
       comment:
         'The lifecycle is a pure reducer plus one runner that receives everything it touches from main.ts. ' +
-        'It may use the types of other folders, never their code: what the reducer needs lives in src/lifecycle/ (or src/util/).',
+        'It may use the types of other folders, never their code: what the reducer needs lives in src/lifecycle/ ' +
+        '(or src/util/, or src/plan/ when `sidecar-init plan` shares it).',
       severity: 'error',
       from: { path: '^src/lifecycle/', pathNot: TEST_FILE },
-      to: { pathNot: '^src/(lifecycle|util)/', dependencyTypesNot: ['type-only', 'core'] },
+      to: { pathNot: '^src/(lifecycle|util|plan)/', dependencyTypesNot: ['type-only', 'core'] },
+    },
+    {
+      name: 'plan-is-pure',
+      comment:
+        'src/plan/ holds pure definitions that a run and `sidecar-init plan` share (the process graph, its waves), ' +
+        'so the two cannot drift apart. It uses the types of other folders and nothing else, so anything may import it.',
+      severity: 'error',
+      from: { path: '^src/plan/' },
+      to: { pathNot: '^src/plan/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'nothing-imports-the-composition-root',

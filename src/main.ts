@@ -1,6 +1,6 @@
 import module from 'node:module';
 import type { Logger } from 'pino';
-import { EXIT_USAGE, EXIT_INTERNAL } from './cli/exit-codes.ts';
+import { EXIT_INTERNAL, EXIT_SOFTWARE, EXIT_USAGE } from './cli/exit-codes.ts';
 import { parseArgs } from './cli/parse-args.ts';
 import type { CliCommand } from './cli/parse-args.ts';
 import { ConfigError, formatConfigError } from './config/config-error.ts';
@@ -23,11 +23,24 @@ const STDERR_FD = 2;
 const OUTPUT_FLUSH_MS = 1_000;
 /** How long the last log lines may wait for a slow log reader before the exit. */
 const LOG_FLUSH_DEADLINE_MS = 500;
+/** An internal error is reported in one line of at most this many characters. */
+const MAX_ERROR_LINE = 300;
 /** At most one `reaped` line per interval, however many orphans die. */
 const REAPED_LOG_INTERVAL_MS = 1_000;
 
 /** The composition root: argv → plan → supervise → exit code. Nothing else wires modules together. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+  try {
+    return await dispatch(argv, env);
+  } catch (error) {
+    // The one top-level handler: whatever escaped is a bug. One line naming it, never
+    // Node's default report, which quotes the bundle's minified source around the throw.
+    writeAllSync(STDERR_FD, `sidecar-init: internal error (a bug in sidecar-init; please report it): ${describeError(error)}\n`);
+    return EXIT_SOFTWARE;
+  }
+}
+
+async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   const command = parseArgs(argv, env);
   switch (command.kind) {
     case 'exit':
@@ -208,4 +221,12 @@ function describePlan(plan: Plan): string {
   const count = (role: string) => plan.processes.filter((spec) => spec.role === role).length;
   const externals = count('external') === 0 ? '' : `${count('external')} externals, `;
   return `${count('init')} init steps, ${count('sidecar')} sidecars, ${externals}app ${plan.processes.at(-1)?.name ?? '?'}`;
+}
+
+/** `RangeError: Maximum call stack size exceeded` and where it was thrown, in one short line of plain text. */
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const where = error instanceof Error ? /\n\s+at (\S+)/.exec(error.stack ?? '')?.[1] : undefined;
+  const line = `${text}${where === undefined ? '' : ` (in ${where})`}`.replace(/\p{Cc}+/gu, ' ');
+  return line.length > MAX_ERROR_LINE ? `${line.slice(0, MAX_ERROR_LINE)}...` : line;
 }

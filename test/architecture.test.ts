@@ -22,9 +22,10 @@ const TREE: Readonly<Record<string, string>> = {
   'src/cli/parse.ts': 'export const parse = 1;\n',
   'src/util/assert.ts': 'export const assert = 1;\n',
   'src/process/status.ts': 'export type Status = number;\nexport const isOk = (status: Status) => status === 0;\n',
-  // Allowed: a type from another folder, code from its own folder and util/.
+  // Allowed: a type from another folder, code from its own folder, util/ and plan/.
   'src/lifecycle/allowed.ts':
-    "import type { Status } from '../process/status.ts';\nimport { assert } from '../util/assert.ts';\nimport { code } from './own.ts';\nexport const ok = (s: Status) => [assert, code, s];\n",
+    "import type { Status } from '../process/status.ts';\nimport { assert } from '../util/assert.ts';\nimport { graph } from '../plan/graph.ts';\nimport { code } from './own.ts';\nexport const ok = (s: Status) => [assert, graph, code, s];\n",
+  'src/plan/graph.ts': "import type { Status } from '../process/status.ts';\nexport const graph = (s: Status) => s;\n",
   'src/lifecycle/own.ts': 'export const code = 1;\n',
   // Violations, one per rule.
   'src/lifecycle/uses-process-code.ts': "import { isOk } from '../process/status.ts';\nexport const ok = isOk;\n",
@@ -34,6 +35,7 @@ const TREE: Readonly<Record<string, string>> = {
   'src/hooks/uses-probe.ts': "import { shared } from '../probes/shared.ts';\nexport const hook = shared;\n",
   'src/hooks/shared.ts': 'export const hookShared = 1;\n',
   'src/probes/uses-hook.ts': "import { hookShared } from '../hooks/shared.ts';\nexport const probe = hookShared;\n",
+  'src/plan/uses-util.ts': "import { assert } from '../util/assert.ts';\nexport const pure = assert;\n",
   'src/process/uses-test.ts': "import { helper } from '../../test/support/helper.ts';\nexport const used = helper;\n",
   'src/process/missing.ts': "import { gone } from './no-such-module.ts';\nexport const used = gone;\n",
   'src/hooks/uses-execa.ts': "import { execa } from 'execa';\nexport const run = execa;\n",
@@ -79,6 +81,7 @@ describe('the folder rules', () => {
         'nothing-imports-the-composition-root: src/process/imports-main.ts',
         'only-the-spawner-spawns: src/hooks/uses-execa.ts',
         'only-the-spawner-spawns: src/probes/spawns.ts',
+        'plan-is-pure: src/plan/uses-util.ts',
         'probes-do-not-import-hooks: src/probes/uses-hook.ts',
         'src-never-imports-test: src/process/uses-test.ts',
       ].sort(),

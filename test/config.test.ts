@@ -1,5 +1,6 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { truncateSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fixture, fixtureArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
@@ -187,6 +188,23 @@ describe('internal failures', () => {
     expect(run.stderr()).toMatch(/^sidecar-init: SIDECAR_INIT_NATIVE_ADDON=\S+missing\.node: no such file; .*npm run build.*\n$/);
     expect(events.sequence()).toEqual([]);
     await expectNothingLeft(run);
+  });
+
+  it('reports an error nothing expected in one line naming it, exit 70, never the source around it', async () => {
+    // No input reaches a bug on purpose any more (the stack overflow of a plan with 2,500
+    // processes was one), so the bundle's main() is handed an environment that throws.
+    const script = [
+      'const { main } = require(process.argv[1]);',
+      "const env = new Proxy({}, { get() { throw new RangeError('Maximum call stack size exceeded'); } });",
+      "main(['plan', '--', 'true'], env).then((code) => process.exit(code));",
+    ].join('\n');
+    const bundle = fileURLToPath(new URL('../dist/sidecar-init.cjs', import.meta.url));
+    const result = spawnSync(process.execPath, ['-e', script, bundle], { encoding: 'utf8' });
+    expect(result.status).toBe(70);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      /^sidecar-init: internal error \(a bug in sidecar-init; please report it\): RangeError: Maximum call stack size exceeded \(in [^\n]+\)\n$/,
+    );
   });
 });
 

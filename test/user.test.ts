@@ -208,6 +208,32 @@ processes:
     expect(existsSync(join(dir, 'job'))).toBe(false);
   });
 
+  it('refuses a uid or gid past what a process can run as (2^31-1) the same way in validate and in a run: exit 2, nothing started', async () => {
+    // It used to pass every check and fail at its process's turn, after the processes before it had started.
+    const dir = identityDir();
+    const script = join(dir, 'identity.sh');
+    const config = join(dir, 'ids.yaml');
+    const line = `  - { name: s2, role: init, command: [${script}, s2], user: "1000:2147483648" }`;
+    writeFileSync(config, ['processes:', line, ''].join('\n'));
+    const gidLine = `${config}:2:${line.indexOf('user:') + 1} processes[0].user: 2147483648 is not a gid; use a whole number from 0 to 2147483647`;
+    const checked = track(await runSupervisor(['validate', '-c', config, '--', script, 'job']));
+    expect(checked.stderr()).toBe(`sidecar-init: 1 configuration problem; nothing was started:\n  ${gidLine}\n`);
+    expect(checked.code).toBe(2);
+    const ran = track(await runSupervisor(['-c', config, '--init', `s1=${script} s1`, '--user', 's1=2147483648', '--', script, 'job']));
+    expect(ran.stderr()).toBe(
+      'sidecar-init: 2 configuration problems; nothing was started:\n' +
+        `  ${gidLine}\n` +
+        '  --user s1=2147483648: 2147483648 is not a uid; use a whole number from 0 to 2147483647\n',
+    );
+    expect(ran.code).toBe(2);
+    for (const name of ['s1', 's2', 'job']) expect(existsSync(join(dir, name))).toBe(false);
+    // The largest id is one a process runs as.
+    const largest = track(await runSupervisor(['--user', 'app=2147483647:2147483647', '--', script, 'job'], { cwd: dir }));
+    expect(largest.code, largest.stderr()).toBe(0);
+    expect(identityOf(dir, 'job')).toMatchObject({ uid: 'Uid: 2147483647 2147483647 2147483647 2147483647' });
+    await expectNothingLeft(largest);
+  });
+
   it('refuses, when sidecar-init is not root, to start a process as another user: exit 2, nothing started', async () => {
     const dir = identityDir();
     const script = join(dir, 'identity.sh');

@@ -58,15 +58,30 @@ function reportCycles(entries: readonly Entry[], byName: ReadonlyMap<string, Ent
   const path: Entry[] = [];
   const reported = new Set<string>();
 
-  const visit = (entry: Entry): void => {
-    state.set(entry, 'visiting');
-    path.push(entry);
-    for (const next of waitsFor(entry)) {
-      if (state.get(next) === 'visiting') reportCycle(path.slice(path.indexOf(next)));
-      else if (state.get(next) === undefined) visit(next);
+  // Depth first in list order, with an explicit stack: a chain of thousands of
+  // processes would exhaust the call stack of a recursive walk.
+  const visit = (root: Entry): void => {
+    const stack: { entry: Entry; next: readonly Entry[]; index: number }[] = [];
+    const enter = (entry: Entry): void => {
+      state.set(entry, 'visiting');
+      path.push(entry);
+      stack.push({ entry, next: waitsFor(entry), index: 0 });
+    };
+    enter(root);
+    while (stack.length > 0) {
+      const top = stack.at(-1)!;
+      const next = top.next[top.index];
+      top.index += 1;
+      if (next === undefined) {
+        stack.pop();
+        path.pop();
+        state.set(top.entry, 'done');
+      } else if (state.get(next) === 'visiting') {
+        reportCycle(path.slice(path.indexOf(next)));
+      } else if (state.get(next) === undefined) {
+        enter(next);
+      }
     }
-    path.pop();
-    state.set(entry, 'done');
   };
 
   const reportCycle = (cycle: readonly Entry[]): void => {

@@ -7,7 +7,7 @@ import { withReadinessDefaults } from './probe.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { checkedBy, mapping, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import { UID_RANGE, wholeNumber } from './whole-number.ts';
+import { ID_RANGE, wholeNumber } from './whole-number.ts';
 
 // role: external, a process of another container of the pod: how it is found
 // (match), when it counts as started (readiness), how it is stopped (stop).
@@ -39,7 +39,7 @@ const MatchSchema = mapping({
     z.string().meta({ description: 'A JavaScript RegExp over the arguments joined by spaces.' }),
     parseCmdlinePattern,
   ).optional(),
-  uid: wholeNumber('The real UID of the process.', UID_RANGE).optional(),
+  uid: wholeNumber('The real UID of the process.', ID_RANGE).optional(),
 })
   .refine(
     (match) => match.comm !== undefined || match.cmdline !== undefined || match.uid !== undefined,
@@ -154,7 +154,7 @@ export function parseExternalSpec(text: string): Result<ExternalFieldValues> {
     }
     case 'uid': {
       const uid = Number(value);
-      return /^[0-9]+$/.test(value) && uid <= UID_RANGE.max
+      return /^[0-9]+$/.test(value) && uid <= ID_RANGE.max
         ? ok({ match: { uid } })
         : fail(`${quote(value)} is not a UID; use a whole number, e.g. uid:1337`);
     }

@@ -6,6 +6,7 @@ import type { Entry } from './process.ts';
 import { at, type Report } from './problem.ts';
 import { closestMatch, fail, ok, quote, type Result } from './result.ts';
 import { parsedWith } from './schema-fields.ts';
+import { checkWholeNumber, describeRange, ID_RANGE } from './whole-number.ts';
 
 // Who a process runs as: `user: nobody`, `user: "1000:1000"`, `group: app`,
 // `--user NAME=USER[:GROUP]`. Names are resolved here, before anything starts,
@@ -14,9 +15,6 @@ import { parsedWith } from './schema-fields.ts';
 // than a process that fails at its turn. An init step that needs root (iptables
 // for a mesh) and an app that must not have it are the point: the plan says
 // per process, sidecar-init stays root and drops privileges in each child.
-
-/** uid_t and gid_t are 32-bit; (uid_t)-1 means "unchanged" to setuid(2), so it is no id. */
-const MAX_ID = 2 ** 32 - 2;
 
 const PASSWD_FILE = '/etc/passwd';
 const GROUP_FILE = '/etc/group';
@@ -59,10 +57,9 @@ function parseIdRef(text: string, what: 'user' | 'group', hint: string): Result<
   if (text === '') return fail(`the ${what} is empty; ${hint}`);
   // A number that is no id (-1, 1.5) is a mistake, not a name.
   if (/^-?[\d.]+$/.test(text)) {
-    const id = Number(text);
-    return /^\d+$/.test(text) && id <= MAX_ID
-      ? ok({ kind: 'id', id })
-      : fail(`${text} is not a ${what === 'user' ? 'uid' : 'gid'}; use a whole number from 0 to ${MAX_ID}`);
+    const range = { ...ID_RANGE, what: what === 'user' ? 'a uid' : 'a gid' };
+    const id = checkWholeNumber(Number(text), range);
+    return id.ok && /^\d+$/.test(text) ? ok({ kind: 'id', id: id.value }) : fail(`${text} is not ${range.what}; ${describeRange(range)}`);
   }
   // ":" separates user and group; NUL and newlines cannot be in either file's names.
   if (/[:\s\0]/.test(text)) return fail(`${quote(text)} is not a ${what} name; ${hint}`);

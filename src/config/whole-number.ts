@@ -18,7 +18,14 @@ export const HTTP_STATUS_RANGE: WholeNumberRange = { what: 'an HTTP status', min
 export const PORT_RANGE: WholeNumberRange = { what: 'a port', min: 1, max: 65_535 };
 export const FAILURE_THRESHOLD_RANGE: WholeNumberRange = { what: 'a failure threshold', min: 1 };
 export const MAX_RESTARTS_RANGE: WholeNumberRange = { what: 'a number of restarts', min: 0 };
-export const UID_RANGE = { what: 'a UID', min: 0, max: 4_294_967_294 } satisfies WholeNumberRange;
+/**
+ * A uid or gid a process can run as, or an external can be matched by. uid_t
+ * and gid_t are 32-bit, but Node's spawn takes them as int32: a larger id
+ * passes every other check and fails at its process's turn, after the
+ * processes before it started ("options.uid must be int32"). So the range
+ * is Node's, the same for `validate` and a run.
+ */
+export const ID_RANGE = { what: 'a uid', min: 0, max: 2 ** 31 - 1 } satisfies WholeNumberRange;
 
 export function checkWholeNumber(value: number, range: WholeNumberRange): Result<number> {
   const inRange = value >= range.min && (range.max === undefined || value <= range.max);
@@ -32,7 +39,8 @@ export function parseWholeNumber(text: string, range: WholeNumberRange): Result<
   return checkWholeNumber(Number(text), range);
 }
 
-function describeRange({ min, max }: WholeNumberRange): string {
+/** "use a whole number from 0 to 255", for a message. */
+export function describeRange({ min, max }: WholeNumberRange): string {
   return max === undefined ? `use a whole number of ${min} or more` : `use a whole number from ${min} to ${max}`;
 }
 

@@ -4,7 +4,7 @@ import type { ExitStatus } from '../process/exit-status.ts';
 import { decide, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
-import { createProcessGraph } from './graph.ts';
+import { createProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
 import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';

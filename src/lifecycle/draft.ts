@@ -1,5 +1,5 @@
 import type { Effect } from './events.ts';
-import type { ProcessGraph } from './graph.ts';
+import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleState, Phase, ProcState, StopReason } from './state.ts';
 
 /** What every decision step reads: the plan's graph and the pod-level budget. */

@@ -3,7 +3,7 @@ import type { ExternalSpec, Plan } from '../config/plan.ts';
 import { TEST_GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import { decide, KILL_AFTER_GRACE_MS } from './decide.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
-import { createProcessGraph } from './graph.ts';
+import { createProcessGraph } from '../plan/process-graph.ts';
 import { createInitialState, type LifecycleState } from './state.ts';
 
 // role external in the reducer: nothing is spawned; it is looked for and probed

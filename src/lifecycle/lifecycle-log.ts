@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ProcessGraph } from './graph.ts';
+import type { ProcessGraph } from '../plan/process-graph.ts';
 
 /**
  * The supervisor's one logging path: the pod-level logger, and for each process

@@ -2,7 +2,7 @@ import type { ExitStatus } from '../process/exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { LifecycleEvent } from './events.ts';
 import { describeExitStatus, exitCodeOf } from './exit-status.ts';
-import type { ProcessGraph } from './graph.ts';
+import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
 import type { LifecycleState, StopReason } from './state.ts';
 

@@ -9,7 +9,7 @@ import type { watchLiveness } from '../probes/watch-liveness.ts';
 import type { watchReadiness } from '../probes/watch-readiness.ts';
 import type { Aborts } from './aborts.ts';
 import type { ExternalStopOutcome, LifecycleEventBody } from './events.ts';
-import type { ProcessGraph } from './graph.ts';
+import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
 import type { Timers } from './timers.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testPlan, testProcess } from '../../test/support/test-plan.ts';
-import { createProcessGraph } from './graph.ts';
+import { createProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleState, ProcState } from './state.ts';
 import { createInitialState } from './state.ts';
 import { describeLastExit, describeStatus } from './status-view.ts';

@@ -1,6 +1,6 @@
 import type { ExitStatus } from '../process/exit-status.ts';
 import type { LastExit, ProcessSnapshot, ProcessState, StatusSnapshot } from '../observe/status-snapshot.ts';
-import type { ProcessGraph } from './graph.ts';
+import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleState, ProcState } from './state.ts';
 
 // What the status server shows, read off the lifecycle's state plus the few

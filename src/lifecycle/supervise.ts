@@ -7,7 +7,7 @@ import { decide, isHurried } from './decide.ts';
 import { createEventQueue } from './event-queue.ts';
 import type { Effect, LifecycleEvent, LifecycleEventBody } from './events.ts';
 import { logFinished, logRestartScheduled, logTransition } from './log-transitions.ts';
-import { createProcessGraph } from './graph.ts';
+import { createProcessGraph } from '../plan/process-graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
 import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';

@@ -58,10 +58,11 @@ export function handlePreStopDone(draft: Draft, name: string): void {
 export function advanceTeardown(context: DecideContext, draft: Draft): void {
   if (draft.phase !== 'stopping') return;
   if (!draft.draining && !draft.graceExpired) {
+    const heldBack = context.graph.heldBackBy((name) => isAlive(draft.get(name)));
     for (const spec of context.graph.order) {
       const proc = draft.get(spec.name);
       if (proc.status !== 'running' || draft.preStopsRunning.has(spec.name)) continue;
-      if (context.graph.dependentsOf(spec.name).some((name) => isAlive(draft.get(name)))) continue;
+      if (heldBack.has(spec.name)) continue;
       if (spec.role === 'external') stopExternalInTurn(context, draft, spec);
       else sendStop(context, draft, spec);
     }

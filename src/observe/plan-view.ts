@@ -1,6 +1,7 @@
 import type { DrainSpec, ExternalMatch, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import { assertNever } from '../util/assert-never.ts';
-import { startWaves, stopWaves } from './plan-waves.ts';
+import { createProcessGraph } from '../plan/process-graph.ts';
+import { startWaves, stopWaves } from '../plan/waves.ts';
 
 // `sidecar-init plan --json`: what a run would do, as data, without starting
 // anything. A pure function of the Plan; times in milliseconds, probes and
@@ -76,12 +77,13 @@ export interface HookView {
 }
 
 export function planView(plan: Plan): PlanView {
-  const start = startWaves(plan);
+  const graph = createProcessGraph(plan);
+  const start = startWaves(graph);
   const byName = new Map(plan.processes.map((spec) => [spec.name, spec]));
   return {
     processes: start.flat().map((name) => processView(byName.get(name)!)),
     start,
-    stop: stopWaves(plan),
+    stop: stopWaves(graph),
     graceMs: plan.graceMs,
     drain: drainView(plan.drain),
     signalRewrites: { ...plan.signalRewrites },

@@ -157,6 +157,21 @@ describe('bad input refused before anything starts', () => {
   });
 });
 
+describe('misspelled environment options', () => {
+  it('refuse an unknown SIDECAR_INIT_* name as they refuse an unknown key: exit 2, the closest name, nothing started', async () => {
+    const events = createEvents();
+    const app = fixtureArgv('exit-with.sh', 'app', '0');
+    const run = track(await runSupervisor(['--', ...app], { env: { EVENTS: events.file, SIDECAR_INIT_GRACES: '1s' } }));
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toMatch(/^error: SIDECAR_INIT_GRACES is not a variable sidecar-init reads \(did you mean SIDECAR_INIT_GRACE\?\)/);
+    const checked = track(await runSupervisor(['validate', '-c', 'examples/demo.yaml'], { env: { SIDECAR_INIT_SIDECAR: 'x=y' } }));
+    expect(checked.code).toBe(2);
+    expect(checked.stderr()).toMatch(/^error: SIDECAR_INIT_SIDECAR is not a variable sidecar-init reads; /);
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+});
+
 describe('validate', () => {
   it('accepts the demo configuration without starting anything', async () => {
     const run = track(await runSupervisor(['validate', '-c', 'examples/demo.yaml']));

@@ -1,19 +1,18 @@
 import { Command } from 'commander';
 import type { ProcessFlag } from '../config/cli-input.ts';
-import { formatDuration } from '../config/duration.ts';
+import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag } from '../config/global-options.ts';
+import { RESTART_POLICIES } from '../config/literals.ts';
 import { listAlternatives } from '../config/result.ts';
-import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES, RESTART_POLICIES } from '../config/literals.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../config/plan.ts';
+import { CONFIG_ENV } from './env-options.ts';
 import { VERSION } from './version.ts';
 
 export const PROGRAM_NAME = 'sidecar-init';
 export const VALIDATE_COMMAND = 'validate';
 export const PLAN_COMMAND = 'plan';
-export const CONFIG_ENV = 'SIDECAR_INIT_CONFIG';
 
 export type ProgramMode = 'run' | typeof VALIDATE_COMMAND | typeof PLAN_COMMAND;
 
-/** What commander collects beyond its own option values: repeatable flags in command-line order. */
+/** What commander collects beyond its own option values: the repeatable flags about named processes, in command-line order. */
 export interface CollectedFlags {
   readonly processes: ProcessFlag[];
   readonly ready: string[];
@@ -21,12 +20,10 @@ export interface CollectedFlags {
   readonly restart: string[];
   readonly stopSignal: string[];
   readonly user: string[];
-  readonly successCode: string[];
-  readonly rewrite: string[];
 }
 
 export function createCollectedFlags(): CollectedFlags {
-  return { processes: [], ready: [], quit: [], restart: [], stopSignal: [], user: [], successCode: [], rewrite: [] };
+  return { processes: [], ready: [], quit: [], restart: [], stopSignal: [], user: [] };
 }
 
 /** Everything commander writes: help and version (exit 0) or a usage error (exit 2), never both. */
@@ -57,12 +54,6 @@ const QUIT_HELP = "an external's stop endpoint, POSTed at teardown, e.g. mesh=ht
 const RESTART_HELP = `when NAME is restarted: ${listAlternatives(RESTART_POLICIES)} (repeatable)`;
 const STOP_SIGNAL_HELP = 'the signal that stops NAME, e.g. nginx=SIGQUIT (repeatable)';
 const USER_HELP = 'run NAME (and its exec hooks and probes) as USER[:GROUP], a name or a number (repeatable)';
-const DRAIN_HELP = 'first on termination, before any stop signal: wait DURATION, or run CMD';
-const REWRITE_HELP = 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)';
-const SUCCESS_CODE_HELP = 'an exit code of the app that counts as 0, e.g. 143 (repeatable)';
-const STATUS_ADDR_HELP = 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. 0.0.0.0:9901 (default: no status server)';
-const OUTPUT_HELP = `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: inherit)`;
-const LOG_FORMAT_HELP = `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`;
 
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
@@ -99,16 +90,15 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('--quit <name=url>', QUIT_HELP, collect(collected.quit))
     .option('--restart <name=policy>', RESTART_HELP, collect(collected.restart))
     .option('--stop-signal <name=signal>', STOP_SIGNAL_HELP, collect(collected.stopSignal))
-    .option('--user <name=user[:group]>', USER_HELP, collect(collected.user))
-    .option('--grace <duration>', `budget for stopping everything, e.g. 10s (default: ${formatDuration(DEFAULT_GRACE_MS)})`)
-    .option('--drain <duration|cmd>', DRAIN_HELP)
-    .option('--rewrite <sig:sig|none>', REWRITE_HELP, collect(collected.rewrite))
-    .option('--single-child', 'signal each process alone, not its whole process group')
-    .option('--success-code <n>', SUCCESS_CODE_HELP, collect(collected.successCode))
-    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})`)
-    .option('--log-format <format>', LOG_FORMAT_HELP)
-    .option('--status-addr <host:port>', STATUS_ADDR_HELP)
-    .option('--output <mode>', OUTPUT_HELP)
+    .option('--user <name=user[:group]>', USER_HELP, collect(collected.user));
+  // Commander keeps each under its camel-cased name: --log-level as logLevel, the option's own name.
+  for (const option of GLOBAL_OPTION_NAMES) {
+    const spec: OptionSpec = GLOBAL_OPTIONS[option];
+    const flag = `${optionFlag(option)}${spec.argument === undefined ? '' : ` ${spec.argument}`}`;
+    if (spec.form === 'list') program.option(flag, spec.help, (value: string, previous: string[] = []) => [...previous, value]);
+    else program.option(flag, spec.help);
+  }
+  program
     .helpOption('-h, --help', 'show this help')
     // Options after the first operand are the app's: `sidecar-init python -u job.py`.
     .passThroughOptions()

@@ -104,12 +104,48 @@ describe('SIDECAR_INIT_<OPTION>', () => {
   });
 });
 
+describe('SIDECAR_INIT_* names', () => {
+  it('refuses a name sidecar-init does not read, as a usage error naming the closest one', () => {
+    const command = parseArgs(['job'], { SIDECAR_INIT_GRACES: '5s', SIDECAR_INIT_SIDECAR: 'proxy=envoy', SIDECAR_INIT_GRACE: '5s' });
+    expect(command).toMatchObject({ kind: 'exit', code: 2 });
+    const lines = command.kind === 'exit' ? command.output.split('\n') : [];
+    expect(lines[0]).toMatch(
+      /^error: SIDECAR_INIT_GRACES is not a variable sidecar-init reads \(did you mean SIDECAR_INIT_GRACE\?\); unset it, or use one of SIDECAR_INIT_GRACE, SIDECAR_INIT_LOG_LEVEL, .*SIDECAR_INIT_CONFIG/,
+    );
+    expect(lines[1]).toMatch(/^error: SIDECAR_INIT_SIDECAR is not a variable sidecar-init reads; unset it, or use one of /);
+    expect(lines[2]).toBe('(sidecar-init --help shows the usage)');
+  });
+
+  it('takes every option variable, the config file, the addon variables and the names of its own build and test tooling', () => {
+    const env = {
+      SIDECAR_INIT_GRACE: '5s',
+      SIDECAR_INIT_LOG_LEVEL: 'warn',
+      SIDECAR_INIT_LOG_FORMAT: 'json',
+      SIDECAR_INIT_STATUS_ADDR: ':0',
+      SIDECAR_INIT_OUTPUT: 'prefix',
+      SIDECAR_INIT_DRAIN: '1s',
+      SIDECAR_INIT_REWRITE: 'SIGTERM:SIGQUIT',
+      SIDECAR_INIT_SINGLE_CHILD: '1',
+      SIDECAR_INIT_SUCCESS_CODE: '143',
+      SIDECAR_INIT_CONFIG: 'pod.yaml',
+      SIDECAR_INIT_NATIVE_ADDON: '/opt/reaper.node',
+      SIDECAR_INIT_NATIVE_DIR: '/run/sidecar-init',
+      SIDECAR_INIT_BIN: 'dist/sidecar-init',
+      SIDECAR_INIT_NODE: '/usr/bin/node',
+      SIDECAR_INIT_TEST_RUN: 'marker',
+      SIDECAR_INIT_TEST_TAG: 'tag',
+      SIDECAR_INITIAL: 'not under the prefix',
+    };
+    expect(parseArgs(['job'], env)).toMatchObject({ kind: 'run', configFile: 'pod.yaml' });
+  });
+});
+
 describe('the plan command', () => {
   it('takes the options of a run and --json', () => {
     expect(parseArgs(['plan', '--json', '--grace', '5s', '--', 'job'], {})).toMatchObject({
       kind: 'plan',
       json: true,
-      cli: { grace: '5s', app: ['job'] },
+      cli: { options: { grace: '5s' }, app: ['job'] },
     });
     expect(parseArgs(['plan', 'job'], {})).toMatchObject({ kind: 'plan', json: false });
     expect(parseArgs(['--', 'plan'], {})).toMatchObject({ kind: 'run', cli: { app: ['plan'] } });

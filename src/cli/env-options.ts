@@ -1,4 +1,14 @@
-import { GLOBAL_OPTION_FLAGS, type GlobalOption } from '../config/cli-input.ts';
+import {
+  ENV_PREFIX,
+  GLOBAL_OPTION_NAMES,
+  GLOBAL_OPTIONS,
+  type GivenOptions,
+  type GlobalOption,
+  optionVariable,
+} from '../config/global-options.ts';
+import { closestMatch } from '../config/result.ts';
+import { NATIVE_ADDON_ENV, NATIVE_DIR_ENV } from '../process/native.ts';
+import { assertNever } from '../util/assert-never.ts';
 
 // SIDECAR_INIT_<OPTION>: every option that is not about one named process can
 // come from the environment, which is how a pod spec or an image sets defaults
@@ -6,56 +16,72 @@ import { GLOBAL_OPTION_FLAGS, type GlobalOption } from '../config/cli-input.ts';
 // variable, the variable over the file; that order is kept by handing the
 // variable's value to config as if it were the flag (config puts flags over
 // the file), with the variable's name for messages.
+//
+// A name under the prefix that sidecar-init does not read is refused, as an
+// unknown key of the file is: SIDECAR_INIT_GRACES=5s would otherwise leave the
+// grace at its default without a word.
 
-export const ENV_PREFIX = 'SIDECAR_INIT_';
+export const CONFIG_ENV = 'SIDECAR_INIT_CONFIG';
 
-/** SIDECAR_INIT_GRACE for --grace, SIDECAR_INIT_LOG_LEVEL for --log-level. */
-export function envVariable(option: GlobalOption): string {
-  return `${ENV_PREFIX}${GLOBAL_OPTION_FLAGS[option].slice(2).replaceAll('-', '_').toUpperCase()}`;
-}
+/** The variables under the prefix that are not options: the config file and where the native addon comes from. */
+const OTHER_VARIABLES = [CONFIG_ENV, NATIVE_ADDON_ENV, NATIVE_DIR_ENV];
 
-/** What the environment says, option by option; a variable that is empty counts as not set. */
-export interface EnvOptions {
-  readonly grace?: string;
-  readonly drain?: string;
-  readonly logLevel?: string;
-  readonly logFormat?: string;
-  readonly statusAddr?: string;
-  readonly output?: string;
-  /** Comma-separated, as the flag would be repeated. */
-  readonly rewrite?: readonly string[];
-  readonly successCode?: readonly string[];
-  readonly singleChild?: boolean;
-}
+/**
+ * Names that sidecar-init's own build and test tooling set (the executable
+ * under test, the Node to build with, the marker of a test run), so they reach
+ * sidecar-init whenever its tests run it. It never reads them; it lets them be.
+ */
+const TOOLING_VARIABLES = ['SIDECAR_INIT_BIN', 'SIDECAR_INIT_NODE', 'SIDECAR_INIT_TEST_RUN', 'SIDECAR_INIT_TEST_TAG'];
 
-export type EnvOptionsResult = { readonly ok: true; readonly options: EnvOptions } | { readonly ok: false; readonly message: string };
+export type EnvOptionsResult =
+  | { readonly ok: true; readonly options: GivenOptions }
+  /** One line per problem, each naming the variable. */
+  | { readonly ok: false; readonly problems: readonly string[] };
 
-const SCALARS = ['grace', 'drain', 'logLevel', 'logFormat', 'statusAddr', 'output'] as const satisfies readonly GlobalOption[];
-const LISTS = ['rewrite', 'successCode'] as const satisfies readonly GlobalOption[];
 const TRUE_WORDS = ['true', '1'];
 const FALSE_WORDS = ['false', '0'];
 
+/** What the environment says, option by option; a variable that is empty counts as not set. */
 export function readEnvOptions(env: NodeJS.ProcessEnv): EnvOptionsResult {
-  const options: { -readonly [Key in keyof EnvOptions]: EnvOptions[Key] } = {};
-  const value = (option: GlobalOption): string | undefined => {
-    const text = env[envVariable(option)];
-    return text === undefined || text === '' ? undefined : text;
-  };
-  for (const option of SCALARS) {
-    const text = value(option);
-    if (text !== undefined) options[option] = text;
-  }
-  for (const option of LISTS) {
-    const text = value(option);
-    if (text !== undefined) options[option] = text.split(',').map((item) => item.trim());
-  }
-  const singleChild = value('singleChild');
-  if (singleChild !== undefined) {
-    const word = singleChild.toLowerCase();
-    if (!TRUE_WORDS.includes(word) && !FALSE_WORDS.includes(word)) {
-      return { ok: false, message: `${envVariable('singleChild')}=${singleChild}: use true or false (or 1, 0)` };
+  const problems = unknownVariables(env);
+  const options: Partial<Record<GlobalOption, unknown>> = {};
+  for (const option of GLOBAL_OPTION_NAMES) {
+    const name = optionVariable(option);
+    const text = env[name];
+    if (text === undefined || text === '') continue;
+    const { form } = GLOBAL_OPTIONS[option];
+    switch (form) {
+      case 'value':
+        options[option] = text;
+        break;
+      case 'list':
+        // Comma-separated, as the flag would be repeated.
+        options[option] = text.split(',').map((item) => item.trim());
+        break;
+      case 'switch': {
+        const word = text.toLowerCase();
+        if (TRUE_WORDS.includes(word) || FALSE_WORDS.includes(word)) options[option] = TRUE_WORDS.includes(word);
+        else problems.push(`${name}=${text}: use true or false (or 1, 0)`);
+        break;
+      }
+      default:
+        assertNever(form);
     }
-    options.singleChild = TRUE_WORDS.includes(word);
   }
-  return { ok: true, options };
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, options: options as GivenOptions };
+}
+
+function unknownVariables(env: NodeJS.ProcessEnv): string[] {
+  const known = [...GLOBAL_OPTION_NAMES.map(optionVariable), ...OTHER_VARIABLES];
+  return Object.keys(env)
+    .filter((name) => name.startsWith(ENV_PREFIX) && !known.includes(name) && !TOOLING_VARIABLES.includes(name))
+    .sort()
+    .map((name) => {
+      const suggestion = closestMatch(name, known);
+      return (
+        `${name} is not a variable sidecar-init reads` +
+        (suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`) +
+        `; unset it, or use one of ${known.join(', ')}`
+      );
+    });
 }

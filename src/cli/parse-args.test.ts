@@ -23,7 +23,7 @@ describe('parseArgs', () => {
     });
     expect(parseArgs(['--grace', '5s', '--', '--weird-app'], NO_ENV)).toMatchObject({
       kind: 'run',
-      cli: { grace: '5s', app: ['--weird-app'] },
+      cli: { options: { grace: '5s' }, app: ['--weird-app'] },
     });
   });
 
@@ -71,8 +71,7 @@ describe('parseArgs', () => {
         ...EMPTY_CLI_INPUT,
         restart: ['proxy=on-failure', 'setup=never'],
         stopSignal: ['nginx=quit', 'proxy=INT'],
-        successCode: ['143', '130'],
-        rewrite: ['SIGTERM:SIGQUIT', 'HUP:none'],
+        options: { rewrite: ['SIGTERM:SIGQUIT', 'HUP:none'], successCode: ['143', '130'] },
         app: ['job'],
       },
       configFile: undefined,
@@ -89,13 +88,16 @@ describe('parseArgs', () => {
   it('passes --drain through as written and --single-child as a boolean', () => {
     expect(parseArgs(['--drain', 'curl -X POST http://127.0.0.1:15000/drain', '--single-child', 'job'], NO_ENV)).toMatchObject({
       kind: 'run',
-      cli: { drain: 'curl -X POST http://127.0.0.1:15000/drain', singleChild: true, app: ['job'] },
+      cli: { options: { drain: 'curl -X POST http://127.0.0.1:15000/drain', singleChild: true }, app: ['job'] },
     });
-    expect(parseArgs(['job', '--single-child'], NO_ENV)).toMatchObject({ cli: { singleChild: undefined, app: ['job', '--single-child'] } });
+    const after = parseArgs(['job', '--single-child'], NO_ENV);
+    expect(after).toMatchObject({ cli: { app: ['job', '--single-child'] } });
+    // After the app it is the app's: not taken as sidecar-init's option.
+    expect(after.kind === 'run' && after.cli.options).toEqual({});
   });
 
   it('passes a --drain value that starts with "-" through, for config to refuse as a malformed duration', () => {
-    expect(parseArgs(['--drain', '-1s', 'job'], NO_ENV)).toMatchObject({ kind: 'run', cli: { drain: '-1s', app: ['job'] } });
+    expect(parseArgs(['--drain', '-1s', 'job'], NO_ENV)).toMatchObject({ kind: 'run', cli: { options: { drain: '-1s' }, app: ['job'] } });
   });
 
   it('reads the config file from -c/--config, else from SIDECAR_INIT_CONFIG', () => {
@@ -109,7 +111,7 @@ describe('parseArgs', () => {
   it('passes --grace and --log-level through as written, for config to check', () => {
     expect(parseArgs(['--grace', '5', '--log-level', 'loud', 'job'], NO_ENV)).toMatchObject({
       kind: 'run',
-      cli: { grace: '5', logLevel: 'loud' },
+      cli: { options: { grace: '5', logLevel: 'loud' } },
     });
   });
 

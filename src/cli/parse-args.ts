@@ -1,33 +1,16 @@
 import { CommanderError } from 'commander';
-import type { CliInput, GlobalOption } from '../config/cli-input.ts';
+import type { CliInput } from '../config/cli-input.ts';
+import { GLOBAL_OPTION_NAMES, type GivenOptions, type GlobalOption, optionVariable } from '../config/global-options.ts';
 import type { CliCommand } from './cli-command.ts';
-import {
-  CONFIG_ENV,
-  createCollectedFlags,
-  createProgram,
-  HELP_HINT,
-  PLAN_COMMAND,
-  type ProgramMode,
-  VALIDATE_COMMAND,
-} from './create-program.ts';
-import { envVariable, readEnvOptions } from './env-options.ts';
+import { createCollectedFlags, createProgram, HELP_HINT, PLAN_COMMAND, type ProgramMode, VALIDATE_COMMAND } from './create-program.ts';
+import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { describeBuild } from './version.ts';
 
 export type { CliCommand } from './cli-command.ts';
 
-/** Commander's values for the options that are not repeatable. */
-interface ProgramOptions {
-  readonly config?: string;
-  readonly grace?: string;
-  readonly logLevel?: string;
-  readonly logFormat?: string;
-  readonly statusAddr?: string;
-  readonly output?: string;
-  readonly drain?: string;
-  readonly singleChild?: boolean;
-  readonly json?: boolean;
-}
+/** Commander's values: -c, --json, and each global option under its own name. */
+type ProgramOptions = { readonly config?: string; readonly json?: boolean } & GivenOptions;
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
@@ -51,33 +34,22 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     return { kind: 'exit', code: error.exitCode === 0 ? EXIT_SUCCESS : EXIT_USAGE, output: output.text };
   }
   const fromEnv = readEnvOptions(env);
-  if (!fromEnv.ok) return { kind: 'exit', code: EXIT_USAGE, output: `error: ${fromEnv.message}\n${HELP_HINT}\n` };
+  if (!fromEnv.ok) {
+    return { kind: 'exit', code: EXIT_USAGE, output: `${fromEnv.problems.map((problem) => `error: ${problem}\n`).join('')}${HELP_HINT}\n` };
+  }
   const options = program.opts<ProgramOptions>();
-  const environment = fromEnv.options;
   // Flags win over the environment: a variable is used only where its flag was not given.
+  const given: Partial<Record<GlobalOption, unknown>> = {};
   const sources: Partial<Record<GlobalOption, string>> = {};
-  const pick = <Value>(option: GlobalOption, flag: Value | undefined, variable: Value | undefined): Value | undefined => {
-    if (flag !== undefined || variable === undefined) return flag;
-    sources[option] = envVariable(option);
-    return variable;
-  };
-  const list = (option: GlobalOption, flags: string[], variable: readonly string[] | undefined): string[] => [
-    ...(pick(option, flags.length > 0 ? flags : undefined, variable) ?? []),
-  ];
-  const cli: CliInput = {
-    ...collected,
-    rewrite: list('rewrite', collected.rewrite, environment.rewrite),
-    successCode: list('successCode', collected.successCode, environment.successCode),
-    drain: pick('drain', options.drain, environment.drain),
-    singleChild: pick('singleChild', options.singleChild, environment.singleChild),
-    grace: pick('grace', options.grace, environment.grace),
-    logLevel: pick('logLevel', options.logLevel, environment.logLevel),
-    logFormat: pick('logFormat', options.logFormat, environment.logFormat),
-    statusAddr: pick('statusAddr', options.statusAddr, environment.statusAddr),
-    output: pick('output', options.output, environment.output),
-    sources,
-    app: [...program.args],
-  };
+  for (const option of GLOBAL_OPTION_NAMES) {
+    if (options[option] !== undefined) {
+      given[option] = options[option];
+    } else if (fromEnv.options[option] !== undefined) {
+      given[option] = fromEnv.options[option];
+      sources[option] = optionVariable(option);
+    }
+  }
+  const cli: CliInput = { ...collected, options: given as GivenOptions, sources, app: [...program.args] };
   const configFile = options.config ?? (env[CONFIG_ENV] || undefined);
   switch (mode) {
     case 'run':

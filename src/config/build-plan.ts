@@ -1,28 +1,17 @@
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE, type Plan, type ProcessSpec } from './plan.ts';
 import type { ProcessDraft } from './process.ts';
-import {
-  DEFAULT_OUTPUT_MODE,
-  type DrainSpec,
-  type LogFormat,
-  type LogLevel,
-  type OutputMode,
-  type Plan,
-  type ProcessSpec,
-  type StatusAddress,
-} from './plan.ts';
+import type { GlobalValues } from './schema.ts';
 
 export interface PlanParts {
   /** In list order, flags applied; exactly one is the app. */
   readonly processes: readonly ProcessDraft[];
-  readonly graceMs: number;
-  readonly logLevel: LogLevel;
-  readonly logFormat: LogFormat | undefined;
-  readonly statusAddr: StatusAddress | undefined;
-  /** For processes without their own output; undefined: inherit. */
-  readonly output: OutputMode | undefined;
-  readonly drain: DrainSpec | undefined;
-  readonly signalRewrites: Plan['signalRewrites'];
-  /** Signal only the direct child of each process that does not set signalGroup. */
-  readonly singleChild: boolean;
+  /** The options not about one named process, flags and variables over the file (mergeGlobals). */
+  readonly globals: GlobalValues;
+}
+
+/** Flags (and variables) over the file, option by option; --rewrite over the file's rewrite signal by signal. */
+export function mergeGlobals(file: GlobalValues, flags: GlobalValues): GlobalValues {
+  return { ...file, ...flags, rewrite: { ...file.rewrite, ...flags.rewrite } };
 }
 
 /**
@@ -37,25 +26,26 @@ export function buildPlan(parts: PlanParts): Plan {
   const steps = parts.processes.filter((draft) => draft.role !== 'app');
   const apps = parts.processes.filter((draft) => draft.role === 'app');
   const graph = parts.processes.some((draft) => draft.after !== undefined);
-  const defaultTarget = parts.singleChild ? 'process' : 'group';
+  const { globals } = parts;
+  const defaultTarget = globals.singleChild === true ? 'process' : 'group';
   const spec = (draft: ProcessDraft, after: readonly string[]): ProcessSpec => ({
     ...draft,
     signalTarget: draft.signalTarget ?? defaultTarget,
     after,
-    output: draft.output ?? parts.output ?? DEFAULT_OUTPUT_MODE,
+    output: draft.output ?? globals.output ?? DEFAULT_OUTPUT_MODE,
   });
   const processes = [
     ...steps.map((draft, index) => spec(draft, graph ? (draft.after ?? []) : defaultChain(steps, index))),
     ...apps.map((draft) => spec(draft, draft.after ?? steps.map((step) => step.name))),
   ];
   return {
-    graceMs: parts.graceMs,
-    logLevel: parts.logLevel,
-    logFormat: parts.logFormat,
-    statusAddr: parts.statusAddr,
+    graceMs: globals.grace ?? DEFAULT_GRACE_MS,
+    logLevel: globals.logLevel ?? DEFAULT_LOG_LEVEL,
+    logFormat: globals.logFormat,
+    statusAddr: globals.statusAddr,
     processes,
-    drain: parts.drain,
-    signalRewrites: parts.signalRewrites,
+    drain: globals.drain,
+    signalRewrites: globals.rewrite ?? {},
   };
 }
 

@@ -1,3 +1,5 @@
+import type { GivenOptions, GlobalOption } from './global-options.ts';
+
 // What the command line contributes to the plan, as written: the CLI layer only
 // collects values, and config checks them with the same rules as the file, so
 // flag and file problems are reported together.
@@ -7,30 +9,6 @@ export interface ProcessFlag {
   /** NAME=CMD (an --external: NAME=SPEC), unparsed. */
   readonly value: string;
 }
-
-/** The options that are not about one named process: each can also come from SIDECAR_INIT_<OPTION>. */
-export type GlobalOption =
-  | 'grace'
-  | 'drain'
-  | 'rewrite'
-  | 'singleChild'
-  | 'successCode'
-  | 'logLevel'
-  | 'logFormat'
-  | 'statusAddr'
-  | 'output';
-
-export const GLOBAL_OPTION_FLAGS: Readonly<Record<GlobalOption, string>> = {
-  grace: '--grace',
-  drain: '--drain',
-  rewrite: '--rewrite',
-  singleChild: '--single-child',
-  successCode: '--success-code',
-  logLevel: '--log-level',
-  logFormat: '--log-format',
-  statusAddr: '--status-addr',
-  output: '--output',
-};
 
 export interface CliInput {
   /** Every --init, --sidecar and --external in command-line order, interleaved as written. */
@@ -45,20 +23,8 @@ export interface CliInput {
   readonly stopSignal: readonly string[];
   /** Every --user value (NAME=USER[:GROUP]), unparsed, in command-line order. */
   readonly user: readonly string[];
-  /** Every --success-code value, unparsed, in command-line order. */
-  readonly successCode: readonly string[];
-  /** Every --rewrite value (FROM:TO), unparsed, in command-line order. */
-  readonly rewrite: readonly string[];
-  /** --drain DURATION|CMD. */
-  readonly drain: string | undefined;
-  /** true: --single-child was given; false: SIDECAR_INIT_SINGLE_CHILD=false; undefined: neither, the file decides. */
-  readonly singleChild: boolean | undefined;
-  readonly grace: string | undefined;
-  readonly logLevel: string | undefined;
-  readonly logFormat: string | undefined;
-  readonly statusAddr: string | undefined;
-  /** --output MODE: the default for processes without their own. */
-  readonly output: string | undefined;
+  /** The options of global-options.ts that were given, as written (a flag, else its variable). */
+  readonly options: GivenOptions;
   /**
    * Options whose value came from an environment variable rather than their
    * flag: the variable's name, so a problem names where the value was written.
@@ -75,15 +41,7 @@ export const EMPTY_CLI_INPUT: CliInput = {
   restart: [],
   stopSignal: [],
   user: [],
-  successCode: [],
-  rewrite: [],
-  drain: undefined,
-  singleChild: undefined,
-  grace: undefined,
-  logLevel: undefined,
-  logFormat: undefined,
-  statusAddr: undefined,
-  output: undefined,
+  options: {},
   sources: {},
   app: [],
 };

@@ -1,17 +1,17 @@
-import { type CliInput, GLOBAL_OPTION_FLAGS, type GlobalOption, type ProcessFlag } from './cli-input.ts';
+import type { CliInput, ProcessFlag } from './cli-input.ts';
 import { type Argv, parseCommand } from './command.ts';
-import { parseDuration } from './duration.ts';
-import { parseDrainFlag } from './hook.ts';
-import { isLogLevel, LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
-import type { DrainSpec, LogFormat, LogLevel, OutputMode, ProbeSpec, ProcessUser, RestartPolicy, Role, StatusAddress } from './plan.ts';
-import { parseProbe } from './probe.ts';
+import { looksLikeDuration } from './duration.ts';
 import { parseExternalSpec, parseQuitUrl } from './external.ts';
+import { type FileOption, type GivenOptions, type GlobalOption, optionFlag } from './global-options.ts';
+import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
+import { parseProbe } from './probe.ts';
 import { createExternalDraft, createProcessDraft, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { parseRestartPolicy } from './restart.ts';
-import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
-import { parseRewriteFlags, parseStopSignal, type SignalRewrites } from './signals.ts';
-import { parseStatusAddress } from './status-address.ts';
+import type { Result } from './result.ts';
+import { GLOBAL_FIELDS, type GlobalValues } from './schema.ts';
+import { describeIssue, reportIssues } from './schema-fields.ts';
+import { parseRewriteFlags, parseStopSignal } from './signals.ts';
 import { parseUser } from './user.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
 
@@ -35,15 +35,8 @@ export interface TargetFlag<Value> {
 
 /** What the command line contributes; undefined fields were not given (or had problems, already reported). */
 export interface FlagConfig {
-  readonly graceMs: number | undefined;
-  readonly logLevel: LogLevel | undefined;
-  readonly logFormat: LogFormat | undefined;
-  readonly statusAddr: StatusAddress | undefined;
-  readonly output: OutputMode | undefined;
-  readonly drain: DrainSpec | undefined;
-  readonly rewrites: SignalRewrites;
-  /** undefined: not given, so the file decides. */
-  readonly singleChild: boolean | undefined;
+  /** The global options given, as plan values. */
+  readonly globals: GlobalValues;
   /** --init and --sidecar entries in command-line order. */
   readonly entries: readonly Entry[];
   readonly ready: readonly TargetFlag<ProbeSpec>[];
@@ -59,25 +52,16 @@ export interface FlagConfig {
 
 export function parseFlags(cli: CliInput, report: Report): FlagConfig {
   // A value from SIDECAR_INIT_<OPTION> is reported under the variable's name.
-  const flag = (option: GlobalOption, value: string): Origin => ({
-    kind: 'flag',
-    flag: cli.sources[option] ?? GLOBAL_OPTION_FLAGS[option],
-    value,
-  });
-  const option = <Value>(name: GlobalOption, value: string | undefined, parse: (text: string) => Result<Value>): Value | undefined =>
-    value === undefined ? undefined : valueOrReport(parse(value), flag(name, value), report);
-  const rewriteOrigin = (index: number) => flag('rewrite', cli.rewrite[index]!);
+  const originOf =
+    (option: GlobalOption) =>
+    (value: string): Origin => ({
+      kind: 'flag',
+      flag: cli.sources[option] ?? optionFlag(option),
+      value,
+    });
+  const { successCode, ...options } = cli.options;
   return {
-    graceMs: option('grace', cli.grace, parseDuration),
-    logLevel: option('logLevel', cli.logLevel, parseLogLevel),
-    logFormat: option('logFormat', cli.logFormat, oneOf('a log format', LOG_FORMATS)),
-    statusAddr: option('statusAddr', cli.statusAddr, parseStatusAddress),
-    output: option('output', cli.output, oneOf('an output mode', OUTPUT_MODES)),
-    drain: option('drain', cli.drain, parseDrainFlag),
-    rewrites: parseRewriteFlags(cli.rewrite, (index, message, first) =>
-      report(rewriteOrigin(index), message, first === undefined ? undefined : rewriteOrigin(first)),
-    ),
-    singleChild: cli.singleChild,
+    globals: readGlobalOptions(options, originOf, report),
     entries: cli.processes.map((process) => parseProcessFlag(process, report)),
     ready: parseTargetFlags(cli.ready, READY, report),
     quit: parseTargetFlags(cli.quit, QUIT, report),
@@ -85,13 +69,45 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
     stopSignal: parseTargetFlags(cli.stopSignal, STOP_SIGNAL, report),
     user: parseTargetFlags(cli.user, USER, report),
     successCodes:
-      cli.successCode.length === 0
+      successCode === undefined || successCode.length === 0
         ? undefined
-        : cli.successCode.flatMap(
-            (value) => valueOrReport(parseWholeNumber(value, EXIT_CODE_RANGE), flag('successCode', value), report) ?? [],
+        : successCode.flatMap(
+            (value) => valueOrReport(parseWholeNumber(value, EXIT_CODE_RANGE), originOf('successCode')(value), report) ?? [],
           ),
     app: cli.app.length === 0 ? undefined : parseAppArgs(cli.app, report),
   };
+}
+
+type OriginOf = (option: GlobalOption) => (value: string) => Origin;
+
+/**
+ * The options whose flag is written differently from their file key: --drain
+ * takes a command where the file takes {exec: CMD}; --rewrite is repeated
+ * FROM:TO where the file has a mapping, and each value is its own origin.
+ */
+const FLAG_READERS: { readonly [Option in FileOption]?: (given: string) => unknown } = {
+  drain: (text) => (looksLikeDuration(text) ? text : { exec: text }),
+};
+
+/** Each option given, checked by the file's own field for it (schema.ts); problems at the flag or variable that gave it. */
+function readGlobalOptions(options: Omit<GivenOptions, 'successCode'>, originOf: OriginOf, report: Report): GlobalValues {
+  const values: Record<string, unknown> = {};
+  for (const [option, given] of Object.entries(options) as [FileOption, string | boolean | readonly string[]][]) {
+    const origin = originOf(option);
+    if (option === 'rewrite') {
+      const texts = given as readonly string[];
+      values.rewrite = parseRewriteFlags(texts, (index, message, first) =>
+        report(origin(texts[index]!), message, first === undefined ? undefined : origin(texts[first]!)),
+      );
+      continue;
+    }
+    const text = String(given);
+    const raw = typeof given === 'string' ? (FLAG_READERS[option]?.(given) ?? given) : given;
+    const result = GLOBAL_FIELDS[option].safeParse(raw, { error: describeIssue });
+    if (result.success) values[option] = result.data;
+    else reportIssues(result.error.issues, report, () => origin(text));
+  }
+  return values as GlobalValues;
 }
 
 interface TargetFlagSyntax<Value> {
@@ -155,18 +171,6 @@ function parseExternalFlag(value: string, report: Report): Entry {
   const [name, spec] = assignment;
   const fields = valueOrReport(parseExternalSpec(spec), origin, report);
   return { name, role: 'external', origin, after: undefined, draft: fields === undefined ? undefined : createExternalDraft(name, fields) };
-}
-
-function parseLogLevel(value: string): Result<LogLevel> {
-  return isLogLevel(value) ? ok(value) : fail(`${quote(value)} is not a log level; use ${LOG_LEVELS.join(', ')}`);
-}
-
-/** A parser for one of a few words. */
-function oneOf<Word extends string>(what: string, words: readonly Word[]): (text: string) => Result<Word> {
-  return (text) => {
-    const word = words.find((candidate) => candidate === text);
-    return word === undefined ? fail(`${quote(text)} is not ${what}; use ${listAlternatives(words)}`) : ok(word);
-  };
 }
 
 function parseAppArgs(args: readonly string[], report: Report): AppArgs {

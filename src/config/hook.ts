@@ -50,7 +50,8 @@ export const DrainSchema = z.union(
     parsedWith(durationText('A plain delay.'), (text) => {
       const delay = parseDuration(text);
       if (delay.ok) return ok<DrainSpec>({ kind: 'delay', ms: delay.value });
-      const hint = text.trim() === '' ? '' : `; to run a command, write drain: {exec: ${JSON.stringify(text)}}`;
+      // A value meant as a duration (a flag's -1s) gets no hint; anything else may have been meant as a command.
+      const hint = text.trim() === '' || looksLikeDuration(text) ? '' : `; to run a command, write drain: {exec: ${JSON.stringify(text)}}`;
       return fail(`${delay.message}${hint}`);
     }),
     HookSchema.transform((hook): DrainSpec => ({ kind: 'hook', hook })),

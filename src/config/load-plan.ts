@@ -1,12 +1,12 @@
 import { checkAfter } from './after.ts';
-import { buildPlan } from './build-plan.ts';
+import { buildPlan, mergeGlobals } from './build-plan.ts';
 import type { CliInput } from './cli-input.ts';
 import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
 import { createConfigError } from './config-error.ts';
 import { checkApps, checkNames, mergeEntries } from './entries.ts';
 import { applyFlagOverrides, checkFlagTargets } from './flag-targets.ts';
 import { parseFlags } from './flags.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from './plan.ts';
+import type { Plan } from './plan.ts';
 import { createProblemList, fileOrigin } from './problem.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
 import { checkPrivileges, type Identity } from './user.ts';
@@ -49,13 +49,6 @@ export function loadPlan(input: LoadPlanInput): Plan {
   // Without problems every entry has its draft and every flag its value.
   return buildPlan({
     processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [applyFlagOverrides(entry.draft, flags)])),
-    graceMs: flags.graceMs ?? file.graceMs ?? DEFAULT_GRACE_MS,
-    logLevel: flags.logLevel ?? file.logLevel ?? DEFAULT_LOG_LEVEL,
-    logFormat: flags.logFormat ?? file.logFormat,
-    statusAddr: flags.statusAddr ?? file.statusAddr,
-    output: flags.output ?? file.output,
-    drain: flags.drain ?? file.drain,
-    signalRewrites: { ...file.rewrites, ...flags.rewrites },
-    singleChild: flags.singleChild ?? file.singleChild,
+    globals: mergeGlobals(file.globals, flags.globals),
   });
 }

@@ -9,7 +9,7 @@ import { LivenessSchema, ReadinessSchema } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './problem.ts';
 import { BackoffSchema, checkPolicyForRole, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
 import { fail, ok, quote } from './result.ts';
-import { isRecord, mapping, parsedWith } from './schema-fields.ts';
+import { isRecord, mapping, oneOf, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 import { checkUserAndGroup, combineUser, GroupSchema, UserSchema } from './user.ts';
 import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
@@ -149,7 +149,7 @@ const ProcessFields = mapping({
     .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
     .optional()
     .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
-  output: z.enum(OUTPUT_MODES).optional().meta({
+  output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
     description:
       'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
   }),

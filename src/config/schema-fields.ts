@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { fileOrigin, type PathSegment, type Report } from './problem.ts';
+import { fileOrigin, type Origin, type PathSegment, type Report } from './problem.ts';
 import { closestMatch, listAlternatives, quote, type Result } from './result.ts';
 
 // The glue between zod and this project's messages. Each field of the file is
@@ -70,6 +70,20 @@ export function exactlyOneOf(keys: readonly string[]) {
   };
 }
 
+/**
+ * One of a few words (a log level, an output mode). A value outside them is
+ * named with what it should be, the same for the file and for a flag.
+ */
+export function oneOf<const Words extends readonly [string, ...string[]]>(
+  what: string,
+  words: Words,
+  list: (words: readonly string[]) => string = listAlternatives,
+) {
+  const error = (issue: z.core.$ZodRawIssue) =>
+    issue.code === 'invalid_value' ? `${describeValue(issue.input)} is not ${what}; use ${list(words)}` : undefined;
+  return z.enum(words, { error });
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -124,14 +138,19 @@ function unionExpected(branches: readonly (readonly z.core.$ZodIssue[])[]): stri
   return expected.length === 0 ? 'another value' : listAlternatives(expected);
 }
 
-/** Zod's issues as problems at their field paths. */
-export function reportIssues(issues: readonly z.core.$ZodIssue[], report: Report, prefix: readonly PathSegment[] = []): void {
+/** Zod's issues as problems at their field paths: in the file, or all at one flag (`originOf`). */
+export function reportIssues(
+  issues: readonly z.core.$ZodIssue[],
+  report: Report,
+  originOf: (path: readonly PathSegment[]) => Origin = (path) => fileOrigin(...path),
+  prefix: readonly PathSegment[] = [],
+): void {
   for (const issue of issues) {
     const path = [...prefix, ...issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)))];
     switch (issue.code) {
       case 'unrecognized_keys': {
         const messages = issue.message.split('\n');
-        for (const [index, key] of issue.keys.entries()) report(fileOrigin(...path, key), messages[index] ?? `unknown key ${quote(key)}`);
+        for (const [index, key] of issue.keys.entries()) report(originOf([...path, key]), messages[index] ?? `unknown key ${quote(key)}`);
         break;
       }
       case 'invalid_union': {
@@ -139,13 +158,13 @@ export function reportIssues(issues: readonly z.core.$ZodIssue[], report: Report
         // a probe mapping with a bad field), its issues say more than "expected a
         // string or a mapping".
         const typed = issue.errors.filter((branch) => !branch.some((inner) => inner.code === 'invalid_type' && inner.path.length === 0));
-        if (typed.length === 1) reportIssues(typed[0]!, report, path);
-        else report(fileOrigin(...path), issue.message);
+        if (typed.length === 1) reportIssues(typed[0]!, report, originOf, path);
+        else report(originOf(path), issue.message);
         break;
       }
       default: {
         const related = (issue.code === 'custom' ? (issue.params as RelatedKey | undefined) : undefined)?.relatedKey;
-        report(fileOrigin(...path), issue.message, related === undefined ? undefined : fileOrigin(...path.slice(0, -1), related));
+        report(originOf(path), issue.message, related === undefined ? undefined : originOf([...path.slice(0, -1), related]));
       }
     }
   }

@@ -85,7 +85,7 @@ describe('the schema check of the file', () => {
     `;
     expect(problemsOf({ yaml })).toEqual([
       'demo.yaml:1:1 grace: expected a string, got a list',
-      'demo.yaml:2:1 logLevel: "loud" is not accepted; use trace, debug, info, warn, error, fatal, silent',
+      'demo.yaml:2:1 logLevel: "loud" is not a log level; use trace, debug, info, warn, error, fatal, silent',
       'demo.yaml:4:5 processes[0].name: expected a string, got 7',
       'demo.yaml:5:5 processes[0].role: "worker" is not accepted; use init, sidecar, app, external',
       'demo.yaml:6:5 processes[0].command: expected a string or a list, got 42',

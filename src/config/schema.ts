@@ -2,30 +2,29 @@ import * as z from 'zod';
 import { duration } from './duration.ts';
 import { DrainSchema } from './hook.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
-import {
-  DEFAULT_GRACE_MS,
-  DEFAULT_LOG_LEVEL,
-  DEFAULT_OUTPUT_MODE,
-  type DrainSpec,
-  type LogFormat,
-  type LogLevel,
-  type OutputMode,
-  type StatusAddress,
-} from './plan.ts';
+import type { FileOption } from './global-options.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE } from './plan.ts';
 import { type Entry, ProcessSchema, readFileEntry } from './process.ts';
 import type { Report } from './problem.ts';
-import { describeIssue, isRecord, mapping, parsedWith, reportIssues } from './schema-fields.ts';
-import { RewriteSchema, type SignalRewrites, toRewrites } from './signals.ts';
+import { describeIssue, isRecord, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';
+import { RewriteSchema } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
 
 // The config file: its shape and every value, checked in one pass that turns
 // what the user wrote into plan values. The JSON Schema for editors is
 // generated from the same definitions (json-schema.ts).
 
-export const ConfigSchema = mapping({
+/**
+ * The options that are not about one named process: a field each, used for
+ * the file's top-level key and, through flags.ts, for its flag and variable
+ * (global-options.ts), so a value means the same whichever way it came in.
+ */
+export const GLOBAL_FIELDS = {
   grace: duration('The whole budget from the stop signal (or the app exit) to the supervisor exit.', DEFAULT_GRACE_MS).optional(),
-  logLevel: z.enum(LOG_LEVELS).optional().meta({ default: DEFAULT_LOG_LEVEL }),
-  logFormat: z.enum(LOG_FORMATS).optional().meta({
+  logLevel: oneOf('a log level', LOG_LEVELS, (words) => words.join(', '))
+    .optional()
+    .meta({ default: DEFAULT_LOG_LEVEL }),
+  logFormat: oneOf('a log format', LOG_FORMATS).optional().meta({
     description: "sidecar-init's own log: json lines, or text for people (default: text when stderr is a terminal, else json).",
   }),
   statusAddr: parsedWith(z.string(), parseStatusAddress)
@@ -34,7 +33,7 @@ export const ConfigSchema = mapping({
       description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
       examples: ['0.0.0.0:9901', '127.0.0.1:9901', ':9901'],
     }),
-  output: z.enum(OUTPUT_MODES).optional().meta({
+  output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
     description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
     default: DEFAULT_OUTPUT_MODE,
   }),
@@ -46,6 +45,10 @@ export const ConfigSchema = mapping({
     description: 'Signal only each direct child, not its process group, unless a process sets signalGroup.',
     default: false,
   }),
+} satisfies Readonly<Record<FileOption, z.ZodType>>;
+
+export const ConfigSchema = mapping({
+  ...GLOBAL_FIELDS,
   processes: z
     .array(ProcessSchema)
     .optional()
@@ -56,31 +59,17 @@ export const ConfigSchema = mapping({
     }),
 }).meta({ title: 'sidecar-init configuration' });
 
-/** What the config file contributes; undefined fields were not given. */
+/** The options' plan values; a missing key was not given. */
+export type GlobalValues = { -readonly [Option in FileOption]?: z.output<(typeof GLOBAL_FIELDS)[Option]> };
+
+/** What the config file contributes. */
 export interface FileConfig {
-  readonly graceMs: number | undefined;
-  readonly logLevel: LogLevel | undefined;
-  readonly logFormat: LogFormat | undefined;
-  readonly statusAddr: StatusAddress | undefined;
-  readonly output: OutputMode | undefined;
-  readonly drain: DrainSpec | undefined;
-  readonly rewrites: SignalRewrites;
-  readonly singleChild: boolean;
+  readonly globals: GlobalValues;
   /** Each with its draft when the whole file passed. */
   readonly entries: readonly Entry[];
 }
 
-export const EMPTY_FILE_CONFIG: FileConfig = {
-  graceMs: undefined,
-  logLevel: undefined,
-  logFormat: undefined,
-  statusAddr: undefined,
-  output: undefined,
-  drain: undefined,
-  rewrites: {},
-  singleChild: false,
-  entries: [],
-};
+export const EMPTY_FILE_CONFIG: FileConfig = { globals: {}, entries: [] };
 
 /** The file's value checked, every problem reported; its entries keep what is readable for the rules across entries. */
 export function checkFile(value: unknown, report: Report): FileConfig {
@@ -89,16 +78,6 @@ export function checkFile(value: unknown, report: Report): FileConfig {
   const processes = isRecord(value) && Array.isArray(value.processes) ? value.processes : [];
   const entries = processes.map((raw, index) => readFileEntry(raw, index, report));
   if (!result.success) return { ...EMPTY_FILE_CONFIG, entries };
-  const { data } = result;
-  return {
-    graceMs: data.grace,
-    logLevel: data.logLevel,
-    logFormat: data.logFormat,
-    statusAddr: data.statusAddr,
-    output: data.output,
-    drain: data.drain,
-    rewrites: toRewrites(data.rewrite),
-    singleChild: data.singleChild ?? false,
-    entries: entries.map((entry, index) => ({ ...entry, draft: data.processes?.[index] })),
-  };
+  const { processes: drafts, ...globals } = result.data;
+  return { globals, entries: entries.map((entry, index) => ({ ...entry, draft: drafts?.[index] })) };
 }

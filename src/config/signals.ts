@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { HANDLED_SIGNALS } from '../process/signals.ts';
 import type { Plan } from './plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
-import { isRecord, parsedWith, type RelatedKey } from './schema-fields.ts';
+import { parsedWith, type RelatedKey } from './schema-fields.ts';
 
 // Signals are given by name, as `kill -l` lists them, in any case and with or
 // without the SIG prefix: quit, QUIT and SIGQUIT are all SIGQUIT. Numbers are
@@ -107,35 +107,34 @@ function collectRewrites(rewrites: readonly Result<Rewrite>[], problem: (index: 
 
 const NO_REWRITE_TARGET = 'has no value; write none to drop the signal';
 
-/** `rewrite:` of the file, as written; each problem at its key, even when another entry has no value. */
+/**
+ * `rewrite:` of the file, parsed in one pass: each problem at its key, every
+ * key checked even when another has no value.
+ */
 export const RewriteSchema = z
-  .record(z.string(), z.string({ error: (issue) => (issue.input === null ? NO_REWRITE_TARGET : undefined) }))
-  .check(
-    z.superRefine(
-      (raw, context) =>
-        void fileRewrites(raw, (key, message, firstKey) => {
-          const params: RelatedKey | undefined = firstKey === undefined ? undefined : { relatedKey: firstKey };
-          context.addIssue({ code: 'custom', message, input: raw, path: [key], params });
-        }),
-      { when: () => true },
-    ),
-  )
-  .optional()
+  .record(z.string(), z.unknown())
+  // On the record, not the result: the JSON Schema describes what is written, and zod leaves out examples of a transform.
   .meta({
     description: 'Signals rewritten before they reach the app, by name (SIGTERM: SIGQUIT); none drops the signal.',
     examples: [{ SIGTERM: 'SIGQUIT', SIGHUP: 'none' }],
-  });
+    additionalProperties: { type: 'string' },
+  })
+  .transform((raw, context) =>
+    fileRewrites(raw, (key, message, firstKey) => {
+      const params: RelatedKey | undefined = firstKey === undefined ? undefined : { relatedKey: firstKey };
+      context.issues.push({ code: 'custom', message, input: raw[key], path: [key], params });
+    }),
+  )
+  .optional();
 
-/** `rewrite:` once it has passed RewriteSchema. */
-export function toRewrites(raw: Readonly<Record<string, string>> | undefined): SignalRewrites {
-  return fileRewrites(raw);
-}
-
-function fileRewrites(raw: unknown, problem?: (key: string, message: string, firstKey?: string) => void): SignalRewrites {
-  const pairs = isRecord(raw) ? Object.entries(raw).filter((pair): pair is [string, string] => typeof pair[1] === 'string') : [];
+function fileRewrites(raw: Readonly<Record<string, unknown>>, problem: (key: string, message: string, firstKey?: string) => void) {
+  const pairs = Object.entries(raw);
   return collectRewrites(
-    pairs.map(([from, to]) => parseRewrite(from, to)),
-    (index, message, first) => problem?.(pairs[index]![0], message, first === undefined ? undefined : pairs[first]![0]),
+    pairs.map(([from, to]) => {
+      if (to === null) return fail<Rewrite>(NO_REWRITE_TARGET);
+      return typeof to === 'string' ? parseRewrite(from, to) : fail<Rewrite>(`expected a signal name or none, got ${JSON.stringify(to)}`);
+    }),
+    (index, message, first) => problem(pairs[index]![0], message, first === undefined ? undefined : pairs[first]![0]),
   );
 }
 

@@ -1,5 +1,6 @@
 // Helpers for the config tests: YAML written inline, loaded as "demo.yaml".
 import { EMPTY_CLI_INPUT, type CliInput } from '../../src/config/cli-input.ts';
+import { GLOBAL_OPTION_NAMES, type GivenOptions, type GlobalOption } from '../../src/config/global-options.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadPlan } from '../../src/config/load-plan.ts';
 import type { Plan } from '../../src/config/plan.ts';
@@ -18,12 +19,24 @@ export function dedent(text: string): string {
 
 export interface LoadInput {
   readonly yaml?: string;
-  readonly cli?: Partial<CliInput>;
+  /** The command line; a global option may be written at the top, as if given by its flag: { grace: '5s' }. */
+  readonly cli?: Partial<CliInput> & GivenOptions;
+}
+
+/** A CliInput from a test's shorthand, global options moved into `options`. */
+export function cliInput(cli: Partial<CliInput> & GivenOptions = {}): CliInput {
+  const options: Record<string, unknown> = { ...cli.options };
+  const rest: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(cli)) {
+    if (GLOBAL_OPTION_NAMES.includes(key as GlobalOption)) options[key] = value;
+    else if (key !== 'options') rest[key] = value;
+  }
+  return { ...EMPTY_CLI_INPUT, ...rest, options: options as GivenOptions };
 }
 
 export function load({ yaml, cli }: LoadInput): Plan {
   return loadPlan({
-    cli: { ...EMPTY_CLI_INPUT, ...cli },
+    cli: cliInput(cli),
     configFile: yaml === undefined ? undefined : FILE,
     readFile: () => dedent(yaml ?? ''),
   });

@@ -53,14 +53,7 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
 export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<Plan, 'processes'>> = {}): Plan {
   const plan = buildPlan({
     processes: specs.map((spec) => ({ ...spec, after: spec.after })),
-    graceMs: TEST_GRACE_MS,
-    logLevel: 'info',
-    logFormat: undefined,
-    statusAddr: undefined,
-    output: undefined,
-    drain: undefined,
-    signalRewrites: {},
-    singleChild: false,
+    globals: { grace: TEST_GRACE_MS, logLevel: 'info' },
   });
   return { ...plan, ...overrides };
 }

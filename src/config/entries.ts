@@ -1,10 +1,7 @@
 import type { AppArgs } from './flags.ts';
 import { createProcessDraft, type Entry, validateName } from './process.ts';
-import { at, type Origin, type Report } from './problem.ts';
-import { quote } from './result.ts';
 
-// The processes of the file and of the flags as one list, and the rules that
-// hold across it: names, and exactly one app.
+// The processes of the file and of the flags as one list (entry-rules.ts checks it).
 
 /** The app given as operands is named like the file's app it replaces, or this. */
 export const DEFAULT_APP_NAME = 'app';
@@ -32,42 +29,4 @@ export function mergeEntries(fileEntries: readonly Entry[], flagEntries: readonl
   const draft = command === undefined ? undefined : createProcessDraft(name, 'app', command);
   const appEntry: Entry = { name, role: 'app', origin, after: undefined, draft };
   return { entries: [...fileEntries.filter((entry) => entry.role !== 'app'), ...flagEntries, appEntry], replaced };
-}
-
-/**
- * Every name is a DNS label, the file's replaced app included (the file is
- * still wrong), and names are unique across the file and the flags.
- */
-export function checkNames(entries: readonly Entry[], replaced: readonly Entry[], report: Report): void {
-  for (const entry of [...entries, ...replaced]) {
-    const invalid = entry.name === undefined ? undefined : validateName(entry.name);
-    if (invalid !== undefined) report(at(entry.origin, 'name'), invalid);
-  }
-  const first = new Map<string, Entry>();
-  for (const entry of entries) {
-    if (entry.name === undefined) continue;
-    const earlier = first.get(entry.name);
-    if (earlier === undefined) {
-      first.set(entry.name, entry);
-    } else {
-      const message = `${quote(entry.name)} is already the name of another process`;
-      report(at(entry.origin, 'name'), message, at(earlier.origin, 'name'));
-    }
-  }
-}
-
-/** The file has at most one app, and the merged list has one (from the file or the operands). */
-export function checkApps(fileEntries: readonly Entry[], entries: readonly Entry[], noAppOrigin: Origin, report: Report): void {
-  const fileApps = fileEntries.filter((entry) => entry.role === 'app');
-  for (const extra of fileApps.slice(1)) {
-    report(at(extra.origin, 'role'), 'a second app; only one process can have role app', at(fileApps[0]!.origin, 'role'));
-  }
-  // An entry whose role could not be read may be the app: saying "no app" then would mislead.
-  const appMayExist = entries.some((entry) => entry.role === 'app' || entry.role === undefined);
-  if (!appMayExist) {
-    report(
-      noAppOrigin,
-      'no app to run; give it after the options (sidecar-init [OPTIONS] -- APP [ARGS...]) or as a process with role: app',
-    );
-  }
 }

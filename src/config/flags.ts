@@ -1,3 +1,4 @@
+import type { Accounts } from './accounts.ts';
 import type { CliInput, ProcessFlag } from './cli-input.ts';
 import { type Argv, parseCommand } from './command.ts';
 import { looksLikeDuration } from './duration.ts';
@@ -50,7 +51,7 @@ export interface FlagConfig {
   readonly app: AppArgs | undefined;
 }
 
-export function parseFlags(cli: CliInput, report: Report): FlagConfig {
+export function parseFlags(cli: CliInput, accounts: Accounts, report: Report): FlagConfig {
   // A value from SIDECAR_INIT_<OPTION> is reported under the variable's name.
   const originOf =
     (option: GlobalOption) =>
@@ -67,7 +68,7 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
     quit: parseTargetFlags(cli.quit, QUIT, report),
     restart: parseTargetFlags(cli.restart, RESTART, report),
     stopSignal: parseTargetFlags(cli.stopSignal, STOP_SIGNAL, report),
-    user: parseTargetFlags(cli.user, USER, report),
+    user: parseTargetFlags(cli.user, { ...USER, parse: (text) => parseUser(text, accounts) }, report),
     successCodes:
       successCode === undefined || successCode.length === 0
         ? undefined
@@ -125,7 +126,7 @@ const READY = {
 const QUIT = { flag: '--quit', expected: 'NAME=URL, e.g. --quit mesh=http://127.0.0.1:15020/quitquitquit', parse: parseQuitUrl };
 const RESTART = { flag: '--restart', expected: 'NAME=POLICY, e.g. --restart migrate=on-failure', parse: parseRestartPolicy };
 const STOP_SIGNAL = { flag: '--stop-signal', expected: 'NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT', parse: parseStopSignal };
-const USER = { flag: '--user', expected: 'NAME=USER[:GROUP], e.g. --user app=nobody or --user app=1000:1000', parse: parseUser };
+const USER = { flag: '--user', expected: 'NAME=USER[:GROUP], e.g. --user app=nobody or --user app=1000:1000' };
 
 function parseTargetFlags<Value>(values: readonly string[], syntax: TargetFlagSyntax<Value>, report: Report): TargetFlag<Value>[] {
   return values.flatMap((text) => {

@@ -1,12 +1,13 @@
 import * as z from 'zod';
-import { ConfigSchema } from './schema.ts';
+import { NO_ACCOUNTS } from './accounts.ts';
+import { createConfigSchema } from './schema.ts';
 
 // The published JSON Schema (schema/sidecar-init.schema.json) for editors, made
 // from the zod schema that validates. scripts/write-schema.ts writes it and a
 // test keeps the file in sync.
 
 export function createJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(ConfigSchema, { io: 'input', target: 'draft-2020-12' });
+  return z.toJSONSchema(createConfigSchema(NO_ACCOUNTS), { io: 'input', target: 'draft-2020-12' });
 }
 
 /** The file's exact text: two-space JSON and a final newline. */

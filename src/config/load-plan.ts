@@ -1,15 +1,15 @@
-import { checkAfter } from './after.ts';
+import { type Accounts, readAccountFiles } from './accounts.ts';
 import { buildPlan, mergeGlobals } from './build-plan.ts';
 import type { CliInput } from './cli-input.ts';
 import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
 import { createConfigError } from './config-error.ts';
-import { checkApps, checkNames, mergeEntries } from './entries.ts';
-import { applyFlagOverrides, checkFlagTargets } from './flag-targets.ts';
+import { mergeEntries } from './entries.ts';
+import { checkEntryRules, type Identity } from './entry-rules.ts';
+import { applyFlagOverrides } from './flag-targets.ts';
 import { parseFlags } from './flags.ts';
 import type { Plan } from './plan.ts';
-import { createProblemList, fileOrigin } from './problem.ts';
+import { createProblemList, fileOrigin, type Origin } from './problem.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
-import { checkPrivileges, type Identity } from './user.ts';
 
 export interface LoadPlanInput {
   readonly cli: CliInput;
@@ -23,27 +23,28 @@ export interface LoadPlanInput {
    * anyone, anywhere; it still resolves names through this machine's files.
    */
   readonly identity?: Identity | undefined;
+  /** The image's users and groups, for names in user and group; this machine's /etc/passwd and /etc/group by default. */
+  readonly accounts?: Accounts | undefined;
 }
 
 /**
  * The plan from the file and the flags, or a ConfigError listing every
- * problem. Pure apart from reading the file: parse → check the file and the
- * flags → check the rules across processes → build the plan.
+ * problem. Pure apart from its two inputs that read files (the config, the
+ * accounts), both replaceable: parse → check the file and the flags → check
+ * the rules across processes → build the plan.
  */
 export function loadPlan(input: LoadPlanInput): Plan {
   const { problems, report } = createProblemList();
   const { configFile } = input;
   const parsed = configFile === undefined ? undefined : readConfigFile(configFile, input.readFile ?? readBoundedFile, report);
-  const file = parsed === undefined ? EMPTY_FILE_CONFIG : checkFile(parsed.value, report);
-  const flags = parseFlags(input.cli, report);
+  const accounts = input.accounts ?? readAccountFiles();
+  const file = parsed === undefined ? EMPTY_FILE_CONFIG : checkFile(parsed.value, accounts, report);
+  const flags = parseFlags(input.cli, accounts, report);
   const { entries, replaced } = mergeEntries(file.entries, flags.entries, flags.app);
   // A file that cannot be read or parsed hides its names and roles; rules about them would only guess.
   if (configFile === undefined || parsed !== undefined) {
-    checkNames(entries, replaced, report);
-    checkApps(file.entries, entries, configFile === undefined ? { kind: 'command-line' } : fileOrigin('processes'), report);
-    checkAfter(entries, replaced, report);
-    checkFlagTargets(flags, entries, report);
-    if (input.identity !== undefined) checkPrivileges(entries, flags, input.identity, report);
+    const noAppOrigin: Origin = configFile === undefined ? { kind: 'command-line' } : fileOrigin('processes');
+    checkEntryRules({ entries, replaced, fileEntries: file.entries, flags, noAppOrigin, identity: input.identity }, report);
   }
   if (problems.length > 0) throw createConfigError(problems, { file: configFile, locate: parsed?.locate });
   // Without problems every entry has its draft and every flag its value.

@@ -11,7 +11,8 @@ import { BackoffSchema, checkPolicyForRole, createRestart, MaxRestartsSchema, Re
 import { fail, ok, quote } from './result.ts';
 import { isRecord, mapping, oneOf, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import { checkUserAndGroup, combineUser, GroupSchema, UserSchema } from './user.ts';
+import type { Accounts } from './accounts.ts';
+import { checkUserAndGroup, combineUser, groupField, userField } from './user.ts';
 import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
 
 // One process of the plan: an entry of `processes:` in the file, an --init or
@@ -102,61 +103,68 @@ function parseCwd(cwd: string) {
   return cwd.includes('\0') ? fail('has a NUL character, which no directory name can hold') : ok(cwd);
 }
 
-const ProcessFields = mapping({
-  name: z.string().meta({ description: 'A DNS label, unique in the plan.', pattern: DNS_LABEL_PATTERN }),
-  role: z.enum(ROLES).meta({
-    description:
-      'init runs to completion; sidecar keeps running and is started once ready; app is the main process; ' +
-      'external is a process of another container of the pod, waited for and stopped, never started.',
-  }),
-  // Required for every role but external (readFileEntry says so).
-  command: CommandSchema.optional(),
-  env: EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
-  cwd: parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
-  user: UserSchema.optional(),
-  group: GroupSchema.optional(),
-  after: z
-    .array(z.string())
-    .optional()
-    .meta({
+/** The fields of a process; `user` and `group` resolve names through `accounts`. */
+const processFields = (accounts: Accounts) =>
+  mapping({
+    name: z.string().meta({ description: 'A DNS label, unique in the plan.', pattern: DNS_LABEL_PATTERN }),
+    role: z.enum(ROLES).meta({
       description:
-        'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
-        'each starts when its own list is satisfied, and the app after everything unless it has a list.',
+        'init runs to completion; sidecar keeps running and is started once ready; app is the main process; ' +
+        'external is a process of another container of the pod, waited for and stopped, never started.',
     }),
-  readiness: ReadinessSchema.optional().meta({ description: 'Sidecars and externals: when it counts as started.' }),
-  liveness: LivenessSchema.optional().meta({
-    description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
-  }),
-  restart: RestartPolicySchema.optional().meta({ description: 'Default: always for a sidecar, never for an init step and the app.' }),
-  backoff: BackoffSchema.optional().meta({ description: 'Delays between restarts.' }),
-  maxRestarts: MaxRestartsSchema.optional(),
-  fatal: z.boolean().optional().meta({
-    description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
-    default: false,
-  }),
-  postStart: HookSchema.optional().meta({
-    description: 'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
-  }),
-  preStop: HookSchema.optional().meta({
-    description: 'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
-  }),
-  stopSignal: stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.').optional(),
-  grace: duration('How long this process alone is waited for after its stop signal, within the whole budget.').optional(),
-  signalGroup: z.boolean().optional().meta({
-    description: "Signal the child's whole process group (default), or only the child (false).",
-  }),
-  successCodes: z
-    .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
-    .optional()
-    .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
-  output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
-    description:
-      'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
-  }),
-  ...EXTERNAL_FIELDS,
-});
+    // Required for every role but external (readFileEntry says so).
+    command: CommandSchema.optional(),
+    env: EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
+    cwd: parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
+    user: userField(accounts).optional(),
+    group: groupField(accounts).optional(),
+    after: z
+      .array(z.string())
+      .optional()
+      .meta({
+        description:
+          'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
+          'each starts when its own list is satisfied, and the app after everything unless it has a list.',
+      }),
+    readiness: ReadinessSchema.optional().meta({ description: 'Sidecars and externals: when it counts as started.' }),
+    liveness: LivenessSchema.optional().meta({
+      description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
+    }),
+    restart: RestartPolicySchema.optional().meta({ description: 'Default: always for a sidecar, never for an init step and the app.' }),
+    backoff: BackoffSchema.optional().meta({ description: 'Delays between restarts.' }),
+    maxRestarts: MaxRestartsSchema.optional(),
+    fatal: z.boolean().optional().meta({
+      description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
+      default: false,
+    }),
+    postStart: HookSchema.optional().meta({
+      description: 'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
+    }),
+    preStop: HookSchema.optional().meta({
+      description: 'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
+    }),
+    stopSignal: stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.').optional(),
+    grace: duration('How long this process alone is waited for after its stop signal, within the whole budget.').optional(),
+    signalGroup: z.boolean().optional().meta({
+      description: "Signal the child's whole process group (default), or only the child (false).",
+    }),
+    successCodes: z
+      .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
+      .optional()
+      .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
+    output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
+      description:
+        'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
+    }),
+    ...EXTERNAL_FIELDS,
+  });
 
-export const ProcessSchema = ProcessFields.transform(createDraft);
+type ProcessFields = ReturnType<typeof processFields>;
+
+/** One entry of `processes:`, checked and with its defaults, as a draft of the plan. */
+export function createProcessSchema(accounts: Accounts) {
+  return processFields(accounts).transform(createDraft);
+}
 
 /** A process with every default: an --init or --sidecar flag, or the app given as operands. */
 export function createProcessDraft(name: string, role: Role, command: Argv): ProcessDraft {
@@ -169,7 +177,7 @@ export function createExternalDraft(name: string, fields: ExternalFieldValues): 
 }
 
 /** A process with its defaults, from fields that have passed their checks. */
-function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
+function createDraft(fields: z.output<ProcessFields>): ProcessDraft {
   const { name, role, signalGroup } = fields;
   // An external is never run: its command is its name, for logs.
   const command = fields.command ?? [name];
@@ -204,7 +212,7 @@ function createDraft(fields: z.output<typeof ProcessFields>): ProcessDraft {
 // the app's exit code is the pod's.
 // An external is never started, so it has nothing about running a process.
 const STARTED: readonly Role[] = ['init', 'sidecar', 'app'];
-const ROLE_FIELDS: Partial<Record<keyof z.input<typeof ProcessFields>, readonly Role[]>> = {
+const ROLE_FIELDS: Partial<Record<keyof z.input<ProcessFields>, readonly Role[]>> = {
   command: STARTED,
   env: STARTED,
   cwd: STARTED,

@@ -1,10 +1,11 @@
 import * as z from 'zod';
+import type { Accounts } from './accounts.ts';
 import { duration } from './duration.ts';
 import { DrainSchema } from './hook.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
 import type { FileOption } from './global-options.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE } from './plan.ts';
-import { type Entry, ProcessSchema, readFileEntry } from './process.ts';
+import { createProcessSchema, type Entry, readFileEntry } from './process.ts';
 import type { Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema } from './signals.ts';
@@ -47,17 +48,20 @@ export const GLOBAL_FIELDS = {
   }),
 } satisfies Readonly<Record<FileOption, z.ZodType>>;
 
-export const ConfigSchema = mapping({
-  ...GLOBAL_FIELDS,
-  processes: z
-    .array(ProcessSchema)
-    .optional()
-    .meta({
-      description:
-        'Init steps and sidecars start in this order, each after the one before it is done or started ' +
-        '(unless a process has after); the app starts last.',
-    }),
-}).meta({ title: 'sidecar-init configuration' });
+/** The whole file; user and group names resolve through `accounts`. */
+export function createConfigSchema(accounts: Accounts) {
+  return mapping({
+    ...GLOBAL_FIELDS,
+    processes: z
+      .array(createProcessSchema(accounts))
+      .optional()
+      .meta({
+        description:
+          'Init steps and sidecars start in this order, each after the one before it is done or started ' +
+          '(unless a process has after); the app starts last.',
+      }),
+  }).meta({ title: 'sidecar-init configuration' });
+}
 
 /** The options' plan values; a missing key was not given. */
 export type GlobalValues = { -readonly [Option in FileOption]?: z.output<(typeof GLOBAL_FIELDS)[Option]> };
@@ -72,8 +76,8 @@ export interface FileConfig {
 export const EMPTY_FILE_CONFIG: FileConfig = { globals: {}, entries: [] };
 
 /** The file's value checked, every problem reported; its entries keep what is readable for the rules across entries. */
-export function checkFile(value: unknown, report: Report): FileConfig {
-  const result = ConfigSchema.safeParse(value, { error: describeIssue });
+export function checkFile(value: unknown, accounts: Accounts, report: Report): FileConfig {
+  const result = createConfigSchema(accounts).safeParse(value, { error: describeIssue });
   if (!result.success) reportIssues(result.error.issues, report);
   const processes = isRecord(value) && Array.isArray(value.processes) ? value.processes : [];
   const entries = processes.map((raw, index) => readFileEntry(raw, index, report));

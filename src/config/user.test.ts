@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dedent, FILE, load, problemsOf } from '../../test/support/config.ts';
+import { readAccountFiles } from './accounts.ts';
 import { EMPTY_CLI_INPUT, type CliInput } from './cli-input.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
-import type { Identity } from './user.ts';
+import type { Identity } from './entry-rules.ts';
 
 // user and group resolve through this machine's /etc/passwd and /etc/group,
 // as they will in the image: root and nobody (65534) are in every Debian and
@@ -142,5 +143,39 @@ describe('user and group of a process', () => {
     // Root may start anything as anyone; validate (no identity) checks only the names.
     expect(problemsAs({ uid: 0, gid: 0 }, yaml, { user: ['job=0'] })).toEqual([]);
     expect(() => load({ yaml, cli: { user: ['job=0'] } })).not.toThrow();
+  });
+
+  it("resolves names through the accounts it is given, a step of its own: the image's files, not necessarily this machine's", () => {
+    const files: Record<string, string> = {
+      '/etc/passwd': 'root:x:0:0:root:/root:/bin/sh\nalice:x:1234:2345::/home/alice:/bin/sh\n',
+      '/etc/group': 'root:x:0:\nstaff:x:50:\n',
+    };
+    const read: string[] = [];
+    const accounts = readAccountFiles((file) => {
+      read.push(file);
+      const text = files[file];
+      if (text === undefined) throw new Error(`no ${file}`);
+      return text;
+    });
+    const yaml = `
+      processes:
+        - { name: a, role: init, command: a, user: alice }
+        - { name: b, role: init, command: b, user: "alice:staff" }
+        - { name: job, role: app, command: job, user: nobody }
+    `;
+    const load = () => loadPlan({ cli: EMPTY_CLI_INPUT, configFile: FILE, readFile: () => dedent(yaml), accounts });
+    expect(() => load()).toThrow('no user "nobody" in /etc/passwd');
+    // Each file once, however many names.
+    expect(read.sort()).toEqual(['/etc/group', '/etc/passwd']);
+    files['/etc/passwd'] += 'nobody:x:65534:65534::/nonexistent:/bin/false\n';
+    const [a, b, job] = loadPlan({
+      cli: EMPTY_CLI_INPUT,
+      configFile: FILE,
+      readFile: () => dedent(yaml),
+      accounts: readAccountFiles((file) => files[file]!),
+    }).processes;
+    expect(a!.user).toEqual({ uid: 1234, gid: 2345, home: '/home/alice' });
+    expect(b!.user).toEqual({ uid: 1234, gid: 50, home: '/home/alice' });
+    expect(job!.user).toEqual({ uid: 65534, gid: 65534, home: '/nonexistent' });
   });
 });

@@ -1,55 +1,20 @@
-import { readFileSync } from 'node:fs';
 import * as z from 'zod';
-import type { FlagConfig } from './flags.ts';
+import { type Account, type Accounts, GROUP_FILE, PASSWD_FILE } from './accounts.ts';
 import type { ProcessUser } from './plan.ts';
-import type { Entry } from './process.ts';
-import { at, type Report } from './problem.ts';
 import { closestMatch, fail, ok, quote, type Result } from './result.ts';
 import { parsedWith } from './schema-fields.ts';
 import { checkWholeNumber, describeRange, ID_RANGE } from './whole-number.ts';
 
 // Who a process runs as: `user: nobody`, `user: "1000:1000"`, `group: app`,
 // `--user NAME=USER[:GROUP]`. Names are resolved here, before anything starts,
-// through /etc/passwd and /etc/group as the image has them (no NSS: a container
-// has no other source), so a typo is a config error with its position rather
+// through the image's /etc/passwd and /etc/group (accounts.ts, read by the
+// caller), so a typo is a config error with its position rather
 // than a process that fails at its turn. An init step that needs root (iptables
 // for a mesh) and an app that must not have it are the point: the plan says
 // per process, sidecar-init stays root and drops privileges in each child.
 
-const PASSWD_FILE = '/etc/passwd';
-const GROUP_FILE = '/etc/group';
-
 const USER_HINT = 'give a user name from /etc/passwd or a numeric uid, optionally with :GROUP, e.g. "nobody", "1000" or "1000:1000"';
 const GROUP_HINT = 'give a group name from /etc/group or a numeric gid, e.g. "nogroup" or "1000"';
-
-/** One line of /etc/passwd or /etc/group, the fields that matter here. */
-interface Account {
-  readonly name: string;
-  readonly id: number;
-  /** passwd only: the primary group and the home directory. */
-  readonly gid?: number | undefined;
-  readonly home?: string | undefined;
-}
-
-/**
- * The accounts of one of the two files. Read at each lookup: a config resolves
- * a handful of names once per start, and /etc/passwd is a few kilobytes. A
- * missing file (a distroless or scratch image) has no names, only numbers.
- */
-function readAccounts(file: string): readonly Account[] | undefined {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
-  return text.split('\n').flatMap((line) => {
-    const fields = line.split(':');
-    const [name = '', , id = '', gid = '', , home = ''] = fields;
-    if (name === '' || name.startsWith('#') || !/^\d+$/.test(id)) return [];
-    return [{ name, id: Number(id), gid: /^\d+$/.test(gid) ? Number(gid) : undefined, home: home === '' ? undefined : home }];
-  });
-}
 
 type IdRef = { readonly kind: 'id'; readonly id: number } | { readonly kind: 'name'; readonly name: string };
 
@@ -66,8 +31,8 @@ function parseIdRef(text: string, what: 'user' | 'group', hint: string): Result<
   return ok({ kind: 'name', name: text });
 }
 
-function lookup(ref: IdRef, file: string, what: 'user' | 'group'): Result<Account | undefined> {
-  const accounts = readAccounts(file);
+function lookup(ref: IdRef, accounts: readonly Account[] | undefined, what: 'user' | 'group'): Result<Account | undefined> {
+  const file = what === 'user' ? PASSWD_FILE : GROUP_FILE;
   if (ref.kind === 'id') return ok(accounts?.find((account) => account.id === ref.id));
   if (accounts === undefined) {
     return fail(`no ${what} ${quote(ref.name)}: ${file} cannot be read; without it give a numeric ${what === 'user' ? 'uid' : 'gid'}`);
@@ -81,8 +46,8 @@ function lookup(ref: IdRef, file: string, what: 'user' | 'group'): Result<Accoun
   return fail(`no ${what} ${quote(ref.name)} in ${file}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}`);
 }
 
-function resolveGroup(ref: IdRef): Result<number> {
-  const found = lookup(ref, GROUP_FILE, 'group');
+function resolveGroup(ref: IdRef, accounts: Accounts): Result<number> {
+  const found = lookup(ref, accounts.groups(), 'group');
   if (!found.ok) return found;
   return ok(ref.kind === 'id' ? ref.id : found.value!.id);
 }
@@ -93,7 +58,7 @@ function resolveGroup(ref: IdRef): Result<number> {
  * and Kubernetes do (runAsUser without runAsGroup). HOME is the user's home
  * directory from /etc/passwd, or "/" without an entry, as container runtimes set it.
  */
-export function parseUser(value: string | number): Result<ProcessUser> {
+export function parseUser(value: string | number, accounts: Accounts): Result<ProcessUser> {
   const text = String(value);
   const colon = text.indexOf(':');
   const userText = colon < 0 ? text : text.slice(0, colon);
@@ -102,8 +67,8 @@ export function parseUser(value: string | number): Result<ProcessUser> {
   if (!userRef.ok) return userRef;
   const groupRef = groupText === undefined ? undefined : parseIdRef(groupText, 'group', GROUP_HINT);
   if (groupRef !== undefined && !groupRef.ok) return groupRef;
-  const account = lookup(userRef.value, PASSWD_FILE, 'user');
-  const gid = groupRef === undefined ? undefined : resolveGroup(groupRef.value);
+  const account = lookup(userRef.value, accounts.users(), 'user');
+  const gid = groupRef === undefined ? undefined : resolveGroup(groupRef.value, accounts);
   // Both names are looked up, so one run reports both typos.
   if (!account.ok || (gid !== undefined && !gid.ok)) {
     return fail([account, gid].flatMap((result) => (result === undefined || result.ok ? [] : [result.message])).join('; '));
@@ -117,28 +82,32 @@ export function parseUser(value: string | number): Result<ProcessUser> {
 }
 
 /** A group alone: the process keeps sidecar-init's uid, with this gid and no supplementary groups. */
-export function parseGroup(value: string | number): Result<number> {
+export function parseGroup(value: string | number, accounts: Accounts): Result<number> {
   const ref = parseIdRef(String(value), 'group', GROUP_HINT);
-  return ref.ok ? resolveGroup(ref.value) : ref;
+  return ref.ok ? resolveGroup(ref.value, accounts) : ref;
 }
 
 // A YAML number (`user: 1000`) is as good as the string; a fraction or a negative number is refused by the parser.
 const idText = z.union([z.string(), z.number()]);
 
-export const UserSchema = parsedWith(
-  idText.meta({
-    description:
-      'Run as this user (and its exec hooks and probes): a name from /etc/passwd or a uid, optionally :GROUP. ' +
-      'Supplementary groups are cleared. sidecar-init must be root to use it.',
-    examples: ['nobody', '1000', '1000:1000', 'app:app'],
-  }),
-  parseUser,
-);
+/** `user:` of a process, its names resolved through `accounts`. */
+export const userField = (accounts: Accounts) =>
+  parsedWith(
+    idText.meta({
+      description:
+        'Run as this user (and its exec hooks and probes): a name from /etc/passwd or a uid, optionally :GROUP. ' +
+        'Supplementary groups are cleared. sidecar-init must be root to use it.',
+      examples: ['nobody', '1000', '1000:1000', 'app:app'],
+    }),
+    (value) => parseUser(value, accounts),
+  );
 
-export const GroupSchema = parsedWith(
-  idText.meta({ description: 'Run with this group: a name from /etc/group or a gid (default: the user’s primary group).' }),
-  parseGroup,
-);
+/** `group:` of a process, its name resolved through `accounts`. */
+export const groupField = (accounts: Accounts) =>
+  parsedWith(
+    idText.meta({ description: 'Run with this group: a name from /etc/group or a gid (default: the user’s primary group).' }),
+    (value) => parseGroup(value, accounts),
+  );
 
 /** `user` and `group` of one process, both optional, as one ProcessUser. */
 export function combineUser(user: ProcessUser | undefined, gid: number | undefined): ProcessUser | undefined {
@@ -150,34 +119,4 @@ export function combineUser(user: ProcessUser | undefined, gid: number | undefin
 export function checkUserAndGroup(user: unknown, group: unknown): string | undefined {
   if (group === undefined || group === null || typeof user !== 'string' || !user.includes(':')) return undefined;
   return `the group is already given in user (${quote(user)}); give it in one place`;
-}
-
-/** sidecar-init's own ids, for the privilege check of a run. */
-export interface Identity {
-  readonly uid: number;
-  readonly gid: number;
-}
-
-/**
- * Only root can start a process as another user or group: anyone else would
- * see each such spawn fail at its turn (setgid/setuid: EPERM), after the
- * processes before it had started. Refused before anything starts instead, at
- * the --user flag or the file's field that asked for it.
- */
-export function checkPrivileges(entries: readonly Entry[], flags: FlagConfig, identity: Identity, report: Report): void {
-  if (identity.uid === 0) return;
-  for (const { name, draft, origin } of entries) {
-    if (name === undefined || draft === undefined) continue;
-    const flag = flags.user.find((given) => given.name === name);
-    const user = flag === undefined ? draft.user : flag.value;
-    if (user === undefined) continue;
-    const uid = user.uid ?? identity.uid;
-    if (uid === identity.uid && user.gid === identity.gid) continue;
-    report(
-      flag?.origin ?? at(origin, user.uid === undefined ? 'group' : 'user'),
-      `sidecar-init runs as uid ${identity.uid} gid ${identity.gid}, not as root, so it cannot start ${quote(name)} as ` +
-        `uid ${uid} gid ${user.gid}; run sidecar-init as root (each process then drops to its own user), ` +
-        `or leave out the user and group of ${quote(name)}`,
-    );
-  }
 }

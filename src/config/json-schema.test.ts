@@ -25,11 +25,15 @@ describe('the published JSON Schema', () => {
   it('refuses unknown keys in every mapping, as the validator does', () => {
     const found = mappings(createJsonSchema());
     expect([...found].filter(([, strict]) => !strict)).toEqual([]);
-    const process = '$.properties.processes.items.properties';
+    // One mapping per role, chosen by role: [1] is the sidecar's, which has every kind of nested mapping.
+    const process = '$.properties.processes.items.oneOf[1].properties';
     expect([...found.keys()]).toEqual(
       expect.arrayContaining([
         '$',
-        '$.properties.processes.items',
+        '$.properties.processes.items.oneOf[0]',
+        '$.properties.processes.items.oneOf[1]',
+        '$.properties.processes.items.oneOf[2]',
+        '$.properties.processes.items.oneOf[3]',
         `${process}.readiness`,
         `${process}.readiness.properties.probe.anyOf[1]`,
         `${process}.readiness.properties.probe.anyOf[1].properties.tcp`,
@@ -45,10 +49,26 @@ describe('the published JSON Schema', () => {
   });
 
   it('describes the probe and hook mappings as taking exactly one kind', () => {
-    const schema = createJsonSchema() as { properties: { processes: { items: { properties: Record<string, Record<string, unknown>> } } } };
-    const { readiness, preStop } = schema.properties.processes.items.properties;
+    const schema = createJsonSchema() as {
+      properties: { processes: { items: { oneOf: { properties: Record<string, Record<string, unknown>> }[] } } };
+    };
+    const { readiness, preStop } = schema.properties.processes.items.oneOf[1]!.properties;
     const probe = (readiness!.properties as { probe: { anyOf: Record<string, unknown>[] } }).probe.anyOf[1];
     expect(probe).toMatchObject({ minProperties: 1, maxProperties: 1 });
     expect(preStop).toMatchObject({ oneOf: [{ required: ['exec'] }, { required: ['http'] }] });
+  });
+
+  it('gives each role its own mapping, chosen by role, with only the fields that role has', () => {
+    const schema = createJsonSchema() as {
+      properties: { processes: { items: { oneOf: { properties: Record<string, { const?: string }>; required: string[] }[] } } };
+    };
+    const roles = schema.properties.processes.items.oneOf;
+    expect(roles.map((role) => role.properties.role!.const)).toEqual(['init', 'sidecar', 'app', 'external']);
+    const [init, sidecar, app, external] = roles.map((role) => role.properties);
+    expect(Object.keys(init!)).not.toContain('readiness');
+    expect(Object.keys(sidecar!)).toEqual(expect.arrayContaining(['readiness', 'fatal']));
+    expect(Object.keys(app!)).toContain('successCodes');
+    expect(Object.keys(external!)).not.toContain('command');
+    expect(roles.map((role) => role.required.includes('command'))).toEqual([true, true, true, false]);
   });
 });

@@ -157,19 +157,20 @@ export const ProbeSchema = z.union([
   ProbeObjectSchema,
 ]);
 
-export const ReadinessSchema = mapping({
-  // Required for a sidecar (process.ts says so); an external may take its preset's.
-  probe: ProbeSchema.optional().meta({
-    description: "Required for a sidecar; an external's defaults to its preset's, or to its process existing.",
-  }),
-  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_PROBE_PERIOD_MS).optional(),
-  timeout: positiveDuration('Bound on one attempt.', DEFAULT_PROBE_TIMEOUT_MS).optional(),
-  deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULT_PROBE_DEADLINE_MS).optional(),
-  periodAfterStart: positiveDuration(
-    'Once started, readiness is still tracked at this period; a failure never restarts anything.',
-    DEFAULT_PROBE_PERIOD_AFTER_START_MS,
-  ).optional(),
-}).transform((raw) => withReadinessDefaults({ ...raw, probe: raw.probe }));
+/** `readiness:`; its probe is required for a sidecar, optional for an external (its preset's, or its process existing). */
+export const readinessField = (probe: 'required' | 'optional') =>
+  mapping({
+    probe: (probe === 'required' ? ProbeSchema : ProbeSchema.optional()).meta({
+      description: "Required for a sidecar; an external's defaults to its preset's, or to its process existing.",
+    }),
+    period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_PROBE_PERIOD_MS).optional(),
+    timeout: positiveDuration('Bound on one attempt.', DEFAULT_PROBE_TIMEOUT_MS).optional(),
+    deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULT_PROBE_DEADLINE_MS).optional(),
+    periodAfterStart: positiveDuration(
+      'Once started, readiness is still tracked at this period; a failure never restarts anything.',
+      DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+    ).optional(),
+  }).transform((raw) => withReadinessDefaults({ ...raw, probe: raw.probe }));
 
 /** `readiness:` with the default timings; with the probe alone, for a probe given only by `--ready`. */
 export function withReadinessDefaults<Probe extends ProbeSpec | undefined>(raw: {

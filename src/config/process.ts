@@ -5,11 +5,11 @@ import { HookSchema } from './hook.ts';
 import { createExternal, EXTERNAL_FIELDS, type ExternalFieldValues, type ReadinessDraft } from './external.ts';
 import { OUTPUT_MODES, ROLES } from './literals.ts';
 import type { OutputMode, ProcessSpec, Role, SignalTarget } from './plan.ts';
-import { LivenessSchema, ReadinessSchema } from './probe.ts';
+import { LivenessSchema, readinessField } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './problem.ts';
 import { BackoffSchema, checkPolicyForRole, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
 import { fail, ok, quote } from './result.ts';
-import { isRecord, mapping, oneOf, parsedWith } from './schema-fields.ts';
+import { describeValue, isRecord, mapping, oneOf, parsedWith, unknownKeyMessage } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 import type { Accounts } from './accounts.ts';
 import { checkUserAndGroup, combineUser, groupField, userField } from './user.ts';
@@ -103,9 +103,12 @@ function parseCwd(cwd: string) {
   return cwd.includes('\0') ? fail('has a NUL character, which no directory name can hold') : ok(cwd);
 }
 
-/** The fields of a process; `user` and `group` resolve names through `accounts`. */
+const READINESS_DESCRIPTION = 'Sidecars and externals: when it counts as started.';
+const RESTART_DESCRIPTION = 'Default: always for a sidecar, never for an init step and the app.';
+
+/** Every field a process may have (which roles have which: ROLE_FIELDS); `user` and `group` resolve names through `accounts`. */
 const processFields = (accounts: Accounts) =>
-  mapping({
+  ({
     name: z.string().meta({ description: 'A DNS label, unique in the plan.', pattern: DNS_LABEL_PATTERN }),
     role: z.enum(ROLES).meta({
       description:
@@ -126,11 +129,11 @@ const processFields = (accounts: Accounts) =>
           'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
           'each starts when its own list is satisfied, and the app after everything unless it has a list.',
       }),
-    readiness: ReadinessSchema.optional().meta({ description: 'Sidecars and externals: when it counts as started.' }),
+    readiness: readinessField('optional').optional().meta({ description: READINESS_DESCRIPTION }),
     liveness: LivenessSchema.optional().meta({
       description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
     }),
-    restart: RestartPolicySchema.optional().meta({ description: 'Default: always for a sidecar, never for an init step and the app.' }),
+    restart: RestartPolicySchema.optional().meta({ description: RESTART_DESCRIPTION }),
     backoff: BackoffSchema.optional().meta({ description: 'Delays between restarts.' }),
     maxRestarts: MaxRestartsSchema.optional(),
     fatal: z.boolean().optional().meta({
@@ -157,13 +160,62 @@ const processFields = (accounts: Accounts) =>
         'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
     }),
     ...EXTERNAL_FIELDS,
-  });
+  }) satisfies z.core.$ZodLooseShape;
 
 type ProcessFields = ReturnType<typeof processFields>;
+/** A process's fields once checked, whatever its role (each role has some of them). */
+type ProcessFieldValues = z.output<ReturnType<typeof createAnyRoleSchema>>;
 
-/** One entry of `processes:`, checked and with its defaults, as a draft of the plan. */
+/**
+ * One entry of `processes:`, checked and with its defaults, as a draft of the
+ * plan: one mapping per role, chosen by `role`, each with only the fields that
+ * role has and the rules that role has (ROLE_RULES).
+ */
 export function createProcessSchema(accounts: Accounts) {
-  return processFields(accounts).transform(createDraft);
+  const fields = processFields(accounts);
+  const [init, sidecar, app, external] = ROLES.map((role) => roleSchema(role, fields));
+  return z
+    .discriminatedUnion('role', [init!, sidecar!, app!, external!], { error: roleIssue })
+    .transform((values) => createDraft(values as ProcessFieldValues));
+}
+
+/** Every field of every role, all checked: for an entry whose role is missing or unknown, so its other problems are still found. */
+export function createAnyRoleSchema(accounts: Accounts) {
+  return mapping(processFields(accounts));
+}
+
+const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {
+  init: 'An init step: runs to completion in its turn.',
+  sidecar: 'A sidecar: keeps running, started once ready.',
+  app: 'The app: the main process, started last; its exit ends the run.',
+  external: 'A process of another container of the pod: waited for and stopped, never started.',
+};
+
+function roleSchema(role: Role, fields: ProcessFields) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, schema] of Object.entries(fields)) {
+    const roles = ROLE_FIELDS[key as keyof ProcessFields];
+    if (roles === undefined || roles.includes(role)) shape[key] = schema;
+  }
+  shape.role = z.literal(role).meta({ description: ROLE_DESCRIPTIONS[role] });
+  Object.assign(shape, ROLE_RULES[role]?.fields);
+  // A field of another role says whose it is; a typo is suggested the closest field of any role.
+  const describeKey = (key: string) => {
+    const roles = ROLE_FIELDS[key as keyof ProcessFields];
+    if (roles !== undefined) return `${whoHas(roles)} ${key}; this process has role ${role}`;
+    return unknownKeyMessage(key, Object.keys(shape), Object.keys(fields));
+  };
+  const schema = mapping(shape, describeKey);
+  const check = ROLE_RULES[role]?.check;
+  // Checked on what was written, even when a field has problems of its own.
+  return check === undefined ? schema : schema.check(z.superRefine(check, { when: () => true }));
+}
+
+/** The role's message when no mapping matched: it is missing or not a role. */
+function roleIssue(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'invalid_union' || !isRecord(issue.input)) return undefined;
+  const { role } = issue.input;
+  return role === undefined ? `is required; use ${ROLES.join(', ')}` : `${describeValue(role)} is not accepted; use ${ROLES.join(', ')}`;
 }
 
 /** A process with every default: an --init or --sidecar flag, or the app given as operands. */
@@ -177,7 +229,7 @@ export function createExternalDraft(name: string, fields: ExternalFieldValues): 
 }
 
 /** A process with its defaults, from fields that have passed their checks. */
-function createDraft(fields: z.output<ProcessFields>): ProcessDraft {
+function createDraft(fields: ProcessFieldValues): ProcessDraft {
   const { name, role, signalGroup } = fields;
   // An external is never run: its command is its name, for logs.
   const command = fields.command ?? [name];
@@ -212,7 +264,7 @@ function createDraft(fields: z.output<ProcessFields>): ProcessDraft {
 // the app's exit code is the pod's.
 // An external is never started, so it has nothing about running a process.
 const STARTED: readonly Role[] = ['init', 'sidecar', 'app'];
-const ROLE_FIELDS: Partial<Record<keyof z.input<ProcessFields>, readonly Role[]>> = {
+const ROLE_FIELDS: Partial<Record<keyof ProcessFields, readonly Role[]>> = {
   command: STARTED,
   env: STARTED,
   cwd: STARTED,
@@ -238,51 +290,67 @@ const ROLE_FIELDS: Partial<Record<keyof z.input<ProcessFields>, readonly Role[]>
   optional: ['external'],
 };
 
-const WHO: Readonly<Record<string, string>> = {
-  sidecar: 'only sidecars have',
-  'sidecar,app': 'only sidecars and the app have',
-  app: 'only the app has',
-  'sidecar,external': 'only sidecars and externals have',
-  external: 'only externals have',
-  'init,sidecar,app': 'only processes sidecar-init starts have',
+/** What a role needs beyond its fields' own checks. */
+interface RoleRules {
+  /** Fields that are stricter for this role. */
+  readonly fields?: Readonly<Record<string, z.ZodType>>;
+  readonly check?: (value: Record<string, unknown>, context: z.core.$RefinementCtx<Record<string, unknown>>) => void;
+}
+
+const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
+  // A process sidecar-init starts needs a command.
+  init: {
+    fields: {
+      command: CommandSchema,
+      restart: RestartPolicySchema.refine((policy) => checkPolicyForRole(policy, 'init') === undefined, {
+        error: checkPolicyForRole('always', 'init'),
+      })
+        .optional()
+        .meta({ description: RESTART_DESCRIPTION }),
+    },
+  },
+  // A sidecar's readiness needs its probe; an external's may come from its preset.
+  sidecar: {
+    fields: { command: CommandSchema, readiness: readinessField('required').optional().meta({ description: READINESS_DESCRIPTION }) },
+  },
+  app: { fields: { command: CommandSchema } },
+  external: {
+    check: (value, context) => {
+      if ('preset' in value || 'match' in value) return;
+      const message = 'an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }';
+      context.addIssue({ code: 'custom', message, input: value });
+    },
+  },
 };
 
+const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
+
+/** "only sidecars and the app have", "only the app has". */
+function whoHas(roles: readonly Role[]): string {
+  if (roles.length === STARTED.length && STARTED.every((role) => roles.includes(role))) return 'only processes sidecar-init starts have';
+  const names = roles.map((role) => ROLE_PLURALS[role]);
+  return `only ${names.join(' and ')} ${roles.length === 1 && roles[0] === 'app' ? 'has' : 'have'}`;
+}
+
+/** name, role and after as far as they are readable, for the rules across entries even when the file has problems. */
+const EntryKeys = z
+  .looseObject({
+    name: z.string().optional().catch(undefined),
+    role: z.enum(ROLES).optional().catch(undefined),
+    after: z.array(z.string()).optional().catch(undefined),
+  })
+  .catch({});
+
 /**
- * processes[index] of the file as an Entry, its name, role and after read as
- * far as they are readable, for the rules across entries; the rules that
- * depend on the role: fields the role does not have, a policy it cannot use;
- * and a group given both in `user` and in `group`.
- * The draft comes from the schema, once the whole file has passed.
+ * processes[index] of the file as an Entry, for the rules across entries, and
+ * the one rule across two fields the schema cannot see once they are parsed:
+ * a group given both in `user` and in `group`. The draft comes from the
+ * schema, once the whole file has passed.
  */
 export function readFileEntry(raw: unknown, index: number, report: Report): Entry {
   const origin = fileOrigin('processes', index);
-  const fields = isRecord(raw) ? raw : {};
-  const name = typeof fields.name === 'string' ? fields.name : undefined;
-  const role = ROLES.find((known) => known === fields.role);
-  const after = Array.isArray(fields.after) && fields.after.every((item) => typeof item === 'string') ? fields.after : undefined;
-  const groupProblem = checkUserAndGroup(fields.user, fields.group);
+  const { name, role, after } = EntryKeys.parse(raw);
+  const groupProblem = isRecord(raw) ? checkUserAndGroup(raw.user, raw.group) : undefined;
   if (groupProblem !== undefined) report(at(origin, 'group'), groupProblem);
-  if (role !== undefined) {
-    for (const [field, roles] of Object.entries(ROLE_FIELDS)) {
-      if (fields[field] === undefined || fields[field] === null || roles.includes(role)) continue;
-      report(at(origin, field), `${WHO[roles.join(',')] ?? `only ${roles.join(', ')} have`} ${field}; this process has role ${role}`);
-    }
-    const policyProblem = fields.restart === 'always' ? checkPolicyForRole('always', role) : undefined;
-    if (policyProblem !== undefined) report(at(origin, 'restart'), policyProblem);
-    checkRoleNeeds(fields, role, origin, report);
-  }
   return { name, role, origin, after, draft: undefined };
-}
-
-/** What a role cannot do without: a command to start, a probe for a sidecar's readiness, a way to find an external. */
-function checkRoleNeeds(fields: Record<string, unknown>, role: Role, origin: Origin, report: Report): void {
-  if (role !== 'external' && fields.command === undefined) {
-    report(at(origin, 'command'), 'is required; give a string or a list');
-  }
-  if (role === 'sidecar' && isRecord(fields.readiness) && fields.readiness.probe === undefined) {
-    report(at(origin, 'readiness', 'probe'), 'is required; give a string or a mapping');
-  }
-  if (role === 'external' && fields.preset === undefined && fields.match === undefined) {
-    report(origin, 'an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }');
-  }
 }

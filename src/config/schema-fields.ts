@@ -40,15 +40,16 @@ export function checkedBy<T>(parse: (value: T) => Result<unknown>) {
  * its message lists the keys accepted there and suggests the closest one (one
  * line per key: zod gives one issue for all of a mapping's unknown keys).
  */
-export function mapping<Shape extends z.core.$ZodLooseShape>(shape: Shape) {
+export function mapping<Shape extends z.core.$ZodLooseShape>(shape: Shape, describeKey?: (key: string) => string | undefined) {
   const accepted = Object.keys(shape);
-  const error = (issue: z.core.$ZodRawIssue) =>
-    issue.code === 'unrecognized_keys' ? issue.keys.map((key) => unknownKeyMessage(key, accepted)).join('\n') : undefined;
+  const message = (key: string) => describeKey?.(key) ?? unknownKeyMessage(key, accepted);
+  const error = (issue: z.core.$ZodRawIssue) => (issue.code === 'unrecognized_keys' ? issue.keys.map(message).join('\n') : undefined);
   return z.strictObject(shape, { error });
 }
 
-function unknownKeyMessage(key: string, accepted: readonly string[]): string {
-  const suggestion = closestMatch(key, accepted);
+/** `candidates`: the names to suggest from, when more than the keys accepted here (a field of another role). */
+export function unknownKeyMessage(key: string, accepted: readonly string[], candidates = accepted): string {
+  const suggestion = closestMatch(key, candidates);
   return `unknown key ${quote(key)}${suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`}; accepted here: ${accepted.join(', ')}`;
 }
 
@@ -119,7 +120,7 @@ export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
 }
 
 /** A short description of a YAML value: strings quoted, collections named. */
-function describeValue(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (typeof value === 'string') return quote(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (value === null) return 'an empty value (null)';
   if (Array.isArray(value)) return 'a list';

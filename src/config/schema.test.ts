@@ -19,8 +19,9 @@ describe('the schema check of the file', () => {
     `;
     expect(problemsOf({ yaml })).toEqual([
       'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, logFormat, statusAddr, output, drain, rewrite, singleChild, processes',
-      'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output, preset, match, stop, stopOnFailure, optional',
-      'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output, preset, match, stop, stopOnFailure, optional',
+      // The keys accepted are those of the process's role; the suggestion is the closest field of any role.
+      'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, output',
+      'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, liveness, restart, backoff, maxRestarts, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output',
     ]);
   });
 

@@ -5,8 +5,8 @@ import { DrainSchema } from './hook.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
 import type { FileOption } from './global-options.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE } from './plan.ts';
-import { createProcessSchema, type Entry, readFileEntry } from './process.ts';
-import type { Report } from './problem.ts';
+import { createAnyRoleSchema, createProcessSchema, type Entry, readFileEntry } from './process.ts';
+import { fileOrigin, type Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
@@ -81,7 +81,23 @@ export function checkFile(value: unknown, accounts: Accounts, report: Report): F
   if (!result.success) reportIssues(result.error.issues, report);
   const processes = isRecord(value) && Array.isArray(value.processes) ? value.processes : [];
   const entries = processes.map((raw, index) => readFileEntry(raw, index, report));
+  checkEntriesWithoutRole(processes, entries, accounts, report);
   if (!result.success) return { ...EMPTY_FILE_CONFIG, entries };
   const { processes: drafts, ...globals } = result.data;
   return { globals, entries: entries.map((entry, index) => ({ ...entry, draft: drafts?.[index] })) };
+}
+
+/**
+ * An entry whose role is missing or unknown matches no role's mapping, so the
+ * schema reports only its role: its other fields are checked against every
+ * role's, so that one run still finds all of its problems.
+ */
+function checkEntriesWithoutRole(processes: readonly unknown[], entries: readonly Entry[], accounts: Accounts, report: Report): void {
+  const anyRole = createAnyRoleSchema(accounts);
+  entries.forEach((entry, index) => {
+    if (entry.role !== undefined || !isRecord(processes[index])) return;
+    const result = anyRole.safeParse(processes[index], { error: describeIssue });
+    const issues = result.success ? [] : result.error.issues.filter((issue) => issue.path[0] !== 'role');
+    reportIssues(issues, report, (path) => fileOrigin('processes', index, ...path));
+  });
 }

@@ -1,10 +1,9 @@
 import * as z from 'zod';
 import { PRESET_NAMES, PRESETS, isPresetName } from '../externals/presets.ts';
-import { HTTP_METHODS } from './literals.ts';
-import { parseHttpUrl } from './parse-http-url.ts';
+import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import type { ExternalMatch, ExternalSpec, ExternalStopSpec, ProbeSpec, ReadinessSpec } from './plan.ts';
 import { withReadinessDefaults } from './probe.ts';
-import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
+import { fail, ok, quote, type Result } from './result.ts';
 import { checkedBy, mapping, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 import { ID_RANGE, wholeNumber } from './whole-number.ts';
@@ -47,20 +46,17 @@ const MatchSchema = mapping({
   )
   .meta({ minProperties: 1 });
 
-function parseStopMethod(text: string): Result<string> {
-  const method = text.toUpperCase();
-  return (HTTP_METHODS as readonly string[]).includes(method)
-    ? ok(method)
-    : fail(`${quote(text)} is not an HTTP method; use ${listAlternatives(HTTP_METHODS)}`);
-}
-
 const StopObjectSchema = mapping({
   http: z
     .union([
       parsedWith(z.string(), (url) => parseHttpUrl(url, 'stop endpoint')),
       mapping({
         url: parsedWith(z.string(), (url) => parseHttpUrl(url, 'stop endpoint')),
-        method: z.string().check(checkedBy(parseStopMethod)).optional().meta({ default: DEFAULT_STOP_METHOD }),
+        method: z
+          .string()
+          .check(checkedBy((method: string) => parseHttpMethod(method, 'stop endpoint')))
+          .optional()
+          .meta({ default: DEFAULT_STOP_METHOD }),
       }),
     ])
     .optional()

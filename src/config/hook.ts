@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { type Argv, CommandSchema, parseCommand } from './command.ts';
 import { bareNumberMessage, durationText, looksLikeDuration, parseDuration, positiveDuration } from './duration.ts';
 import { HTTP_METHODS } from './literals.ts';
-import { parseHttpUrl } from './parse-http-url.ts';
+import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS, type DrainSpec, type HookSpec } from './plan.ts';
-import { fail, listAlternatives, mapResult, ok, quote, type Result } from './result.ts';
+import { fail, mapResult, ok, type Result } from './result.ts';
 import { checkedBy, exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 
 // postStart, preStop and the pod-level drain command: a command or an HTTP
@@ -16,7 +16,7 @@ const HttpHookSchema = mapping({
   ),
   method: z
     .string()
-    .check(checkedBy(parseHttpMethod))
+    .check(checkedBy((method: string) => parseHttpMethod(method, 'hook')))
     .optional()
     .meta({ description: `${HTTP_METHODS.join(', ')}, in any case.`, default: DEFAULT_HOOK_HTTP_METHOD, examples: ['POST'] }),
 });
@@ -36,12 +36,6 @@ export const HookSchema = mapping({
 
 export function createExecHook(command: Argv, timeoutMs = DEFAULT_HOOK_TIMEOUT_MS): HookSpec {
   return { kind: 'exec', command, timeoutMs };
-}
-
-function parseHttpMethod(text: string): Result<string> {
-  const method = text.toUpperCase();
-  if ((HTTP_METHODS as readonly string[]).includes(method)) return ok(method);
-  return fail(`${quote(text)} is not an HTTP method for a hook; use ${listAlternatives(HTTP_METHODS)}`);
 }
 
 /** `drain:` in the file: a duration (a plain delay) or a hook mapping; never a bare command string. */

@@ -1,4 +1,6 @@
-import { fail, ok, quote, type Result } from './result.ts';
+import { HTTP_METHODS } from './literals.ts';
+import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
+import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
 
 // http:// URLs of probes and hooks. Both reach processes inside the container,
 // usually on 127.0.0.1, so plain http is what is supported.
@@ -9,7 +11,6 @@ const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const HTTP_AUTHORITY = /^http:\/\/([^/?#]*)/i;
 const HOST_PORT = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/s;
 const URL_EXAMPLE = 'use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready';
-const MAX_PORT = 65_535;
 
 /** The URL as Node writes it (new URL(text).href). */
 export function parseHttpUrl(text: string, use: UrlUse): Result<string> {
@@ -36,7 +37,13 @@ export function parseHttpUrl(text: string, use: UrlUse): Result<string> {
 
 /** A port written in a URL or a tcp:// probe. */
 export function parsePort(text: string): Result<number> {
-  const port = /^\d+$/.test(text) ? Number(text) : Number.NaN;
-  if (!(port >= 1 && port <= MAX_PORT)) return fail(`port ${quote(text)} is not a number from 1 to ${MAX_PORT}`);
-  return ok(port);
+  const port = /^\d+$/.test(text) ? checkWholeNumber(Number(text), PORT_RANGE) : undefined;
+  return port?.ok === true ? port : fail(`port ${quote(text)} is not a number from ${PORT_RANGE.min} to ${PORT_RANGE.max}`);
+}
+
+/** The method of an http hook or stop endpoint, in any case; the value is its upper-case name. */
+export function parseHttpMethod(text: string, use: Exclude<UrlUse, 'probe'>): Result<string> {
+  const method = text.toUpperCase();
+  if ((HTTP_METHODS as readonly string[]).includes(method)) return ok(method);
+  return fail(`${quote(text)} is not an HTTP method for a ${use}; use ${listAlternatives(HTTP_METHODS)}`);
 }

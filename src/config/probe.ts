@@ -105,7 +105,7 @@ const HeadersSchema = z.record(z.string(), z.string()).superRefine((headers, con
 
 const TcpProbeSchema = mapping({
   host: parsedWith(z.string().meta({ description: 'A host name or address; IPv6 with or without brackets.' }), parseHost),
-  port: wholeNumber('1 to 65535.', PORT_RANGE),
+  port: wholeNumber(`${PORT_RANGE.min} to ${PORT_RANGE.max}.`, PORT_RANGE),
 });
 
 const HttpProbeSchema = mapping({

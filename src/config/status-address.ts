@@ -1,12 +1,14 @@
 import type { StatusAddress } from './plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
+import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
 
 // --status-addr, statusAddr and SIDECAR_INIT_STATUS_ADDR: HOST:PORT, [IPv6]:PORT,
 // or :PORT for every interface (what a pod's probes and scraper need: they
 // come from the node, not from inside the container).
 
 const ALL_INTERFACES = '0.0.0.0';
-const MAX_PORT = 65_535;
+/** Port 0 lets the system choose (the log names the port). */
+const STATUS_PORT_RANGE = { ...PORT_RANGE, min: 0 };
 const EXAMPLE = 'use HOST:PORT, e.g. 0.0.0.0:9901, 127.0.0.1:9901, [::]:9901 or :9901';
 
 export function parseStatusAddress(text: string): Result<StatusAddress> {
@@ -18,8 +20,8 @@ export function parseStatusAddress(text: string): Result<StatusAddress> {
   if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
   else if (host.includes(':')) return fail(`${quote(text)}: an IPv6 address goes in brackets; ${EXAMPLE}`);
   if (/[[\]]/.test(host)) return fail(`${quote(text)} does not start with a host name or address; ${EXAMPLE}`);
-  if (!/^\d{1,5}$/.test(portText) || Number(portText) > MAX_PORT) {
-    return fail(`${quote(text)}: the port must be a number from 0 to ${MAX_PORT}; ${EXAMPLE}`);
+  if (!/^\d{1,5}$/.test(portText) || !checkWholeNumber(Number(portText), STATUS_PORT_RANGE).ok) {
+    return fail(`${quote(text)}: the port must be a number from ${STATUS_PORT_RANGE.min} to ${STATUS_PORT_RANGE.max}; ${EXAMPLE}`);
   }
   return ok({ host: host === '' ? ALL_INTERFACES : host, port: Number(portText) });
 }

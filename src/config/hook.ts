@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { type Argv, CommandSchema, parseCommand } from './command.ts';
+import { CommandSchema } from './command.ts';
 import { bareNumberMessage, durationText, looksLikeDuration, parseDuration, positiveDuration } from './duration.ts';
 import { HTTP_METHODS } from './literals.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS, type DrainSpec, type HookSpec } from './plan.ts';
-import { fail, mapResult, ok, type Result } from './result.ts';
+import { fail, ok } from './result.ts';
 import { checkedBy, exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 
 // postStart, preStop and the pod-level drain command: a command or an HTTP
@@ -30,13 +30,9 @@ export const HookSchema = mapping({
   .check(z.superRefine(exactlyOneOf(['exec', 'http']), { when: () => true }))
   .meta({ oneOf: [{ required: ['exec'] }, { required: ['http'] }] })
   .transform(({ exec, http, timeout = DEFAULT_HOOK_TIMEOUT_MS }): HookSpec => {
-    if (exec !== undefined) return createExecHook(exec, timeout);
+    if (exec !== undefined) return { kind: 'exec', command: exec, timeoutMs: timeout };
     return { kind: 'http', url: http!.url, method: (http!.method ?? DEFAULT_HOOK_HTTP_METHOD).toUpperCase(), timeoutMs: timeout };
   });
-
-export function createExecHook(command: Argv, timeoutMs = DEFAULT_HOOK_TIMEOUT_MS): HookSpec {
-  return { kind: 'exec', command, timeoutMs };
-}
 
 /** `drain:` in the file: a duration (a plain delay) or a hook mapping; never a bare command string. */
 export const DrainSchema = z.union(
@@ -52,15 +48,3 @@ export const DrainSchema = z.union(
   ],
   { error: (issue) => (typeof issue.input === 'number' ? bareNumberMessage(String(issue.input)) : undefined) },
 );
-
-/**
- * `--drain DURATION|CMD`: a value that reads as a duration is a delay, anything
- * else a command split like a shell. What was meant as a duration but is not
- * one (a bare number, -1s) is refused, not run as a program named "5" or "-1s".
- */
-export function parseDrainFlag(value: string): Result<DrainSpec> {
-  const delay = parseDuration(value);
-  if (delay.ok) return ok({ kind: 'delay', ms: delay.value });
-  if (looksLikeDuration(value)) return delay;
-  return mapResult(parseCommand(value), (command) => ({ kind: 'hook', hook: createExecHook(command) }));
-}

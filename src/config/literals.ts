@@ -23,10 +23,6 @@ const logFormatsCovered: Covers<LogFormat, typeof LOG_FORMATS> = true;
 const outputModesCovered: Covers<OutputMode, typeof OUTPUT_MODES> = true;
 void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered, logFormatsCovered, outputModesCovered];
 
-export function isLogLevel(value: unknown): value is LogLevel {
-  return (LOG_LEVELS as readonly unknown[]).includes(value);
-}
-
 export function isRestartPolicy(value: unknown): value is RestartPolicy {
   return (RESTART_POLICIES as readonly unknown[]).includes(value);
 }

@@ -7,17 +7,19 @@ import { OUTPUT_MODES, ROLES } from './literals.ts';
 import type { OutputMode, ProcessSpec, Role, SignalTarget } from './plan.ts';
 import { LivenessSchema, readinessField } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './problem.ts';
-import { BackoffSchema, checkPolicyForRole, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
+import { BackoffSchema, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
 import { fail, ok, quote } from './result.ts';
-import { describeValue, isRecord, mapping, oneOf, parsedWith, unknownKeyMessage } from './schema-fields.ts';
+import { isRecord, mapping, oneOf, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 import type { Accounts } from './accounts.ts';
+import { READINESS_DESCRIPTION, RESTART_DESCRIPTION, roleIssue, roleSchema } from './roles.ts';
 import { checkUserAndGroup, combineUser, groupField, userField } from './user.ts';
 import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
 
 // One process of the plan: an entry of `processes:` in the file, an --init or
 // --sidecar flag, or the app given as operands. A field is added here (its
-// schema and its default in createDraft) and in ProcessSpec (plan.ts).
+// schema and its default in createDraft), in ProcessSpec (plan.ts), and, when
+// only some roles have it, in ROLE_FIELDS (roles.ts).
 
 /**
  * A process before the plan is built. Two fields depend on the whole
@@ -103,9 +105,6 @@ function parseCwd(cwd: string) {
   return cwd.includes('\0') ? fail('has a NUL character, which no directory name can hold') : ok(cwd);
 }
 
-const READINESS_DESCRIPTION = 'Sidecars and externals: when it counts as started.';
-const RESTART_DESCRIPTION = 'Default: always for a sidecar, never for an init step and the app.';
-
 /** Every field a process may have (which roles have which: ROLE_FIELDS); `user` and `group` resolve names through `accounts`. */
 const processFields = (accounts: Accounts) =>
   ({
@@ -162,7 +161,6 @@ const processFields = (accounts: Accounts) =>
     ...EXTERNAL_FIELDS,
   }) satisfies z.core.$ZodLooseShape;
 
-type ProcessFields = ReturnType<typeof processFields>;
 /** A process's fields once checked, whatever its role (each role has some of them). */
 type ProcessFieldValues = z.output<ReturnType<typeof createAnyRoleSchema>>;
 
@@ -182,40 +180,6 @@ export function createProcessSchema(accounts: Accounts) {
 /** Every field of every role, all checked: for an entry whose role is missing or unknown, so its other problems are still found. */
 export function createAnyRoleSchema(accounts: Accounts) {
   return mapping(processFields(accounts));
-}
-
-const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {
-  init: 'An init step: runs to completion in its turn.',
-  sidecar: 'A sidecar: keeps running, started once ready.',
-  app: 'The app: the main process, started last; its exit ends the run.',
-  external: 'A process of another container of the pod: waited for and stopped, never started.',
-};
-
-function roleSchema(role: Role, fields: ProcessFields) {
-  const shape: Record<string, z.ZodType> = {};
-  for (const [key, schema] of Object.entries(fields)) {
-    const roles = ROLE_FIELDS[key as keyof ProcessFields];
-    if (roles === undefined || roles.includes(role)) shape[key] = schema;
-  }
-  shape.role = z.literal(role).meta({ description: ROLE_DESCRIPTIONS[role] });
-  Object.assign(shape, ROLE_RULES[role]?.fields);
-  // A field of another role says whose it is; a typo is suggested the closest field of any role.
-  const describeKey = (key: string) => {
-    const roles = ROLE_FIELDS[key as keyof ProcessFields];
-    if (roles !== undefined) return `${whoHas(roles)} ${key}; this process has role ${role}`;
-    return unknownKeyMessage(key, Object.keys(shape), Object.keys(fields));
-  };
-  const schema = mapping(shape, describeKey);
-  const check = ROLE_RULES[role]?.check;
-  // Checked on what was written, even when a field has problems of its own.
-  return check === undefined ? schema : schema.check(z.superRefine(check, { when: () => true }));
-}
-
-/** The role's message when no mapping matched: it is missing or not a role. */
-function roleIssue(issue: z.core.$ZodRawIssue): string | undefined {
-  if (issue.code !== 'invalid_union' || !isRecord(issue.input)) return undefined;
-  const { role } = issue.input;
-  return role === undefined ? `is required; use ${ROLES.join(', ')}` : `${describeValue(role)} is not accepted; use ${ROLES.join(', ')}`;
 }
 
 /** A process with every default: an --init or --sidecar flag, or the app given as operands. */
@@ -257,79 +221,6 @@ function createDraft(fields: ProcessFieldValues): ProcessDraft {
     output: fields.output,
     external: external?.external,
   };
-}
-
-// Fields that only some roles have. An init step runs to completion, so it has
-// no readiness, liveness or hooks; only a sidecar can be fatal to the pod; only
-// the app's exit code is the pod's.
-// An external is never started, so it has nothing about running a process.
-const STARTED: readonly Role[] = ['init', 'sidecar', 'app'];
-const ROLE_FIELDS: Partial<Record<keyof ProcessFields, readonly Role[]>> = {
-  command: STARTED,
-  env: STARTED,
-  cwd: STARTED,
-  user: STARTED,
-  group: STARTED,
-  restart: STARTED,
-  backoff: STARTED,
-  maxRestarts: STARTED,
-  stopSignal: STARTED,
-  grace: STARTED,
-  signalGroup: STARTED,
-  output: STARTED,
-  readiness: ['sidecar', 'external'],
-  liveness: ['sidecar', 'app'],
-  fatal: ['sidecar'],
-  postStart: ['sidecar', 'app'],
-  preStop: ['sidecar', 'app'],
-  successCodes: ['app'],
-  preset: ['external'],
-  match: ['external'],
-  stop: ['external'],
-  stopOnFailure: ['external'],
-  optional: ['external'],
-};
-
-/** What a role needs beyond its fields' own checks. */
-interface RoleRules {
-  /** Fields that are stricter for this role. */
-  readonly fields?: Readonly<Record<string, z.ZodType>>;
-  readonly check?: (value: Record<string, unknown>, context: z.core.$RefinementCtx<Record<string, unknown>>) => void;
-}
-
-const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
-  // A process sidecar-init starts needs a command.
-  init: {
-    fields: {
-      command: CommandSchema,
-      restart: RestartPolicySchema.refine((policy) => checkPolicyForRole(policy, 'init') === undefined, {
-        error: checkPolicyForRole('always', 'init'),
-      })
-        .optional()
-        .meta({ description: RESTART_DESCRIPTION }),
-    },
-  },
-  // A sidecar's readiness needs its probe; an external's may come from its preset.
-  sidecar: {
-    fields: { command: CommandSchema, readiness: readinessField('required').optional().meta({ description: READINESS_DESCRIPTION }) },
-  },
-  app: { fields: { command: CommandSchema } },
-  external: {
-    check: (value, context) => {
-      if ('preset' in value || 'match' in value) return;
-      const message = 'an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }';
-      context.addIssue({ code: 'custom', message, input: value });
-    },
-  },
-};
-
-const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
-
-/** "only sidecars and the app have", "only the app has". */
-function whoHas(roles: readonly Role[]): string {
-  if (roles.length === STARTED.length && STARTED.every((role) => roles.includes(role))) return 'only processes sidecar-init starts have';
-  const names = roles.map((role) => ROLE_PLURALS[role]);
-  return `only ${names.join(' and ')} ${roles.length === 1 && roles[0] === 'app' ? 'has' : 'have'}`;
 }
 
 /** name, role and after as far as they are readable, for the rules across entries even when the file has problems. */

@@ -1,0 +1,124 @@
+import * as z from 'zod';
+import { CommandSchema } from './command.ts';
+import { ROLES } from './literals.ts';
+import type { Role } from './plan.ts';
+import { readinessField } from './probe.ts';
+import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';
+import { describeValue, isRecord, mapping, unknownKeyMessage } from './schema-fields.ts';
+
+// What a process's role decides: which fields it has, and what it needs
+// beyond their own checks. A process is one mapping per role, chosen by
+// `role` (process.ts makes the union), so an init step's mapping has no
+// readiness and a field of another role is named as such.
+
+export const READINESS_DESCRIPTION = 'Sidecars and externals: when it counts as started.';
+export const RESTART_DESCRIPTION = 'Default: always for a sidecar, never for an init step and the app.';
+
+// Fields that only some roles have. An init step runs to completion, so it has
+// no readiness, liveness or hooks; only a sidecar can be fatal to the pod; only
+// the app's exit code is the pod's.
+// An external is never started, so it has nothing about running a process.
+const STARTED: readonly Role[] = ['init', 'sidecar', 'app'];
+/** The fields only some roles have, and which; every other field is every role's. */
+const ROLE_FIELDS: Readonly<Record<string, readonly Role[]>> = {
+  command: STARTED,
+  env: STARTED,
+  cwd: STARTED,
+  user: STARTED,
+  group: STARTED,
+  restart: STARTED,
+  backoff: STARTED,
+  maxRestarts: STARTED,
+  stopSignal: STARTED,
+  grace: STARTED,
+  signalGroup: STARTED,
+  output: STARTED,
+  readiness: ['sidecar', 'external'],
+  liveness: ['sidecar', 'app'],
+  fatal: ['sidecar'],
+  postStart: ['sidecar', 'app'],
+  preStop: ['sidecar', 'app'],
+  successCodes: ['app'],
+  preset: ['external'],
+  match: ['external'],
+  stop: ['external'],
+  stopOnFailure: ['external'],
+  optional: ['external'],
+};
+
+/** What a role needs beyond its fields' own checks. */
+interface RoleRules {
+  /** Fields that are stricter for this role. */
+  readonly fields?: Readonly<Record<string, z.ZodType>>;
+  readonly check?: (value: Record<string, unknown>, context: z.core.$RefinementCtx<Record<string, unknown>>) => void;
+}
+
+const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
+  // A process sidecar-init starts needs a command.
+  init: {
+    fields: {
+      command: CommandSchema,
+      restart: RestartPolicySchema.refine((policy) => checkPolicyForRole(policy, 'init') === undefined, {
+        error: checkPolicyForRole('always', 'init'),
+      })
+        .optional()
+        .meta({ description: RESTART_DESCRIPTION }),
+    },
+  },
+  // A sidecar's readiness needs its probe; an external's may come from its preset.
+  sidecar: {
+    fields: { command: CommandSchema, readiness: readinessField('required').optional().meta({ description: READINESS_DESCRIPTION }) },
+  },
+  app: { fields: { command: CommandSchema } },
+  external: {
+    check: (value, context) => {
+      if ('preset' in value || 'match' in value) return;
+      const message = 'an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }';
+      context.addIssue({ code: 'custom', message, input: value });
+    },
+  },
+};
+
+const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
+
+/** "only sidecars and the app have", "only the app has". */
+function whoHas(roles: readonly Role[]): string {
+  if (roles.length === STARTED.length && STARTED.every((role) => roles.includes(role))) return 'only processes sidecar-init starts have';
+  const names = roles.map((role) => ROLE_PLURALS[role]);
+  return `only ${names.join(' and ')} ${roles.length === 1 && roles[0] === 'app' ? 'has' : 'have'}`;
+}
+
+const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {
+  init: 'An init step: runs to completion in its turn.',
+  sidecar: 'A sidecar: keeps running, started once ready.',
+  app: 'The app: the main process, started last; its exit ends the run.',
+  external: 'A process of another container of the pod: waited for and stopped, never started.',
+};
+
+/** One role's mapping: the fields it has, made stricter by its ROLE_RULES. */
+export function roleSchema(role: Role, fields: z.core.$ZodLooseShape) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const [key, schema] of Object.entries(fields)) {
+    const roles = ROLE_FIELDS[key];
+    if (roles === undefined || roles.includes(role)) shape[key] = schema as z.ZodType;
+  }
+  shape.role = z.literal(role).meta({ description: ROLE_DESCRIPTIONS[role] });
+  Object.assign(shape, ROLE_RULES[role]?.fields);
+  // A field of another role says whose it is; a typo is suggested the closest field of any role.
+  const describeKey = (key: string) => {
+    const roles = ROLE_FIELDS[key];
+    if (roles !== undefined) return `${whoHas(roles)} ${key}; this process has role ${role}`;
+    return unknownKeyMessage(key, Object.keys(shape), Object.keys(fields));
+  };
+  const schema = mapping(shape, describeKey);
+  const check = ROLE_RULES[role]?.check;
+  // Checked on what was written, even when a field has problems of its own.
+  return check === undefined ? schema : schema.check(z.superRefine(check, { when: () => true }));
+}
+
+/** The role's message when no mapping matched: it is missing or not a role. */
+export function roleIssue(issue: z.core.$ZodRawIssue): string | undefined {
+  if (issue.code !== 'invalid_union' || !isRecord(issue.input)) return undefined;
+  const { role } = issue.input;
+  return role === undefined ? `is required; use ${ROLES.join(', ')}` : `${describeValue(role)} is not accepted; use ${ROLES.join(', ')}`;
+}

@@ -58,6 +58,15 @@ module.exports = {
       to: { path: '^src/hooks/' },
     },
     {
+      name: 'config-has-no-cycles',
+      comment:
+        'Each config module builds on the ones below it (a field, then a process, then the file, then the rules across ' +
+        'processes); a cycle, even of types, means a rule sits in the wrong module.',
+      severity: 'error',
+      from: { path: '^src/config/' },
+      to: { path: '^src/config/', circular: true },
+    },
+    {
       name: 'src-never-imports-test',
       comment: 'The product does not depend on test code; test helpers live in test/support/ and only tests import them.',
       severity: 'error',

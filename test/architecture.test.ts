@@ -36,6 +36,9 @@ const TREE: Readonly<Record<string, string>> = {
   'src/hooks/shared.ts': 'export const hookShared = 1;\n',
   'src/probes/uses-hook.ts': "import { hookShared } from '../hooks/shared.ts';\nexport const probe = hookShared;\n",
   'src/plan/uses-util.ts': "import { assert } from '../util/assert.ts';\nexport const pure = assert;\n",
+  // A cycle is reported once, at its first module.
+  'src/config/field.ts': "import type { Rule } from './rule.ts';\nexport type Field = Rule | number;\n",
+  'src/config/rule.ts': "import type { Field } from './field.ts';\nexport type Rule = Field[];\n",
   'src/process/uses-test.ts': "import { helper } from '../../test/support/helper.ts';\nexport const used = helper;\n",
   'src/process/missing.ts': "import { gone } from './no-such-module.ts';\nexport const used = gone;\n",
   'src/hooks/uses-execa.ts': "import { execa } from 'execa';\nexport const run = execa;\n",
@@ -75,6 +78,7 @@ describe('the folder rules', () => {
     expect(code).not.toBe(0);
     expect([...violations].sort()).toEqual(
       [
+        'config-has-no-cycles: src/config/field.ts',
         'hooks-do-not-import-probes: src/hooks/uses-probe.ts',
         'lifecycle-imports-only-types: src/lifecycle/uses-process-code.ts',
         'no-unresolvable-imports: src/process/missing.ts',

@@ -6,15 +6,17 @@ import { parseExternalSpec, parseQuitUrl } from './external.ts';
 import { type FileOption, type GivenOptions, type GlobalOption, optionFlag } from './global-options.ts';
 import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
 import { parseProbe } from './probe.ts';
-import { createExternalDraft, createProcessDraft, type Entry } from './process.ts';
+import { createProcessSchema, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { parseRestartPolicy } from './restart.ts';
-import type { Result } from './result.ts';
+import { ok, type Result } from './result.ts';
 import { GLOBAL_FIELDS, type GlobalValues } from './schema.ts';
 import { describeIssue, reportIssues } from './schema-fields.ts';
 import { parseRewriteFlags, parseStopSignal } from './signals.ts';
 import { parseUser } from './user.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
+
+type ProcessSchema = ReturnType<typeof createProcessSchema>;
 
 // The command line's values, checked with the same parsers as the file's
 // fields, so flag and file problems are reported together.
@@ -61,9 +63,10 @@ export function parseFlags(cli: CliInput, accounts: Accounts, report: Report): F
       value,
     });
   const { successCode, ...options } = cli.options;
+  const processSchema = createProcessSchema(accounts);
   return {
     globals: readGlobalOptions(options, originOf, report),
-    entries: cli.processes.map((process) => parseProcessFlag(process, report)),
+    entries: cli.processes.map((process) => parseProcessFlag(process, processSchema, report)),
     ready: parseTargetFlags(cli.ready, READY, report),
     quit: parseTargetFlags(cli.quit, QUIT, report),
     restart: parseTargetFlags(cli.restart, RESTART, report),
@@ -147,31 +150,32 @@ function splitAssignment(text: string): [string, string] | undefined {
   return index < 0 ? undefined : [text.slice(0, index), text.slice(index + 1)];
 }
 
-function parseProcessFlag({ flag, value }: ProcessFlag, report: Report): Entry {
-  if (flag === '--external') return parseExternalFlag(value, report);
-  const origin: Origin = { kind: 'flag', flag, value };
-  const role: Role = flag === '--init' ? 'init' : 'sidecar';
-  const assignment = splitAssignment(value);
-  if (assignment === undefined) {
-    report(origin, `expected NAME=CMD, e.g. ${flag} ${flag === '--init' ? 'migrate="./migrate up"' : 'proxy="envoy -c /etc/envoy.yaml"'}`);
-    return { name: undefined, role, origin, after: undefined, draft: undefined };
-  }
-  const [name, commandText] = assignment;
-  const command = valueOrReport(parseCommand(commandText), origin, report);
-  return { name, role, origin, after: undefined, draft: command === undefined ? undefined : createProcessDraft(name, role, command) };
-}
+/** --init, --sidecar and --external: NAME=VALUE, where VALUE gives the fields of a process of the file. */
+const PROCESS_FLAGS: Readonly<Record<ProcessFlag['flag'], { role: Role; expected: string; fields: (text: string) => Result<object> }>> = {
+  '--init': { role: 'init', expected: 'NAME=CMD, e.g. --init migrate="./migrate up"', fields: (command) => ok({ command }) },
+  '--sidecar': {
+    role: 'sidecar',
+    expected: 'NAME=CMD, e.g. --sidecar proxy="envoy -c /etc/envoy.yaml"',
+    fields: (command) => ok({ command }),
+  },
+  '--external': {
+    role: 'external',
+    expected: 'NAME=SPEC, e.g. --external mesh=istio or --external proxy=comm:envoy',
+    fields: parseExternalSpec,
+  },
+};
 
-/** --external NAME=SPEC: a preset or one matcher. */
-function parseExternalFlag(value: string, report: Report): Entry {
-  const origin: Origin = { kind: 'flag', flag: '--external', value };
+/** The process a flag adds, as the file would write it, checked by the file's own schema; its problems at the flag. */
+function parseProcessFlag({ flag, value }: ProcessFlag, processSchema: ProcessSchema, report: Report): Entry {
+  const { role, expected, fields } = PROCESS_FLAGS[flag];
+  const origin: Origin = { kind: 'flag', flag, value };
   const assignment = splitAssignment(value);
-  if (assignment === undefined) {
-    report(origin, 'expected NAME=SPEC, e.g. --external mesh=istio or --external proxy=comm:envoy');
-    return { name: undefined, role: 'external', origin, after: undefined, draft: undefined };
-  }
-  const [name, spec] = assignment;
-  const fields = valueOrReport(parseExternalSpec(spec), origin, report);
-  return { name, role: 'external', origin, after: undefined, draft: fields === undefined ? undefined : createExternalDraft(name, fields) };
+  if (assignment === undefined) report(origin, `expected ${expected}`);
+  const [name, text] = assignment ?? [undefined, ''];
+  const written = name === undefined ? undefined : valueOrReport(fields(text), origin, report);
+  const result = written === undefined ? undefined : processSchema.safeParse({ name, role, ...written }, { error: describeIssue });
+  if (result?.success === false) reportIssues(result.error.issues, report, () => origin);
+  return { name, role, origin, after: undefined, draft: result?.data };
 }
 
 function parseAppArgs(args: readonly string[], report: Report): AppArgs {

@@ -4,7 +4,7 @@ import type { CliInput } from './cli-input.ts';
 import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
 import { createConfigError } from './config-error.ts';
 import { mergeEntries } from './entries.ts';
-import { checkEntryRules, type Identity } from './entry-rules.ts';
+import { checkEntryRules, type Identity } from './entries.ts';
 import { applyFlagOverrides } from './flag-targets.ts';
 import { parseFlags } from './flags.ts';
 import type { Plan } from './plan.ts';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
-import { createExternal, EXTERNAL_FIELDS, type ExternalFieldValues, type ReadinessDraft } from './external.ts';
+import { createExternal, EXTERNAL_FIELDS, type ReadinessDraft } from './external.ts';
 import { OUTPUT_MODES, ROLES } from './literals.ts';
 import type { OutputMode, ProcessSpec, Role, SignalTarget } from './plan.ts';
 import { LivenessSchema, readinessField } from './probe.ts';
@@ -185,11 +185,6 @@ export function createAnyRoleSchema(accounts: Accounts) {
 /** A process with every default: an --init or --sidecar flag, or the app given as operands. */
 export function createProcessDraft(name: string, role: Role, command: Argv): ProcessDraft {
   return createDraft({ name, role, command });
-}
-
-/** An --external flag: NAME=SPEC with SPEC a preset or a matcher. */
-export function createExternalDraft(name: string, fields: ExternalFieldValues): ProcessDraft {
-  return createDraft({ name, role: 'external', ...fields });
 }
 
 /** A process with its defaults, from fields that have passed their checks. */

@@ -5,7 +5,7 @@ import { readAccountFiles } from './accounts.ts';
 import { EMPTY_CLI_INPUT, type CliInput } from './cli-input.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
-import type { Identity } from './entry-rules.ts';
+import type { Identity } from './entries.ts';
 
 // user and group resolve through this machine's /etc/passwd and /etc/group,
 // as they will in the image: root and nobody (65534) are in every Debian and

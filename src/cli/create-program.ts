@@ -71,7 +71,8 @@ Every option that is not about one named process can also be set as SIDECAR_INIT
 a flag wins over its variable, a variable over the config file.
 
 Exit codes: the app's; 128+N when signal N killed it; 127 not found; 126 not executable;
-69 when a fatal sidecar went down; 2 for a usage or configuration error (nothing is started).`;
+69 when a fatal sidecar went down; 2 for a usage or configuration error (nothing is started);
+70 for a bug in sidecar-init (one line names it).`;
 
 /**
  * A fresh commander program (commander keeps parsed values on the instance).

@@ -6,43 +6,44 @@ import type { Entry, ProcessDraft } from './process.ts';
 import type { Report } from './problem.ts';
 import { checkPolicyForRole } from './restart.ts';
 import { quote } from './result.ts';
+import { describeRoles, isStartedOnly, rolesWith } from './roles.ts';
 
-// --ready, --restart, --stop-signal and --user set one field of a named process: the
-// names are checked once every process is known, then the values override the
-// file's, field by field.
+// --ready, --quit, --restart, --stop-signal and --user set one field of a named
+// process: the names are checked once every process is known, against the
+// roles that have the field, then the values override the file's, field by field.
 
 const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app', external: 'an external' };
 
-interface TargetRule<Value> {
-  /** The roles the flag applies to; undefined: any. */
-  readonly roles?: readonly Role[] | undefined;
-  /** A problem with the value for this target, e.g. a policy that does not suit its role. */
-  readonly checkValue?: ((value: Value, target: Entry) => string | undefined) | undefined;
-}
+/** The field each flag sets: the roles that have that field (roles.ts) are the processes the flag can name. */
+const FLAG_FIELDS: Readonly<Record<string, string>> = {
+  '--ready': 'readiness',
+  '--quit': 'stop',
+  '--restart': 'restart',
+  '--stop-signal': 'stopSignal',
+  '--user': 'user',
+};
 
-/** Each target flag names a process that exists and suits the flag, once per flag; problems in command-line order. */
+/** Each target flag names a process that exists and has the flag's field, once per flag; problems in command-line order. */
 export function checkFlagTargets(flags: FlagConfig, entries: readonly Entry[], report: Report): void {
-  checkTargets(flags.ready, entries, { roles: ['sidecar', 'external'] }, report);
-  checkTargets(flags.quit, entries, { roles: ['external'] }, report);
-  checkTargets(
-    flags.restart,
-    entries,
-    { checkValue: (policy, target) => notExternal('--restart', target) ?? checkPolicyForRole(policy, target.role) },
-    report,
-  );
-  checkTargets(flags.stopSignal, entries, { checkValue: (_signal, target) => notExternal('--stop-signal', target) }, report);
-  checkTargets(flags.user, entries, { checkValue: (_user, target) => notExternal('--user', target) }, report);
+  checkTargets(flags.ready, entries, report);
+  checkTargets(flags.quit, entries, report);
+  checkTargets(flags.restart, entries, report, (policy, target) => checkPolicyForRole(policy, target.role));
+  checkTargets(flags.stopSignal, entries, report);
+  checkTargets(flags.user, entries, report);
 }
 
+/** `checkValue`: a problem with the value for this target, e.g. a policy that does not suit its role. */
 function checkTargets<Value>(
   flags: readonly TargetFlag<Value>[],
   entries: readonly Entry[],
-  rule: TargetRule<Value>,
   report: Report,
+  checkValue?: (value: Value, target: Entry) => string | undefined,
 ): void {
-  const { roles, checkValue } = rule;
   const seen = new Map<string, TargetFlag<Value>>();
   for (const flag of flags) {
+    const roles = rolesWith(FLAG_FIELDS[flag.flag]!);
+    // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
+    const startedOnly = isStartedOnly(roles);
     const earlier = seen.get(flag.name);
     if (earlier !== undefined) {
       report(flag.origin, `${flag.flag} was already given for ${quote(flag.name)}`, earlier.origin);
@@ -51,9 +52,14 @@ function checkTargets<Value>(
     seen.set(flag.name, flag);
     const target = entries.find((entry) => entry.name === flag.name);
     if (target === undefined) {
-      report(flag.origin, `no process is named ${quote(flag.name)}; ${describeTargets(entries, roles)}`);
-    } else if (roles !== undefined && target.role !== undefined && !roles.includes(target.role)) {
-      report(flag.origin, `${quote(flag.name)} is ${ROLE_NAMES[target.role]}; ${flag.flag} applies only to ${describeRoles(roles)}`);
+      report(flag.origin, `no process is named ${quote(flag.name)}; ${describeTargets(entries, startedOnly ? undefined : roles)}`);
+    } else if (target.role !== undefined && !roles.includes(target.role)) {
+      report(
+        flag.origin,
+        startedOnly
+          ? notStarted(flag.flag, target)
+          : `${quote(flag.name)} is ${ROLE_NAMES[target.role]}; ${flag.flag} applies only to ${describeRoles(roles)}`,
+      );
     } else {
       const problem = flag.value === undefined ? undefined : checkValue?.(flag.value, target);
       if (problem !== undefined) report(flag.origin, problem);
@@ -62,8 +68,7 @@ function checkTargets<Value>(
 }
 
 /** An external is never started, so nothing about starting or signalling a child of ours applies to it. */
-function notExternal(flag: string, target: Entry): string | undefined {
-  if (target.role !== 'external') return undefined;
+function notStarted(flag: string, target: Entry): string {
   return `${quote(target.name ?? '')} is an external, a process sidecar-init never starts; ${flag} applies to the processes it starts`;
 }
 
@@ -73,11 +78,6 @@ function describeTargets(entries: readonly Entry[], roles: readonly Role[] | und
   );
   const what = roles === undefined ? 'processes' : describeRoles(roles);
   return names.length === 0 ? `there are no ${what.replaceAll(' and ', ' or ')}` : `the ${what} are ${names.join(', ')}`;
-}
-
-function describeRoles(roles: readonly Role[]): string {
-  const plural: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'apps', external: 'externals' };
-  return roles.map((role) => plural[role]).join(' and ');
 }
 
 /** Flags override the file, field by field; called once there are no problems. */

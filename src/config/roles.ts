@@ -81,11 +81,25 @@ const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
 
 const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
 
+/** The roles that have `field`: all but a few fields are every role's. */
+export function rolesWith(field: string): readonly Role[] {
+  return ROLE_FIELDS[field] ?? ROLES;
+}
+
+/** Whether these are the roles of the processes sidecar-init starts: every role but external. */
+export function isStartedOnly(roles: readonly Role[]): boolean {
+  return roles.length === STARTED.length && STARTED.every((role) => roles.includes(role));
+}
+
+/** "sidecars and externals", "the app". */
+export function describeRoles(roles: readonly Role[]): string {
+  return roles.map((role) => ROLE_PLURALS[role]).join(' and ');
+}
+
 /** "only sidecars and the app have", "only the app has". */
 function whoHas(roles: readonly Role[]): string {
-  if (roles.length === STARTED.length && STARTED.every((role) => roles.includes(role))) return 'only processes sidecar-init starts have';
-  const names = roles.map((role) => ROLE_PLURALS[role]);
-  return `only ${names.join(' and ')} ${roles.length === 1 && roles[0] === 'app' ? 'has' : 'have'}`;
+  if (isStartedOnly(roles)) return 'only processes sidecar-init starts have';
+  return `only ${describeRoles(roles)} ${roles.length === 1 && roles[0] === 'app' ? 'has' : 'have'}`;
 }
 
 const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {

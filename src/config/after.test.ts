@@ -75,4 +75,18 @@ describe('after', () => {
       'demo.yaml:3:51 processes[1].after[0]: expected a string, got 1',
     ]);
   });
+
+  it('names at most ten candidates and stays linear with thousands of unknown names', () => {
+    // A did-you-mean and the whole candidate list per unknown name took 16 s and 500 MB for 5,000 typos.
+    const lines = ['processes:'];
+    for (let index = 0; index < 5_000; index += 1) lines.push(`  - { name: s${index}, role: sidecar, command: x, after: [x${index}] }`);
+    lines.push('  - { name: job, role: app, command: job }');
+    const started = performance.now();
+    const problems = problemsOf({ yaml: `\n${lines.join('\n')}` });
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(problems[0]).toBe(
+      'demo.yaml:2:52 processes[0].after[0]: no process is named "x0" (did you mean s1?); it can wait for s1, s2, s3, s4, s5, s6, s7, s8, s9, s10 and 4989 more',
+    );
+    expect(problems).toHaveLength(50);
+  });
 });

@@ -1,3 +1,4 @@
+import { MAX_LISTED_PROBLEMS } from './config-error.ts';
 import type { Entry } from './process.ts';
 import { at, type Report } from './problem.ts';
 import { closestMatch, quote } from './result.ts';
@@ -6,14 +7,35 @@ import { closestMatch, quote } from './result.ts';
 // step or sidecar (the app starts after everything, so nothing can wait for
 // it), and the waits must not go round in a circle, which would never start.
 
+/**
+ * An unknown name gets a did-you-mean for the first this many (only so many
+ * problems are listed) and its message names this many candidates: a config
+ * of thousands of processes and as many typos costs a linear check, not a
+ * quadratic one, and a message stays a line.
+ */
+const MAX_SUGGESTED = MAX_LISTED_PROBLEMS;
+const MAX_NAMED_CANDIDATES = 10;
+
 /** `replaced`: the file's app that the app after -- replaces; its after list is still checked. */
 export function checkAfter(entries: readonly Entry[], replaced: readonly Entry[], report: Report): void {
   const byName = new Map(entries.flatMap((entry) => (entry.name === undefined ? [] : [[entry.name, entry] as const])));
-  for (const entry of [...entries, ...replaced]) checkReferences(entry, byName, report);
+  // What an entry can wait for: every other init step or sidecar, in list order.
+  const waitable = [...byName.values()].flatMap((other) => (other.role === 'app' ? [] : [other.name!]));
+  let unknown = 0;
+  const unknownName = (name: string, entry: Entry) => {
+    unknown += 1;
+    return unknownNameMessage(name, entry, { waitable, byName }, unknown <= MAX_SUGGESTED);
+  };
+  for (const entry of [...entries, ...replaced]) checkReferences(entry, byName, unknownName, report);
   reportCycles(entries, byName, report);
 }
 
-function checkReferences(entry: Entry, byName: ReadonlyMap<string, Entry>, report: Report): void {
+function checkReferences(
+  entry: Entry,
+  byName: ReadonlyMap<string, Entry>,
+  unknownName: (name: string, entry: Entry) => string,
+  report: Report,
+): void {
   const listed = new Set<string>();
   entry.after?.forEach((name, index) => {
     const origin = at(entry.origin, 'after', index);
@@ -23,7 +45,7 @@ function checkReferences(entry: Entry, byName: ReadonlyMap<string, Entry>, repor
     } else if (name === entry.name) {
       report(origin, `${quote(name)} is this process; a process cannot wait for itself`);
     } else if (target === undefined) {
-      report(origin, unknownNameMessage(name, entry, byName));
+      report(origin, unknownName(name, entry));
     } else if (target.role === 'app') {
       report(origin, `${quote(name)} is the app, which starts after everything else; nothing can wait for it`);
     }
@@ -31,15 +53,30 @@ function checkReferences(entry: Entry, byName: ReadonlyMap<string, Entry>, repor
   });
 }
 
-function unknownNameMessage(name: string, entry: Entry, byName: ReadonlyMap<string, Entry>): string {
-  const candidates = [...byName.values()].flatMap((other) =>
-    other.name !== undefined && other.name !== entry.name && other.role !== 'app' ? [other.name] : [],
-  );
-  const suggestion = closestMatch(name, candidates);
+function unknownNameMessage(
+  name: string,
+  entry: Entry,
+  context: { readonly waitable: readonly string[]; readonly byName: ReadonlyMap<string, Entry> },
+  suggest: boolean,
+): string {
+  const { waitable, byName } = context;
+  const isOther = (candidate: string) => candidate !== entry.name;
+  const suggestion = suggest ? closestMatch(name, waitable.filter(isOther)) : undefined;
+  // An init step or sidecar is in `waitable` itself, and cannot wait for itself.
+  const own = entry.name === undefined ? undefined : byName.get(entry.name);
+  const count = waitable.length - (own !== undefined && own.role !== 'app' ? 1 : 0);
+  waitable.length -
+    (entry.name !== undefined && entry.role !== 'app' && byName.get(entry.name)?.role !== 'app' && byName.has(entry.name) ? 1 : 0);
+  const named: string[] = [];
+  for (const candidate of waitable) {
+    if (named.length === MAX_NAMED_CANDIDATES) break;
+    if (isOther(candidate)) named.push(candidate);
+  }
+  const more = count > named.length ? ` and ${count - named.length} more` : '';
   return (
     `no process is named ${quote(name)}` +
     (suggestion === undefined ? '' : ` (did you mean ${suggestion}?)`) +
-    (candidates.length === 0 ? '; there is no other init step or sidecar to wait for' : `; it can wait for ${candidates.join(', ')}`)
+    (count === 0 ? '; there is no other init step or sidecar to wait for' : `; it can wait for ${named.join(', ')}${more}`)
   );
 }
 

@@ -14,6 +14,9 @@ import { describeRoles, isStartedOnly, rolesWith } from './roles.ts';
 
 const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app', external: 'an external' };
 
+/** A message names at most this many of the processes a flag could have named: a config may have thousands. */
+const MAX_NAMED_TARGETS = 10;
+
 /** The field each flag sets: the roles that have that field (roles.ts) are the processes the flag can name. */
 const FLAG_FIELDS: Readonly<Record<string, string>> = {
   '--ready': 'readiness',
@@ -40,6 +43,8 @@ function checkTargets<Value>(
   checkValue?: (value: Value, target: Entry) => string | undefined,
 ): void {
   const seen = new Map<string, TargetFlag<Value>>();
+  const entryNamed = new Map<string, Entry>();
+  for (const entry of entries) if (entry.name !== undefined && !entryNamed.has(entry.name)) entryNamed.set(entry.name, entry);
   for (const flag of flags) {
     const roles = rolesWith(FLAG_FIELDS[flag.flag]!);
     // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
@@ -50,7 +55,7 @@ function checkTargets<Value>(
       continue;
     }
     seen.set(flag.name, flag);
-    const target = entries.find((entry) => entry.name === flag.name);
+    const target = entryNamed.get(flag.name);
     if (target === undefined) {
       report(flag.origin, `no process is named ${quote(flag.name)}; ${describeTargets(entries, startedOnly ? undefined : roles)}`);
     } else if (target.role !== undefined && !roles.includes(target.role)) {
@@ -77,16 +82,34 @@ function describeTargets(entries: readonly Entry[], roles: readonly Role[] | und
     entry.name !== undefined && (roles === undefined || (entry.role !== undefined && roles.includes(entry.role))) ? [entry.name] : [],
   );
   const what = roles === undefined ? 'processes' : describeRoles(roles);
-  return names.length === 0 ? `there are no ${what.replaceAll(' and ', ' or ')}` : `the ${what} are ${names.join(', ')}`;
+  if (names.length === 0) return `there are no ${what.replaceAll(' and ', ' or ')}`;
+  const more = names.length > MAX_NAMED_TARGETS ? ` and ${names.length - MAX_NAMED_TARGETS} more` : '';
+  return `the ${what} are ${names.slice(0, MAX_NAMED_TARGETS).join(', ')}${more}`;
 }
 
-/** Flags override the file, field by field; called once there are no problems. */
-export function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig): ProcessDraft {
-  const probe = valueFor<ProbeSpec>(flags.ready, draft.name);
-  const policy = valueFor<RestartPolicy>(flags.restart, draft.name);
-  const stopSignal = valueFor<NodeJS.Signals>(flags.stopSignal, draft.name);
-  const user = valueFor<ProcessUser>(flags.user, draft.name);
-  const quit = valueFor<string>(flags.quit, draft.name);
+/** Flags override the file, field by field; used once there are no problems. Each flag is looked up by name, once. */
+export function createFlagOverrides(flags: FlagConfig): (draft: ProcessDraft) => ProcessDraft {
+  const [ready, restart, stopSignals, users, quits] = [flags.ready, flags.restart, flags.stopSignal, flags.user, flags.quit].map(byName);
+  return (draft) =>
+    applyFlagOverrides(draft, flags, {
+      probe: ready!.get(draft.name) as ProbeSpec | undefined,
+      policy: restart!.get(draft.name) as RestartPolicy | undefined,
+      stopSignal: stopSignals!.get(draft.name) as NodeJS.Signals | undefined,
+      user: users!.get(draft.name) as ProcessUser | undefined,
+      quit: quits!.get(draft.name) as string | undefined,
+    });
+}
+
+interface Overrides {
+  readonly probe: ProbeSpec | undefined;
+  readonly policy: RestartPolicy | undefined;
+  readonly stopSignal: NodeJS.Signals | undefined;
+  readonly user: ProcessUser | undefined;
+  readonly quit: string | undefined;
+}
+
+function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig, overrides: Overrides): ProcessDraft {
+  const { probe, policy, stopSignal, user, quit } = overrides;
   // --success-code is the app's, and replaces the file's list.
   const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
   return {
@@ -108,6 +131,9 @@ export function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig): Proc
   };
 }
 
-function valueFor<Value>(flags: readonly TargetFlag<Value>[], name: string): Value | undefined {
-  return flags.find((flag) => flag.name === name)?.value;
+/** Each name's value from the first flag that names it. */
+function byName(flags: readonly TargetFlag<unknown>[]): ReadonlyMap<string, unknown> {
+  const values = new Map<string, unknown>();
+  for (const flag of flags) if (!values.has(flag.name)) values.set(flag.name, flag.value);
+  return values;
 }

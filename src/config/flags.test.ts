@@ -145,3 +145,18 @@ describe('--success-code', () => {
     ]);
   });
 });
+
+describe('thousands of target flags', () => {
+  it('are matched to their processes by name once each, and a message names at most ten candidates', () => {
+    const count = 3_000;
+    const processes = Array.from({ length: count }, (_, index) => ({ flag: '--sidecar' as const, value: `s${index}=envoy` }));
+    const ready = Array.from({ length: count }, (_, index) => `s${index}=tcp://127.0.0.1:${1000 + index}`);
+    const started = performance.now();
+    const plan = load({ cli: { processes, ready, app: ['job'] } });
+    expect(performance.now() - started).toBeLessThan(20_000);
+    expect(plan.processes[count - 1]!.readiness?.probe).toEqual({ kind: 'tcp', host: '127.0.0.1', port: 1000 + count - 1 });
+    expect(problemsOf({ cli: { processes, ready: ['nope=tcp://x:1'], app: ['job'] } })).toEqual([
+      '--ready nope=tcp://x:1: no process is named "nope"; the sidecars and externals are s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 2990 more',
+    ]);
+  });
+});

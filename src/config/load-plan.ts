@@ -5,7 +5,7 @@ import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts
 import { createConfigError } from './config-error.ts';
 import { mergeEntries } from './entries.ts';
 import { checkEntryRules, type Identity } from './entries.ts';
-import { applyFlagOverrides } from './flag-targets.ts';
+import { createFlagOverrides } from './flag-targets.ts';
 import { parseFlags } from './flags.ts';
 import type { Plan } from './plan.ts';
 import { createProblemList, fileOrigin, type Origin } from './problem.ts';
@@ -48,8 +48,9 @@ export function loadPlan(input: LoadPlanInput): Plan {
   }
   if (problems.length > 0) throw createConfigError(problems, { file: configFile, locate: parsed?.locate });
   // Without problems every entry has its draft and every flag its value.
+  const override = createFlagOverrides(flags);
   return buildPlan({
-    processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [applyFlagOverrides(entry.draft, flags)])),
+    processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [override(entry.draft)])),
     globals: mergeGlobals(file.globals, flags.globals),
   });
 }

@@ -90,50 +90,35 @@ function describeTargets(entries: readonly Entry[], roles: readonly Role[] | und
 /** Flags override the file, field by field; used once there are no problems. Each flag is looked up by name, once. */
 export function createFlagOverrides(flags: FlagConfig): (draft: ProcessDraft) => ProcessDraft {
   const [ready, restart, stopSignals, users, quits] = [flags.ready, flags.restart, flags.stopSignal, flags.user, flags.quit].map(byName);
-  return (draft) =>
-    applyFlagOverrides(draft, flags, {
-      probe: ready!.get(draft.name) as ProbeSpec | undefined,
-      policy: restart!.get(draft.name) as RestartPolicy | undefined,
-      stopSignal: stopSignals!.get(draft.name) as NodeJS.Signals | undefined,
-      user: users!.get(draft.name) as ProcessUser | undefined,
-      quit: quits!.get(draft.name) as string | undefined,
-    });
-}
-
-interface Overrides {
-  readonly probe: ProbeSpec | undefined;
-  readonly policy: RestartPolicy | undefined;
-  readonly stopSignal: NodeJS.Signals | undefined;
-  readonly user: ProcessUser | undefined;
-  readonly quit: string | undefined;
-}
-
-function applyFlagOverrides(draft: ProcessDraft, flags: FlagConfig, overrides: Overrides): ProcessDraft {
-  const { probe, policy, stopSignal, user, quit } = overrides;
-  // --success-code is the app's, and replaces the file's list.
-  const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
-  return {
-    ...draft,
-    // --ready: timings come from the file when it has them.
-    ...(probe === undefined
-      ? {}
-      : { readiness: draft.readiness === undefined ? withReadinessDefaults({ probe }) : { ...draft.readiness, probe } }),
-    // --restart: the policy only; backoff and maxRestarts stay as in the file.
-    ...(policy === undefined ? {} : { restart: { ...draft.restart, policy } }),
-    ...(stopSignal === undefined ? {} : { stopSignal }),
-    // --user: user and group together, replacing both of the file's.
-    ...(user === undefined ? {} : { user }),
-    ...(successCodes === undefined ? {} : { successCodes }),
-    // --quit: the external's stop endpoint; a stop signal from the file stays.
-    ...(quit === undefined || draft.external === undefined
-      ? {}
-      : { external: { ...draft.external, stop: stopWithQuitUrl(draft.external.stop, quit) } }),
+  return (draft) => {
+    const probe = ready!.get(draft.name) as ProbeSpec | undefined;
+    const policy = restart!.get(draft.name) as RestartPolicy | undefined;
+    const stopSignal = stopSignals!.get(draft.name) as NodeJS.Signals | undefined;
+    const user = users!.get(draft.name) as ProcessUser | undefined;
+    const quit = quits!.get(draft.name) as string | undefined;
+    // --success-code is the app's, and replaces the file's list.
+    const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
+    return {
+      ...draft,
+      // --ready: timings come from the file when it has them.
+      ...(probe === undefined
+        ? {}
+        : { readiness: draft.readiness === undefined ? withReadinessDefaults({ probe }) : { ...draft.readiness, probe } }),
+      // --restart: the policy only; backoff and maxRestarts stay as in the file.
+      ...(policy === undefined ? {} : { restart: { ...draft.restart, policy } }),
+      ...(stopSignal === undefined ? {} : { stopSignal }),
+      // --user: user and group together, replacing both of the file's.
+      ...(user === undefined ? {} : { user }),
+      ...(successCodes === undefined ? {} : { successCodes }),
+      // --quit: the external's stop endpoint; a stop signal from the file stays.
+      ...(quit === undefined || draft.external === undefined
+        ? {}
+        : { external: { ...draft.external, stop: stopWithQuitUrl(draft.external.stop, quit) } }),
+    };
   };
 }
 
 /** Each name's value from the first flag that names it. */
 function byName(flags: readonly TargetFlag<unknown>[]): ReadonlyMap<string, unknown> {
-  const values = new Map<string, unknown>();
-  for (const flag of flags) if (!values.has(flag.name)) values.set(flag.name, flag.value);
-  return values;
+  return new Map([...flags].reverse().map((flag) => [flag.name, flag.value]));
 }

@@ -25,8 +25,8 @@ export interface OptionSpec {
   /** The flag's argument in --help, e.g. <duration>; none for a switch. */
   readonly argument?: string;
   readonly help: string;
-  /** plan: a top-level key of the file; app: a field of the app (only --success-code). */
-  readonly target: 'plan' | 'app';
+  /** Set for an option that is a field of the app rather than a top-level key of the file (only --success-code). */
+  readonly appField?: string;
 }
 
 export const GLOBAL_OPTIONS = {
@@ -34,45 +34,39 @@ export const GLOBAL_OPTIONS = {
     form: 'value',
     argument: '<duration>',
     help: `budget for stopping everything, e.g. 10s (default: ${formatDuration(DEFAULT_GRACE_MS)})`,
-    target: 'plan',
   },
-  logLevel: { form: 'value', argument: '<level>', help: `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})`, target: 'plan' },
+  logLevel: { form: 'value', argument: '<level>', help: `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})` },
   logFormat: {
     form: 'value',
     argument: '<format>',
     help: `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`,
-    target: 'plan',
   },
   statusAddr: {
     form: 'value',
     argument: '<host:port>',
     help: 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. 0.0.0.0:9901 (default: no status server)',
-    target: 'plan',
   },
   output: {
     form: 'value',
     argument: '<mode>',
     help: `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: inherit)`,
-    target: 'plan',
   },
   drain: {
     form: 'value',
     argument: '<duration|cmd>',
     help: 'first on termination, before any stop signal: wait DURATION, or run CMD',
-    target: 'plan',
   },
   rewrite: {
     form: 'list',
     argument: '<sig:sig|none>',
     help: 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)',
-    target: 'plan',
   },
-  singleChild: { form: 'switch', help: 'signal each process alone, not its whole process group', target: 'plan' },
+  singleChild: { form: 'switch', help: 'signal each process alone, not its whole process group' },
   successCode: {
     form: 'list',
     argument: '<n>',
     help: 'an exit code of the app that counts as 0, e.g. 143 (repeatable)',
-    target: 'app',
+    appField: 'successCodes',
   },
 } as const satisfies Readonly<Record<string, OptionSpec>>;
 
@@ -80,7 +74,7 @@ export type GlobalOption = keyof typeof GLOBAL_OPTIONS;
 
 /** The options that are top-level keys of the file; schema.ts has a field for each. */
 export type FileOption = {
-  [Option in GlobalOption]: (typeof GLOBAL_OPTIONS)[Option]['target'] extends 'plan' ? Option : never;
+  [Option in GlobalOption]: (typeof GLOBAL_OPTIONS)[Option] extends { appField: string } ? never : Option;
 }[GlobalOption];
 
 export const GLOBAL_OPTION_NAMES = Object.keys(GLOBAL_OPTIONS) as GlobalOption[];

@@ -11,6 +11,8 @@ export interface PrivateTmpOptions {
   readonly prepare?: string;
   /** After sidecar-init exits, write what /dev/shm, /tmp and /var/tmp hold, one path a line, to tmp-after beside $EVENTS. */
   readonly listAfter?: boolean;
+  /** The executable to start instead of the one under test (the wrapper gets that one as its first argument). */
+  readonly executable?: string;
 }
 
 /**
@@ -36,7 +38,7 @@ export function privateTmpWrapper(options: PrivateTmpOptions): string[] {
   const tmpOptions = options.tmp === 'read-only' ? 'ro,mode=1777,size=1m' : 'mode=1777,size=4m';
   const script = [
     'set -e',
-    'bin=$1; shift',
+    'if [ -n "$EXECUTABLE" ]; then bin=$EXECUTABLE; else bin=$1; fi; shift',
     'mount -t tmpfs -o size=1m tmpfs /mnt',
     `mkdir ${PRIVATE_BIN} ${PRIVATE_FIXTURES} /mnt/events`,
     `mount --bind "$(dirname "$bin")" ${PRIVATE_BIN}`,
@@ -44,9 +46,21 @@ export function privateTmpWrapper(options: PrivateTmpOptions): string[] {
     `mount --bind "$FIXTURES" ${PRIVATE_FIXTURES}`,
     'if [ -n "$EVENTS" ]; then mount --bind "$(dirname "$EVENTS")" /mnt/events; EVENTS="/mnt/events/$(basename "$EVENTS")"; export EVENTS; fi',
     `for dir in /dev/shm /tmp /var/tmp; do mount -t tmpfs -o ${tmpOptions} tmpfs "$dir"; done`,
-    'unset TMPDIR XDG_RUNTIME_DIR SIDECAR_INIT_NATIVE_DIR FIXTURES',
+    'unset TMPDIR XDG_RUNTIME_DIR SIDECAR_INIT_NATIVE_DIR FIXTURES EXECUTABLE',
     options.prepare ?? ':',
     options.listAfter === true ? RUN_THEN_LIST : `exec ${RUN_AS_PID1}`,
   ].join('\n');
-  return ['env', `FIXTURES=${FIXTURES}`, 'unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'private-tmp'];
+  return [
+    'env',
+    `FIXTURES=${FIXTURES}`,
+    `EXECUTABLE=${options.executable ?? ''}`,
+    'unshare',
+    '--mount',
+    '--propagation',
+    'private',
+    'sh',
+    '-c',
+    script,
+    'private-tmp',
+  ];
 }

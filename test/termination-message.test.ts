@@ -21,6 +21,59 @@ function tempDir(): string {
   return dir;
 }
 
+/**
+ * A private mount namespace whose /dev is a fresh tmpfs holding the usual
+ * device nodes (bound from the real /dev) and a /dev/termination-log bound to
+ * $TERMINATION_FILE, as the kubelet mounts it; read-only when $TERMINATION_RO is
+ * set. The machine's own /dev is never touched.
+ */
+const WITH_KUBERNETES_DEV = [
+  'unshare',
+  '--mount',
+  '--propagation',
+  'private',
+  'sh',
+  '-c',
+  [
+    'set -e',
+    'mount -t tmpfs tmpfs /mnt && mkdir /mnt/dev && mount --rbind /dev /mnt/dev',
+    'mount -t tmpfs -o mode=755 tmpfs /dev',
+    'for node in null zero full random urandom tty; do touch "/dev/$node"; mount --bind "/mnt/dev/$node" "/dev/$node"; done',
+    'mkdir /dev/shm /dev/pts && mount --rbind /mnt/dev/shm /dev/shm && mount --rbind /mnt/dev/pts /dev/pts',
+    'ln -s /proc/self/fd /dev/fd',
+    'touch /dev/termination-log && mount --bind "$TERMINATION_FILE" /dev/termination-log',
+    'if [ -n "$TERMINATION_RO" ]; then mount -o remount,bind,ro /dev/termination-log; fi',
+    'exec "$@"',
+  ].join('\n'),
+  'kubernetes-dev',
+];
+
+describe('/dev/termination-log, where Kubernetes mounts it', () => {
+  it('holds the reason by default', async () => {
+    const file = join(tempDir(), 'termination');
+    writeFileSync(file, '');
+    const run = track(await runSupervisor(['--', 'sh', '-c', 'exit 3'], { wrapper: WITH_KUBERNETES_DEV, env: { TERMINATION_FILE: file } }));
+    expect(run.code).toBe(3);
+    expect(readFileSync(file, 'utf8')).toBe('all processes stopped; exit code 3: app app exited with code 3\n');
+    await expectNothingLeft(run);
+  });
+
+  it('read-only, or absent (every other test here), costs no warning and no exit code', async () => {
+    const file = join(tempDir(), 'termination');
+    writeFileSync(file, '');
+    const run = track(
+      await runSupervisor(['--', 'sh', '-c', 'exit 3'], {
+        wrapper: WITH_KUBERNETES_DEV,
+        env: { TERMINATION_FILE: file, TERMINATION_RO: '1' },
+      }),
+    );
+    expect(run.code).toBe(3);
+    expect(readFileSync(file, 'utf8')).toBe('');
+    expect(run.logs.filter((line) => line.level === 'warn' || line.level === 'error')).toEqual([]);
+    await expectNothingLeft(run);
+  });
+});
+
 describe('--termination-log', () => {
   it('holds the reason the run ended with code 3, replacing what the file held', async () => {
     const file = join(tempDir(), 'termination');

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isSea } from 'node:sea';
 import { writeAllSync } from '../observe/write-sync.ts';
 import { embeddedAddon } from '../process/embedded-addon.ts';
@@ -35,5 +35,5 @@ export function runInstall(dir: string): 'installed' | 'refused' {
  * the executable whose addon is embedded here.
  */
 function runningExecutable(): string {
-  return existsSync(SELF_EXE) ? SELF_EXE : process.execPath;
+  return statSync(SELF_EXE, { throwIfNoEntry: false }) === undefined ? process.execPath : SELF_EXE;
 }

@@ -7,7 +7,7 @@ import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import { writeAllSync } from './observe/write-sync.ts';
-import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
+import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
 import { assertNever } from './util/assert-never.ts';
 
@@ -39,6 +39,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return await printPlan(command);
     case 'run':
       return await run(command);
+    case 'install':
+      return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
     default:
       return assertNever(command);
   }
@@ -47,17 +49,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 /**
  * Ends the process with `code`. main() returns only once sidecar-init's own
  * lines are written or their flush deadline has passed; _exit (when the native
- * addon is there) keeps a write stuck on a stalled log pipe from holding the
+ * addon was loaded) keeps a write stuck on a stalled log pipe from holding the
  * exit, which process.exit would wait for.
  */
 export function exitProcess(code: number): never {
   // _exit skips Node's own exit work, which includes writing the compile cache.
   module.flushCompileCache?.();
-  try {
-    loadNativeProcessApi().exitNow(code);
-  } catch {
-    // No addon (it is reported where it matters, before anything starts).
-  }
+  // Only an addon already loaded: a usage error or --version never writes one, and a run never writes it twice.
+  loadedNativeProcessApi()?.exitNow(code);
   process.exit(code);
 }
 
@@ -87,12 +86,15 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   const { resolveLogFormat } = await import('./observe/log-format.ts');
   const { createLogger, flushLog } = await import('./observe/logger.ts');
   const { killDescendantsNow } = await import('./process/kill-descendants.ts');
+  const { writeTerminationMessage } = await import('./observe/termination-message.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
   const crash = (error: unknown): number => {
     const killed = killDescendantsNow();
     logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
+    const reason = error instanceof Error ? error.message : String(error);
+    writeTerminationMessage(plan.terminationLog, `sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`, logger);
     return EXIT_INTERNAL;
   };
   const crashAndExit = (error: unknown): void => {
@@ -103,7 +105,10 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   process.on('unhandledRejection', crashAndExit);
   let exitCode: number;
   try {
-    exitCode = await supervise(plan, logger, native);
+    const finished = await supervise(plan, logger, native);
+    // Last, once everything is down: Kubernetes shows it as the container's termination message.
+    writeTerminationMessage(plan.terminationLog, finished.message, logger);
+    exitCode = finished.exitCode;
   } catch (error) {
     exitCode = crash(error);
   }
@@ -111,7 +116,8 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   return exitCode;
 }
 
-async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+/** Runs the plan to its end: the exit code, and the text of the `finished` line that explains it. */
+async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<{ exitCode: number; message: string }> {
   const { createBatchedCount } = await import('./observe/batched-count.ts');
   const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./lifecycle/supervise.ts');
@@ -182,7 +188,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();
   logger.info({ event: 'exit', exitCode }, 'exiting');
-  return exitCode;
+  return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */

@@ -22,7 +22,7 @@ export function beginStop(context: DecideContext, draft: Draft, reason: StopReas
     const proc = draft.get(spec.name);
     if (proc.status === 'pending') draft.put(spec.name, { status: 'skipped' });
     if (proc.status === 'backoff') {
-      draft.put(spec.name, { ...proc, status: 'exited' });
+      draft.put(spec.name, { status: 'exited', started: proc.started, restarts: proc.restarts, exit: proc.exit });
       draft.effects.push({ type: 'cancel-timer', timer: { kind: 'restart', name: spec.name } });
     }
     if (!hasStarted(proc) && spec.readiness !== undefined)

@@ -13,6 +13,7 @@ import type { ExitStatus } from './exit-status.ts';
 import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
 import { resolveProgram } from './resolve-program.ts';
+import { sweepProcessGroup } from './sweep-group.ts';
 
 // The only place that starts processes, with Node's own child_process: what a
 // supervisor needs of a spawn (a pid, an exit, its pipes) is all there, and a
@@ -109,6 +110,8 @@ function spawnChild(request: SpawnRequest): SpawnResult {
     // 'close': the process has exited and its stdout and stderr (if piped) have ended.
     outputDone: new Promise((resolve) => subprocess.once('close', () => resolve())),
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
+    // After the exit, so the leader itself is never signalled here; its pid is the group's id.
+    sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
   };
   return { ok: true, child };
 }

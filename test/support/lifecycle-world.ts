@@ -164,6 +164,10 @@ export function runWorld(input: WorldInput): WorldOutcome {
       case 'signal':
         checkStopOrder(effect.name, effect.purpose === 'stop' ? 'stop' : undefined);
         return deliverSignal(effect.name, effect.signal);
+      case 'sweep-group':
+        // What the last run left is gone within the sweep's bounds (SIGKILL one second after its grace).
+        owe(`sweep:${effect.name}`, { type: 'group-swept', name: effect.name }, now + effect.graceMs + 1_000);
+        return;
       case 'start-timer':
         if (effect.timer.kind === 'grace') {
           graceTimers += 1;
@@ -377,6 +381,7 @@ function describeEvent(event: LifecycleEventBody): string {
       return `timer ${timerId(event.timer)}`;
     case 'liveness-failed':
     case 'external-stopped':
+    case 'group-swept':
       return `${event.type} ${event.name}`;
     default:
       return event.type;

@@ -13,7 +13,8 @@ import { testPlan, testProcess } from '../../test/support/test-plan.ts';
 // flips, failing probes, restarts, stop signals, expiring budgets and
 // externals coming and going, the lifecycle ends with nothing running, exits
 // with the code its rules give, stops in reverse start order within one
-// budget, and says nothing more once it has finished. A failure prints its
+// budget, never restarts a process before what its last run left behind is
+// gone, and says nothing more once it has finished. A failure prints its
 // seed and path; test/support/property.ts says how to replay it.
 
 const RUNS = 6_000;
@@ -152,7 +153,7 @@ const worldArbitrary = planArbitrary.chain((shape) => {
 });
 
 describe('the lifecycle under random events', () => {
-  it('ends with nothing running, the rule’s exit code, reverse-order stops within one budget, and silence after', () => {
+  it('ends with nothing running, the rule’s exit code, reverse-order stops within one budget, clean restarts, and silence after', () => {
     fc.assert(
       fc.property(worldArbitrary, (input) => {
         const outcome = runWorld(input);

@@ -34,7 +34,14 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
   const restartable = !(spec.fatal && spec.restart.maxRestarts === undefined);
   if (restartable && wantsRestart(spec.restart, status, killedAsUnhealthy) && !isExhausted(spec.restart, restarts)) {
     const delayMs = backoffDelayMs(spec.restart, restarts);
-    draft.put(name, { status: 'backoff', started: before.started, restarts: restarts + 1, exit: status, delayOver: false, groupGone: false });
+    draft.put(name, {
+      status: 'backoff',
+      started: before.started,
+      restarts: restarts + 1,
+      exit: status,
+      delayOver: false,
+      groupGone: false,
+    });
     draft.effects.push(
       { type: 'restart-scheduled', name, attempt: restarts + 1, delayMs },
       { type: 'start-timer', timer: { kind: 'restart', name }, ms: delayMs },

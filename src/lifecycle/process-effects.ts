@@ -76,6 +76,8 @@ export function sweepGroup(runner: Runner, name: string, graceMs: number): void 
   const key = `sweep-group:${name}`;
   const abort = runner.aborts.open(key);
   void child.sweepGroup(graceMs, abort).then((outcome) => {
+    // Aborted by the finish: nothing will run again, and the final sweep ends what is left.
+    if (abort.aborted) return;
     runner.aborts.close(key, abort);
     const logger = runner.log.of(name);
     const fields = { event: 'swept-group', pid: child.pid, outcome };

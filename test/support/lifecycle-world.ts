@@ -81,6 +81,8 @@ export function runWorld(input: WorldInput): WorldOutcome {
   const watches = new Set<string>();
   const lookingFor = new Set<string>();
   const lastExit = new Map<string, ExitStatus>();
+  /** Processes whose last run's group is being swept: none may run again before it is done. */
+  const sweeping = new Set<string>();
 
   // The supervisor's promises, checked as it goes.
   let finished: { code: number; at: number } | undefined;
@@ -103,6 +105,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
       lastExit.set(event.name, event.status);
     }
     if (event.type === 'external-found') lookingFor.delete(event.name);
+    if (event.type === 'group-swept') sweeping.delete(event.name);
     const before = state;
     const decision = decide(context, before, { ...event, at: now });
     state = decision.state;
@@ -120,6 +123,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
       case 'spawn':
         if (isTearingDown(state)) violations.push(`spawned ${effect.name} during teardown`);
         if (isWorldAlive(effect.name)) violations.push(`spawned ${effect.name} while its last run is alive`);
+        if (sweeping.has(effect.name)) violations.push(`spawned ${effect.name} before its last run's group was swept`);
         spawning.add(effect.name);
         owe(
           `spawn:${effect.name}`,
@@ -165,6 +169,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
         checkStopOrder(effect.name, effect.purpose === 'stop' ? 'stop' : undefined);
         return deliverSignal(effect.name, effect.signal);
       case 'sweep-group':
+        sweeping.add(effect.name);
         // What the last run left is gone within the sweep's bounds (SIGKILL one second after its grace).
         owe(`sweep:${effect.name}`, { type: 'group-swept', name: effect.name }, now + effect.graceMs + 1_000);
         return;

@@ -40,7 +40,7 @@ const entryArbitrary = fc.record({
   stopSignal: fc.constantFrom(undefined, 'SIGQUIT' as const, 'SIGINT' as const),
   graceMs: fc.constantFrom(undefined, 200, 3_000),
   ignoresTerm: fc.boolean(),
-  afterMask: fc.nat(15),
+  afterMask: fc.nat(31),
   sidecarRestart: fc.option(restartFor(['always', 'on-failure', 'never']), { nil: undefined }),
   stepRestart: fc.option(restartFor(['on-failure', 'never']), { nil: undefined }),
   optional: fc.boolean(),
@@ -51,7 +51,7 @@ const entryArbitrary = fc.record({
 type Entry = typeof entryArbitrary extends fc.Arbitrary<infer T> ? T : never;
 
 const planArbitrary = fc.record({
-  entries: fc.array(entryArbitrary, { maxLength: 4 }),
+  entries: fc.array(entryArbitrary, { maxLength: 5 }),
   app: entryArbitrary,
   successCodes: fc.constantFrom([], [143], [1]),
   useAfter: fc.boolean(),
@@ -134,6 +134,8 @@ const worldArbitrary = planArbitrary.chain((shape) => {
     postStart: shape.app.postStart ? HOOK : undefined,
     preStop: shape.app.preStop ? HOOK : undefined,
     ...(shape.app.stepRestart === undefined ? {} : { restart: shape.app.stepRestart }),
+    // With a graph the app may wait for only some entries, and run while others still start.
+    ...(shape.useAfter && shape.app.fatal ? { after: names.filter((_, index) => (shape.app.afterMask & (1 << index)) !== 0) } : {}),
   });
   const plan = testPlan([...processes, app], {
     graceMs: shape.graceMs,

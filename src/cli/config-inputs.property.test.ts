@@ -383,6 +383,24 @@ describe('configuration from random files, flags and variables', () => {
     );
   });
 
+  // Shapes random text rarely reaches: each is answered with located problems, not a crash or a hang.
+  it.each([
+    ['flow collections nested 20,000 deep', `${'['.repeat(20_000)}${']'.repeat(20_000)}`],
+    ['block lists nested 3,000 deep', Array.from({ length: 3_000 }, (_, depth) => `${' '.repeat(depth)}- `).join('\n')],
+    [
+      'an alias bomb ("billion laughs")',
+      [
+        'a: &a [x, x, x, x, x, x, x, x, x]',
+        ...'bcdef'.split('').map((name, index) => `${name}: &${name} [${Array(9).fill(`*${'abcde'[index]}`).join(', ')}]`),
+        'processes: *f',
+      ].join('\n'),
+    ],
+    ['a binary tag', 'processes: !!binary aGVsbG8='],
+    ['a __proto__ key', 'processes:\n  - __proto__: { role: app }\n    name: app\n    command: ["true"]'],
+  ])('answers %s with located problems', (_shape, yaml) => {
+    expect(configure(fileOnly(yaml)).kind).toBe('problems');
+  });
+
   // Found by the property above: YAML refused while building its value (not while parsing) had no line.
   it('names the line of an alias used before its anchor', () => {
     const yaml = ['processes:', '  - name: app', '    role: app', '    command: *later', '    env: &later {}', ''].join('\n');

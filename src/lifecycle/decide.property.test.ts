@@ -13,9 +13,11 @@ import { testPlan, testProcess } from '../../test/support/test-plan.ts';
 // flips, failing probes, restarts, stop signals, expiring budgets and
 // externals coming and going, the lifecycle ends with nothing running, exits
 // with the code its rules give, stops in reverse start order within one
-// budget, never restarts a process before what its last run left behind is
-// gone, and says nothing more once it has finished. A failure prints its
-// seed and path; test/support/property.ts says how to replay it.
+// budget (once the kill timer fired or a second stop signal came, everything
+// running has been sent SIGKILL), never restarts a process before what its
+// last run left behind is gone, and says nothing more once it has finished. A
+// failure prints its seed and path; test/support/property.ts says how to
+// replay it.
 
 const RUNS = 6_000;
 

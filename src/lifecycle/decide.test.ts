@@ -460,6 +460,15 @@ describe('termination by signal', () => {
     ]);
   });
 
+  // Found by the lifecycle property: a spawn confirmed after "now" was in no SIGKILL and ran until the budget's end.
+  it('kills at once a run whose spawn is confirmed after a second stop signal', () => {
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, { type: 'signal', signal: 'SIGTERM' });
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([]);
+    expect(d.send(d.spawned('a'))).toEqual([{ type: 'signal', name: 'a', signal: 'SIGKILL', purpose: 'kill' }]);
+    expect(d.send(d.exited('a', signaled('SIGKILL')))).toContainEqual(finish(143));
+  });
+
   it('starts the grace budget at the time of the event that began teardown', () => {
     const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'));

@@ -81,6 +81,10 @@ export function runWorld(input: WorldInput): WorldOutcome {
   const watches = new Set<string>();
   const lookingFor = new Set<string>();
   const lastExit = new Map<string, ExitStatus>();
+  /** Processes whose current run was sent SIGKILL. */
+  const killed = new Set<string>();
+  /** A second stop signal came during teardown, or the kill timer fired: everything must have been sent SIGKILL since. */
+  let killAll = false;
   /** Processes whose last run's group is being swept: none may run again before it is done. */
   const sweeping = new Set<string>();
 
@@ -98,10 +102,12 @@ export function runWorld(input: WorldInput): WorldOutcome {
     if (event.type === 'spawned') {
       spawning.delete(event.name);
       live.add(event.name);
+      killed.delete(event.name);
     }
     if (event.type === 'exited') {
       spawning.delete(event.name);
       live.delete(event.name);
+      killed.delete(event.name);
       lastExit.set(event.name, event.status);
     }
     if (event.type === 'external-found') lookingFor.delete(event.name);
@@ -115,6 +121,12 @@ export function runWorld(input: WorldInput): WorldOutcome {
     for (const [index, effect] of decision.effects.entries()) {
       if (finished !== undefined && index > 0) violations.push(`${describeEffect(effect)} after finish in the same decision`);
       perform(effect);
+    }
+    if (state.phase === 'stopping' && state.stopSignalsReceived >= 2) killAll = true;
+    if (event.type === 'timer' && event.timer.kind === 'kill' && state.phase === 'stopping') killAll = true;
+    if (killAll && finished === undefined) {
+      const spared = [...live].filter((name) => !killed.has(name));
+      if (spared.length > 0) violations.push(`${spared.join(', ')} ran on without SIGKILL after ${describeEvent(event)}`);
     }
   }
 
@@ -214,6 +226,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
     if (!live.has(name)) return; // not yet spawned, or already gone: the runner has no child to signal
     const exit = owed(`exit:${name}`);
     if (signal === 'SIGKILL') {
+      killed.add(name);
       if (exit !== undefined) exit.dueBy = now;
       else owe(`exit:${name}`, { type: 'exited', name, status: { kind: 'signaled', signal } }, now);
       return;

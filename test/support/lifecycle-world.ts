@@ -243,9 +243,14 @@ export function runWorld(input: WorldInput): WorldOutcome {
     owe(`exit:${name}`, { type: 'exited', name, status: endings[Math.floor(random() * endings.length)] as ExitStatus }, undefined);
   }
 
-  /** In teardown a process is stopped only once everything that depends on it is down. */
+  /**
+   * In teardown a process is stopped only once everything that depends on it is
+   * down, the drain is over and its own preStop has ended.
+   */
   function checkStopOrder(name: string, purpose: 'stop' | undefined): void {
     if (purpose !== 'stop' || !isTearingDown(state)) return;
+    if (owed('drain') !== undefined) violations.push(`stopped ${name} while the drain ran`);
+    if (owed(`hook:preStop:${name}`) !== undefined) violations.push(`stopped ${name} while its preStop ran`);
     const up = graph.dependentsOf(name).filter(isWorldAlive);
     if (up.length > 0) violations.push(`stopped ${name} while its dependents ${up.join(', ')} were alive`);
   }

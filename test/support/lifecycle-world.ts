@@ -7,6 +7,7 @@ import { timerId } from '../../src/lifecycle/events.ts';
 import { createProcessGraph } from '../../src/lifecycle/graph.ts';
 import type { LifecycleState } from '../../src/lifecycle/state.ts';
 import { createInitialState } from '../../src/lifecycle/state.ts';
+import { createRandom, describeEffect, describeEvent } from './lifecycle-trace.ts';
 import type { ExitStatus } from '../../src/process/exit-status.ts';
 
 // A small model of the world the runner connects the reducer to, for the
@@ -387,63 +388,6 @@ function shellCode(status: ExitStatus): number {
   return status.kind === 'signaled' ? 128 + (constants.signals[status.signal] ?? 0) : status.code;
 }
 
-function describeEvent(event: LifecycleEventBody): string {
-  switch (event.type) {
-    case 'spawned':
-    case 'external-found':
-      return `${event.type} ${event.name}`;
-    case 'exited':
-      return `exited ${event.name} ${event.status.kind === 'signaled' ? event.status.signal : event.status.code}`;
-    case 'readiness':
-      return `readiness ${event.name} ${event.ready}`;
-    case 'hook-done':
-      return `${event.hook} ${event.name} ${event.ok ? 'ok' : 'failed'}`;
-    case 'signal':
-      return event.signal;
-    case 'timer':
-      return `timer ${timerId(event.timer)}`;
-    case 'liveness-failed':
-    case 'external-stopped':
-    case 'group-swept':
-      return `${event.type} ${event.name}`;
-    default:
-      return event.type;
-  }
-}
-
-function describeEffect(effect: Effect): string {
-  switch (effect.type) {
-    case 'signal':
-      return `${effect.signal}→${effect.name} (${effect.purpose})`;
-    case 'start-timer':
-      return `timer ${timerId(effect.timer)} +${effect.ms}`;
-    case 'cancel-timer':
-      return `cancel ${timerId(effect.timer)}`;
-    case 'finish':
-      return `finish ${effect.exitCode}`;
-    case 'run-hook':
-    case 'cancel-hook':
-      return `${effect.type} ${effect.hook} ${effect.name}`;
-    case 'start-watch':
-    case 'stop-watch':
-      return `${effect.type} ${effect.watch} ${effect.name}`;
-    default:
-      return 'name' in effect ? `${effect.type} ${effect.name}` : effect.type;
-  }
-}
-
 function assertNeverEffect(effect: never): never {
   throw new Error(`the world model does not know the effect ${JSON.stringify(effect)}`);
-}
-
-/** mulberry32: a small seeded generator, so a failing case replays exactly from its seed. */
-function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
 }

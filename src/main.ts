@@ -120,7 +120,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
-  const { createSpawner, ownedPids } = await import('./process/spawn.ts');
+  const { claimedPids, createSpawner, ownedPids } = await import('./process/spawn.ts');
+  const { detectForegroundTerminal } = await import('./process/terminal.ts');
   const { sweepDescendants } = await import('./process/sweep.ts');
   const { runDrain } = await import('./hooks/run-drain.ts');
   const { runHook } = await import('./hooks/run-hook.ts');
@@ -128,12 +129,14 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { createLogMatcher } = await import('./probes/log-matcher.ts');
   const { watchLiveness } = await import('./probes/watch-liveness.ts');
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
-  const spawner = createSpawner();
+  // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
+  const spawner = createSpawner({ terminal: detectForegroundTerminal() });
   let reapedOrphans = 0;
   const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
   const reaper = createReaper({
     native,
     ownedPids,
+    claimedPids,
     onReaped: (orphans) => {
       reapedOrphans += orphans.length;
       reaped.add(orphans.length);

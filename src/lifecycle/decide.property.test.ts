@@ -19,7 +19,7 @@ import { testPlan, testProcess } from '../../test/support/test-plan.ts';
 // failure prints its seed and path; test/support/property.ts says how to
 // replay it.
 
-const RUNS = 6_000;
+const RUNS = 12_000;
 
 const HOOK: HookSpec = { kind: 'exec', command: ['true'], timeoutMs: 500 };
 

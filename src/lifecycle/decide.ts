@@ -10,6 +10,7 @@ import {
   handleLivenessFailed,
   handlePostStartDone,
   handleReadiness,
+  handleGroupSwept,
   handleRestartTimer,
   handleSpawned,
   isDeadlineMissed,
@@ -68,6 +69,9 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       break;
     case 'timer':
       handleTimer(context, draft, event.timer);
+      break;
+    case 'group-swept':
+      handleGroupSwept(draft, event.name);
       break;
     case 'external-found':
       handleExternalFound(draft, event.name);

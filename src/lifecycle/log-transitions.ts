@@ -52,6 +52,7 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
       return;
     case 'external-found':
     case 'external-stopped':
+    case 'group-swept':
       return; // logged by the runner, which has the PIDs and the outcome
     case 'spawned':
     case 'readiness':

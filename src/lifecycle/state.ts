@@ -55,10 +55,17 @@ export interface StoppingProc extends ProcHistory {
   readonly killedAsUnhealthy: boolean;
 }
 
-/** Exited; a restart is scheduled. */
+/**
+ * Exited; a restart is scheduled. The next run starts once the backoff delay is
+ * over and what the last run left in its process group is gone, whichever
+ * comes last: a new instance never meets the old one's leftovers (holding its
+ * port, its lock, its socket).
+ */
 export interface BackoffProc extends ProcHistory {
   readonly status: 'backoff';
   readonly exit: ExitStatus;
+  readonly delayOver: boolean;
+  readonly groupGone: boolean;
 }
 
 /** Gone for good. */

@@ -11,7 +11,7 @@ import { createProcessGraph } from './graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
 import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';
-import { signalProcess, spawnProcess } from './process-effects.ts';
+import { signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
 import type { Runner, SuperviseDeps } from './runner.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
@@ -105,6 +105,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         return cancelDrain(runner);
       case 'signal':
         return signalProcess(runner, effect, budgetUsed(at));
+      case 'sweep-group':
+        return sweepGroup(runner, effect.name, effect.graceMs);
       case 'start-timer':
         return runner.timers.start(effect.timer, effect.ms);
       case 'cancel-timer':

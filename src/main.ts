@@ -82,6 +82,7 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
   const plan = await planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
+  if (plan.processes.some((spec) => spec.external !== undefined) && (await externalsRefused(plan))) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
   const { resolveLogFormat } = await import('./observe/log-format.ts');
@@ -143,7 +144,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   reaper.start();
   // Which processes sidecar-init can see and reap: all of the container's (PID 1), its own (a
   // subreaper), or also other containers' (a shared process namespace, where externals live).
-  const namespace = detectNamespaceMode();
+  const namespace = await detectNamespaceMode();
   logger.info(
     { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
     `starting ${describePlan(plan)} as ${describeNamespaceMode(namespace)}`,
@@ -180,6 +181,14 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   await statusServer?.close();
   logger.info({ event: 'exit', exitCode }, 'exiting');
   return exitCode;
+}
+
+/** Externals in the host's initial PID namespace without allowHost: one line saying why and how to allow it (nothing has started yet). */
+async function externalsRefused(plan: Plan): Promise<boolean> {
+  const { refuseHostExternals } = await import('./externals/host-namespace.ts');
+  const refusal = refuseHostExternals(plan);
+  if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);
+  return refusal !== undefined;
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */

@@ -3,13 +3,17 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { killStandins, startStandin, uniqueUid } from './support/standin.ts';
-import { runSupervisor } from './support/supervisor.ts';
+import { podWrapper } from './support/namespaces.ts';
+import { killStandins, startStandin } from './support/standin.ts';
+import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // role external through the real CLI: the proxies are stand-ins started by the
 // test, not by sidecar-init (as a sibling container's would be), each as a UID
 // of its own that the matchers include, so parallel test files never see each
-// other's. The pod tier (npm run test:pod) plays the same in real pods.
+// other's. These tests run on the host, in its initial PID namespace, so each
+// external says allowHost: true; the namespace rule itself, and what needs a
+// pod's namespace, run under unshare (podWrapper). The pod tier (npm run
+// test:pod) plays the same in real pods.
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
 
@@ -26,6 +30,7 @@ describe('externals', () => {
       '  - name: mesh',
       '    role: external',
       `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      '    allowHost: true',
       `    readiness: { probe: "${proxy.url(15021, '/healthz/ready')}" }`,
       `    stop: { http: "${proxy.url(15020, '/quitquitquit')}" }`,
       '  - name: migrate',
@@ -58,6 +63,7 @@ describe('externals', () => {
       '    role: external',
       '    preset: istio',
       `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      '    allowHost: true',
       `    readiness: { probe: "${proxy.url(15021, '/healthz/ready')}", deadline: 500ms }`,
       `    stop: { http: "${proxy.url(15020, '/quitquitquit')}" }`,
       '  - name: job',
@@ -91,6 +97,7 @@ describe('externals', () => {
         '  - name: mesh',
         '    role: external',
         '    match: { cmdline: self-match-token }',
+        '    allowHost: true',
         '    optional: true',
         '    readiness: { deadline: 300ms }',
         '  - name: job',
@@ -106,27 +113,42 @@ describe('externals', () => {
     await expectNothingLeft(run);
   });
 
-  it('--external NAME=uid:… waits for the process to exist, and stops it by signal after the app', async () => {
+  it('--external NAME=comm:… in a pod’s namespace waits for the process to exist, and stops it by signal after the app', async () => {
     const events = createEvents();
-    const uid = uniqueUid();
     const go = join(events.dir, 'go');
-    // The job ends only once the test has seen the proxy listen, so the stop never races its start-up.
-    const job = `. ${fixture('record.sh')}; NAME=job; record start; while [ ! -e ${go} ]; do sleep 0.01; done; record exit-0`;
-    const running = runSupervisor(['--external', `proxy=uid:${uid}`, '--', '/bin/sh', '-c', job], { env: { EVENTS: events.file } });
-    // Containers start in any order: sidecar-init is already looking when the proxy starts.
-    const standin = await startStandin('envoy', { uid });
+    const done = join(events.dir, 'done');
+    // The pod's other container starts its proxy only once sidecar-init is looking for it
+    // (containers start in any order); until it execs, the waiting shell is called sh.
+    const proxy = `(while [ ! -e ${go} ]; do sleep 0.01; done; exec ${fixture('serve.sh', 'proxy')}) &`;
+    // The job ends only once the test has seen the proxy start, so the stop never races its start-up.
+    const job = `. ${fixture('record.sh')}; NAME=job; record start; while [ ! -e ${done} ]; do sleep 0.01; done; record exit-0`;
+    const running = track(
+      startSupervisor(['--external', 'proxy=comm:serve.sh', '--', '/bin/sh', '-c', job], {
+        wrapper: podWrapper(proxy),
+        env: { EVENTS: events.file },
+      }),
+    );
+    await running.waitForLog((line) => line.event === 'starting');
     writeFileSync(go, '');
-    const result = track(await running);
-    expect(result.code).toBe(0);
-    expect(await standin.exited).toEqual({ code: 0, signal: null });
-    expect(standin.events).toContainEqual(expect.objectContaining({ event: 'signal', signal: 'SIGTERM' }));
-    // The job started only once the proxy was found.
-    const story = result.logs.filter((line) => line.event === 'external-found' || line.event === 'spawned');
+    await events.waitFor('proxy start', 'job start');
+    writeFileSync(done, '');
+    const result = await running.exited;
+    expect(result).toEqual({ code: 0, signal: null });
+    // The job started only once the proxy was found; the proxy heard SIGTERM after the job ended.
+    const proxyPid = events.read().find((entry) => entry.name === 'proxy')?.pid;
+    const story = running.logs.filter((line) => line.event === 'external-found' || line.event === 'spawned');
     expect(story.map((line) => [line.event, line.proc, line.pid])).toEqual([
-      ['external-found', 'proxy', standin.pid],
+      ['external-found', 'proxy', proxyPid],
       ['spawned', 'app', expect.any(Number)],
     ]);
-    expect(events.sequence()).toEqual(['job start', 'job exit-0']);
-    await expectNothingLeft(result);
+    expect(events.sequence()).toEqual(['proxy start', 'job start', 'job exit-0', 'proxy stop']);
+    expect(running.logs.filter((line) => line.proc === 'proxy').map((line) => line.event)).toEqual([
+      'external-found',
+      'ready',
+      'stopping',
+      'external-stopping',
+      'external-stopped',
+    ]);
+    await expectNothingLeft(running);
   });
 });

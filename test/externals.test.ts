@@ -1,11 +1,12 @@
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { podWrapper } from './support/namespaces.ts';
 import { killStandins, startStandin } from './support/standin.ts';
-import { runSupervisor, startSupervisor } from './support/supervisor.ts';
+import { FIXTURES, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // role external through the real CLI: the proxies are stand-ins started by the
 // test, not by sidecar-init (as a sibling container's would be), each as a UID
@@ -150,5 +151,92 @@ describe('externals', () => {
       'external-stopped',
     ]);
     await expectNothingLeft(running);
+  });
+});
+
+describe('externals and the processes they may touch', () => {
+  it('are refused where /proc shows the host’s processes (exit 2, nothing spawned, nothing signalled) unless allowHost', async () => {
+    const events = createEvents();
+    // Another user's process on the host that a matcher happens to fit.
+    const token = `1000.${process.pid}`;
+    const bystander = spawn('sleep', [token], { stdio: 'ignore' });
+    try {
+      const app = `. ${fixture('record.sh')}; NAME=app; record start`;
+      const run = track(
+        await runSupervisor(['--external', `d=cmdline:^sleep ${token.replace('.', '\\.')}$`, '--', '/bin/sh', '-c', app], {
+          env: { EVENTS: events.file },
+        }),
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr()).toMatch(/^sidecar-init: external d: sidecar-init sees the host's processes .*set allowHost: true on it/);
+      expect(events.sequence()).toEqual([]);
+      expect(bystander.exitCode).toBeNull();
+      expect(bystander.signalCode).toBeNull();
+      expect(readFileSync(`/proc/${bystander.pid}/cmdline`, 'latin1')).toBe(`sleep\0${token}\0`);
+    } finally {
+      bystander.kill('SIGKILL');
+    }
+  });
+
+  it('one whose matcher matches more processes than maxMatches at teardown is not signalled; the run fails, listing them', async () => {
+    const events = createEvents();
+    const more = join(events.dir, 'more');
+    const done = join(events.dir, 'done');
+    // Two copies of the same program in the pod, the second one started after the first was found.
+    const target = (name: string) => `${FIXTURES}record-signals.sh ${name}`;
+    const targets = [`${target('one')} &`, `(while [ ! -e ${more} ]; do sleep 0.01; done; exec ${target('two')}) &`].join('\n');
+    const job = `. ${fixture('record.sh')}; NAME=job; record start; while [ ! -e ${done} ]; do sleep 0.01; done; record exit-0`;
+    const run = track(
+      startSupervisor(
+        ['--grace', '2s', '--external', `tool=cmdline:^/bin/sh \\S+/record-signals\\.sh (one|two)$`, '--', '/bin/sh', '-c', job],
+        {
+          wrapper: podWrapper(targets),
+          env: { EVENTS: events.file },
+        },
+      ),
+    );
+    await events.waitFor('one start', 'job start');
+    writeFileSync(more, '');
+    await events.waitFor('two start');
+    writeFileSync(done, '');
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    const refused = run.logs.find((line) => line.event === 'external-refused');
+    const pids = events
+      .read()
+      .filter((entry) => entry.name === 'one' || entry.name === 'two')
+      .map((entry) => entry.pid);
+    expect(refused?.pids).toEqual(expect.arrayContaining(pids));
+    expect(refused?.msg).toMatch(
+      /^refusing to stop external tool: cmdline \/.*\/ matches 2 processes, more than its maxMatches 1: PID \d+ "record-signals\." UID 0 cmdline "\/bin\/sh \S+\/record-signals\.sh (one|two)", PID \d+ .*; make the match narrower/,
+    );
+    // Neither heard a signal from sidecar-init (record-signals records a TERM as "stop").
+    expect(events.sequence()).toEqual(['one start', 'job start', 'two start', 'job exit-0']);
+    await expectNothingLeft(run);
+  });
+
+  it('one that comes back under a new PID is not reported stopped: each PID is signalled, and the run fails naming what remains', async () => {
+    const events = createEvents();
+    const token = `1000.${process.pid}`;
+    // A restart loop in the other container: every sleep killed is replaced at once.
+    const targets = `(while :; do sleep ${token}; done) &`;
+    const run = track(
+      await runSupervisor(['--grace', '1s', '--external', `d=cmdline:^sleep ${token.replace('.', '\\.')}$`, '--', 'true'], {
+        wrapper: podWrapper(targets),
+        env: { EVENTS: events.file },
+      }),
+    );
+    expect(run.code).toBe(1);
+    const story = run.logs.filter((line) => line.proc === 'd').map((line) => line.event);
+    expect(story).not.toContain('external-stopped');
+    expect(story).not.toContain('external-killed');
+    const signalled = run.logs.filter((line) => line.proc === 'd' && line.event === 'external-stopping').flatMap((line) => line.pids);
+    expect(new Set(signalled).size).toBeGreaterThan(1);
+    const left = run.logs.find((line) => line.event === 'external-left-running');
+    expect(left?.msg).toMatch(
+      new RegExp(
+        `^external d is still running after the grace budget: PID \\d+ "sleep" UID 0 cmdline "sleep ${token.replace('.', '\\.')}"; sidecar-init exits non-zero$`,
+      ),
+    );
+    await expectNothingLeft(run);
   });
 });

@@ -1,3 +1,4 @@
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fixtureArgv, freePort, shellJoin, writeConfig, yamlArgv } from './support/commands.ts';
@@ -109,5 +110,66 @@ describe('probes at any period', () => {
     expect(exit).toEqual({ code: 0, signal: null });
     expect(events.sequence()).toContain('app stop');
     await expectNothingLeft(run);
+  });
+});
+
+describe('a cmdline matcher', () => {
+  it('with catastrophic backtracking cannot stall the supervisor, whatever the pod’s processes are called', async () => {
+    const events = createEvents();
+    // A process of another container whose command line is 40 a's and a '!': ^(a+)+$ would take
+    // 2^40 steps on it with the backtracking engine, on every search.
+    const name = `${'a'.repeat(40)}!`;
+    const bin = join(events.dir, 'bin');
+    mkdirSync(bin);
+    symlinkSync('/bin/sleep', join(bin, name));
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: ext',
+      '    role: external',
+      '    match: { cmdline: "^(a+)+$" }',
+      '    optional: true',
+      '    readiness: { deadline: 60s, period: 10ms }',
+      '  - name: app',
+      '    role: app',
+      '    after: []',
+      `    command: ${yamlArgv(...fixtureArgv('record-signals.sh', 'app'))}`,
+    ]);
+    const run = track(
+      startSupervisor(['--grace', '2s', '-c', config], {
+        wrapper: podWrapper(`PATH=${bin}:$PATH ${name} 1000 &`),
+        env: { EVENTS: events.file },
+      }),
+    );
+    await events.waitFor('app start');
+    await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
+    const supervisor = supervisorPid(run);
+    const sentAt = Date.now();
+    process.kill(supervisor, 'SIGHUP');
+    await events.waitFor('app got-HUP');
+    const receivedAt = Number((events.read().find((entry) => entry.event === 'got-HUP')?.ns ?? 0n) / 1_000_000n);
+    expect(receivedAt - sentAt).toBeLessThan(FORWARDED_WITHIN_MS);
+    process.kill(supervisor, 'SIGTERM');
+    const exit = await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, ANSWERS_WITHIN_MS, 'stalled'))]);
+    expect(exit).toEqual({ code: 0, signal: null });
+    await expectNothingLeft(run);
+  });
+
+  it('that cannot run in linear time is refused before anything starts, naming the file, the line and the field', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: ext',
+      '    role: external',
+      "    match: { cmdline: '(a+)\\1' }",
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect((await run.exited).code).toBe(2);
+    expect(run.stderr()).toMatch(
+      /sidecar-init\.yaml:4:14 processes\[0\]\.match\.cmdline: .*backreference .*cannot be matched in linear time/,
+    );
+    expect(events.sequence()).toEqual([]);
   });
 });

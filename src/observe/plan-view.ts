@@ -66,6 +66,8 @@ export interface ProcessView {
     readonly stop: string;
     readonly optional: boolean;
     readonly stopOnFailure: boolean;
+    /** Looked for even where /proc shows the host's processes. */
+    readonly allowHost: boolean;
   } | null;
 }
 
@@ -213,5 +215,6 @@ function externalView(external: ProcessSpec['external']): ProcessView['external'
     stop: stopText,
     optional: external.optional,
     stopOnFailure: external.stopOnFailure,
+    allowHost: external.allowHost,
   };
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { podWrapper } from './support/namespaces.ts';
+import { podWrapper, supervisorPid } from './support/namespaces.ts';
 import { killStandins, startStandin } from './support/standin.ts';
 import { FIXTURES, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -210,7 +210,7 @@ describe('externals and the processes they may touch', () => {
       /^refusing to stop external tool: cmdline \/.*\/ matches 2 processes, more than its maxMatches 1: PID \d+ "record-signals\." UID 0 cmdline "\/bin\/sh \S+\/record-signals\.sh (one|two)", PID \d+ .*; make the match narrower/,
     );
     // Neither heard a signal from sidecar-init (record-signals records a TERM as "stop").
-    expect(events.sequence()).toEqual(['one start', 'job start', 'two start', 'job exit-0']);
+    expect([...events.sequence()].sort()).toEqual(['job exit-0', 'job start', 'one start', 'two start']);
     await expectNothingLeft(run);
   });
 
@@ -237,6 +237,47 @@ describe('externals and the processes they may touch', () => {
         `^external d is still running after the grace budget: PID \\d+ "sleep" UID 0 cmdline "sleep ${token.replace('.', '\\.')}"; sidecar-init exits non-zero$`,
       ),
     );
+    await expectNothingLeft(run);
+  });
+});
+
+describe('externals left alone', () => {
+  it('stay alone when teardown is hurried: stopOnFailure: false and stop: none hold when the budget runs out', async () => {
+    const events = createEvents();
+    const target = (name: string) => `${FIXTURES}record-signals.sh ${name}`;
+    const matcher = (name: string) => `'^/bin/sh \\S+/record-signals\\.sh ${name}$'`;
+    const config = writeConfig(events.dir, [
+      'grace: 1s',
+      'processes:',
+      '  - name: proxy',
+      '    role: external',
+      `    match: { cmdline: ${matcher('proxy')} }`,
+      '    stopOnFailure: false',
+      '  - name: agent',
+      '    role: external',
+      `    match: { cmdline: ${matcher('agent')} }`,
+      '    stop: none',
+      '  - name: app',
+      '    role: app',
+      // It ignores SIGTERM: the budget runs out while both externals still wait behind it.
+      `    command: ${yamlArgv(...fixtureArgv('ignore-term.sh', 'app'))}`,
+    ]);
+    const run = track(
+      startSupervisor(['-c', config], { wrapper: podWrapper(`${target('proxy')} &\n${target('agent')} &`), env: { EVENTS: events.file } }),
+    );
+    await events.waitFor('proxy start', 'agent start', 'app start');
+    await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
+    process.kill(supervisorPid(run), 'SIGTERM');
+    expect(await run.exited).toEqual({ code: 137, signal: null });
+    const kept = run.logs.filter((line) => line.event === 'external-kept').map((line) => [line.proc, line.msg]);
+    expect(kept).toEqual([
+      ['proxy', 'left running: sidecar-init exits non-zero and stopOnFailure is false'],
+      ['agent', 'left running (stop: none)'],
+    ]);
+    expect(run.logs.filter((line) => line.proc === 'proxy' || line.proc === 'agent').map((line) => line.event)).not.toContain('stopping');
+    // Neither heard a signal from sidecar-init (record-signals records a TERM as "stop").
+    const externals = events.read().filter((entry) => entry.name === 'proxy' || entry.name === 'agent');
+    expect(externals.map((entry) => `${entry.name} ${entry.event}`).sort()).toEqual(['agent start', 'proxy start']);
     await expectNothingLeft(run);
   });
 });

@@ -146,7 +146,8 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
 
 /**
  * Searches every GONE_POLL_MS until nothing matches and still nothing does
- * STOPPED_SETTLE_MS later, or until `deadline` (or `abort`). `act` sees each
+ * STOPPED_SETTLE_MS later (confirmed even when that ends past `deadline`), or
+ * until `deadline` with a match still there (or `abort`). `act` sees each
  * search's matches (to signal them); false from it means waiting is pointless
  * (nothing could be signalled) and ends the wait at once.
  */
@@ -163,12 +164,15 @@ async function waitUntilGone(
     if (found.kind === 'too-many') return found;
     if (found.kind === 'none') {
       goneSince ??= now;
-      if (now - goneSince >= STOPPED_SETTLE_MS || now >= deadline || abort?.aborted === true) return found;
-    } else {
-      goneSince = undefined;
-      const worthWaiting = act(found.processes);
-      if (!worthWaiting || now >= deadline || abort?.aborted === true) return found;
+      const settledAt = goneSince + STOPPED_SETTLE_MS;
+      if (now >= settledAt || abort?.aborted === true) return found;
+      // Gone just before the deadline is confirmed all the same: at most STOPPED_SETTLE_MS more.
+      await delay(Math.max(1, Math.min(GONE_POLL_MS, Math.max(deadline, settledAt) - now)));
+      continue;
     }
+    goneSince = undefined;
+    const worthWaiting = act(found.processes);
+    if (!worthWaiting || now >= deadline || abort?.aborted === true) return found;
     await delay(Math.max(1, Math.min(GONE_POLL_MS, deadline - now)));
   }
 }

@@ -15,7 +15,7 @@ async function findProcesses(fields: Parameters<typeof processMatch>[0], options
 
 const { selfPid } = useStandins();
 
-describe('findProcesses', () => {
+describe('searchProcesses', () => {
   test('matches comm exactly, with the UID', async () => {
     const proxy = await startStandin('pilot-agent');
     expect(await findProcesses({ comm: 'pilot-agent', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([

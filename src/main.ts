@@ -82,7 +82,7 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
   const plan = await planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
-  if (plan.processes.some((spec) => spec.external !== undefined) && (await externalsRefused(plan))) return EXIT_USAGE;
+  if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
   const { resolveLogFormat } = await import('./observe/log-format.ts');
@@ -183,8 +183,13 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   return exitCode;
 }
 
-/** Externals in the host's initial PID namespace without allowHost: one line saying why and how to allow it (nothing has started yet). */
+/**
+ * Externals where /proc shows the host's processes, without allowHost: one
+ * line saying why and how to allow it (nothing has started yet). A plan
+ * without externals never loads the check.
+ */
 async function externalsRefused(plan: Plan): Promise<boolean> {
+  if (!plan.processes.some((spec) => spec.external !== undefined)) return false;
   const { refuseHostExternals } = await import('./externals/host-namespace.ts');
   const refusal = refuseHostExternals(plan);
   if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);

@@ -12,10 +12,12 @@ import { type StopRequestResult, requestStop } from './request-stop.ts';
 // back under a new PID, which is signalled in turn), within the budget the
 // lifecycle gives; what is left at the end is SIGKILLed if the kernel lets us,
 // and what is still there after that is reported by PID (the run fails). A
-// matcher that matches more processes than its maxMatches signals nothing. Another user's process without CAP_KILL (the normal case: the
-// proxy runs as 1337 or 2102, the app as its own UID with no capabilities)
-// gives EPERM: that is reported once, clearly, and never thrown, so teardown
-// goes on and sidecar-init still exits with the app's code.
+// matcher that matches more processes than its maxMatches signals nothing.
+// Another user's process without CAP_KILL (the normal case: the proxy runs as
+// 1337 or 2102, the app as its own UID with no capabilities) gives EPERM: that
+// is reported once, clearly, and never thrown, so teardown goes on and
+// sidecar-init still exits with the app's code (1 if that is 0: the proxy is
+// still there).
 
 export interface ExternalStop {
   /** The external's name in the plan, for the log. */

@@ -81,6 +81,7 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
   const plan = await planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
+  if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
   const { resolveLogFormat } = await import('./observe/log-format.ts');
@@ -152,7 +153,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   reaper.start();
   // Which processes sidecar-init can see and reap: all of the container's (PID 1), its own (a
   // subreaper), or also other containers' (a shared process namespace, where externals live).
-  const namespace = detectNamespaceMode();
+  const namespace = await detectNamespaceMode();
   logger.info(
     { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
     `starting ${describePlan(plan)} as ${describeNamespaceMode(namespace)}`,
@@ -189,6 +190,19 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   await statusServer?.close();
   logger.info({ event: 'exit', exitCode }, 'exiting');
   return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
+}
+
+/**
+ * Externals where /proc shows the host's processes, without allowHost: one
+ * line saying why and how to allow it (nothing has started yet). A plan
+ * without externals never loads the check.
+ */
+async function externalsRefused(plan: Plan): Promise<boolean> {
+  if (!plan.processes.some((spec) => spec.external !== undefined)) return false;
+  const { refuseHostExternals } = await import('./externals/host-namespace.ts');
+  const refusal = refuseHostExternals(plan);
+  if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);
+  return refusal !== undefined;
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */

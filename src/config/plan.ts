@@ -1,3 +1,5 @@
+import type { ProcessMatch } from '../plan/process-match.ts';
+
 // The Plan is what the program runs: one normalized, validated, readonly value
 // built from the CLI and the YAML file before anything is spawned. Nothing after
 // src/config sees the raw config; later features (restarts, liveness, hooks,
@@ -42,14 +44,8 @@ export type ProbeSpec =
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
   | { readonly kind: 'process'; readonly match: ExternalMatch };
 
-/** How an external's processes are found in /proc; every field given must match. */
-export interface ExternalMatch {
-  /** Exact /proc/PID/comm (the kernel keeps 15 bytes of it). */
-  readonly comm?: string | undefined;
-  /** A JavaScript RegExp over the arguments joined by spaces. */
-  readonly cmdline?: string | undefined;
-  readonly uid?: number | undefined;
-}
+/** How an external's processes are found in /proc; every field given must match (its cmdline compiled once, here). */
+export type ExternalMatch = ProcessMatch;
 
 /**
  * How an external is stopped at teardown: its HTTP stop endpoint (any 2xx
@@ -75,6 +71,12 @@ export interface ExternalSpec {
   readonly stopOnFailure: boolean;
   /** true: never appearing by its readiness deadline is logged and skipped, not a startup failure. */
   readonly optional: boolean;
+  /**
+   * true: it may be looked for when sidecar-init runs in the host's initial PID
+   * namespace (not in a container or pod), where every user's processes are
+   * visible; refused there otherwise.
+   */
+  readonly allowHost: boolean;
   /** Logged when the HTTP stop answers 404 (an endpoint the proxy must be configured to serve). */
   readonly notFoundHint: string | undefined;
 }

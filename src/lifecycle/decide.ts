@@ -77,7 +77,7 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       handleExternalFound(draft, event.name);
       break;
     case 'external-stopped':
-      handleExternalStopped(draft, event.name);
+      handleExternalStopped(draft, event.name, event.outcome);
       break;
     default:
       assertNever(event);

@@ -34,7 +34,11 @@ export type LifecycleEventBody =
   | { readonly type: 'group-swept'; readonly name: string }
   /** A process matching an external was seen in /proc for the first time. */
   | { readonly type: 'external-found'; readonly name: string }
-  /** Stopping an external ended: every match gone (stopped), none there (absent), or some left running. */
+  /**
+   * Stopping an external ended: every match gone and still gone a moment later
+   * (stopped), none there (absent), or some still there when the budget ended
+   * (left-running, which fails the run).
+   */
   | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome };
 
 export type ExternalStopOutcome = 'stopped' | 'absent' | 'left-running';

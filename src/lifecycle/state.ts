@@ -112,6 +112,8 @@ export interface LifecycleState {
   readonly preStopsRunning: ReadonlySet<string>;
   /** Externals whose process has been seen at least once: an optional one not seen by its deadline is absent. */
   readonly externalsFound: ReadonlySet<string>;
+  /** Externals whose stop ended with a matching process still there: sidecar-init's own work failed (exit-code.ts). */
+  readonly externalsLeftRunning: ReadonlySet<string>;
 }
 
 const FRESH_PROC: ProcState = { status: 'pending' };
@@ -127,6 +129,7 @@ export function createInitialState(plan: Plan): LifecycleState {
     teardownStartedAt: undefined,
     preStopsRunning: new Set(),
     externalsFound: new Set(),
+    externalsLeftRunning: new Set(),
   };
 }
 

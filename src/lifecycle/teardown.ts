@@ -1,6 +1,6 @@
 import type { ProcessSpec } from '../config/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
-import { decideExitCode } from './exit-code.ts';
+import { decideExitCode, withExternalsLeftRunning } from './exit-code.ts';
 import { hurryExternal, stopExternalInTurn } from './externals.ts';
 import { stopWatches } from './startup.ts';
 import type { StopReason } from './state.ts';
@@ -71,14 +71,15 @@ export function advanceTeardown(context: DecideContext, draft: Draft): void {
   if (!anyAlive && draft.stopReason !== undefined) {
     draft.phase = 'done';
     const app = context.graph.app;
-    draft.effects.push({ type: 'finish', exitCode: decideExitCode(draft.stopReason, draft.get(app.name), app) });
+    const exitCode = decideExitCode(draft.stopReason, draft.get(app.name), app);
+    draft.effects.push({ type: 'finish', exitCode: withExternalsLeftRunning(exitCode, draft.externalsLeftRunning.size) });
   }
 }
 
 /** The budget ran out: SIGTERM to everything alive, SIGKILL shortly after. */
 export function expireGrace(context: DecideContext, draft: Draft): void {
   endOrderlySteps(draft);
-  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(draft, spec, KILL_AFTER_GRACE_MS);
+  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(context, draft, spec, KILL_AFTER_GRACE_MS);
   signalAllAlive(context, draft, 'SIGTERM', 'expire');
   draft.effects.push({ type: 'start-timer', timer: { kind: 'kill' }, ms: KILL_AFTER_GRACE_MS });
 }
@@ -86,7 +87,7 @@ export function expireGrace(context: DecideContext, draft: Draft): void {
 /** A second SIGTERM/SIGINT during teardown, or the final kill timer: SIGKILL now. */
 export function killEverything(context: DecideContext, draft: Draft): void {
   endOrderlySteps(draft);
-  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(draft, spec, 0);
+  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(context, draft, spec, 0);
   signalAllAlive(context, draft, 'SIGKILL', 'kill');
 }
 

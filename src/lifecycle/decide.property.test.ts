@@ -87,7 +87,7 @@ function toProcess(entry: Entry, name: string, earlier: readonly string[], useAf
         ...(entry.sidecarRestart === undefined ? {} : { restart: entry.sidecarRestart }),
       });
     case 'external': {
-      const match = { comm: name };
+      const match = { comm: name, maxMatches: 1 };
       return testProcess(name, 'external', {
         ...(after === undefined ? {} : { after }),
         readiness: { probe: { kind: 'process', match }, periodMs: 100, timeoutMs: 1_000, deadlineMs: 2_000, periodAfterStartMs: 1_000 },

@@ -98,6 +98,7 @@ function toProcess(entry: Entry, name: string, earlier: readonly string[], useAf
           stopOnFailure: entry.stopOnFailure,
           optional: entry.optional,
           notFoundHint: undefined,
+          allowHost: false,
         },
       });
     }

@@ -26,6 +26,10 @@ import type { StatusSource } from './status-snapshot.ts';
 // own bounded parser (http-request-head.ts), and the same floods leave
 // /healthz answering; the figures are in the README.
 
+export interface StatusServerLimits extends ConnectionLimits {
+  readonly maxConnections: number;
+}
+
 export const STATUS_SERVER_LIMITS = {
   /**
    * Open connections. kubelet's probes and a scraper need a handful; a flood
@@ -41,7 +45,7 @@ export const STATUS_SERVER_LIMITS = {
   headTimeoutMs: 2_000,
   idleTimeoutMs: 5_000,
   answerTimeoutMs: 5_000,
-} as const satisfies ConnectionLimits & { readonly maxConnections: number };
+} as const satisfies StatusServerLimits;
 
 /** How often deadlines are checked: a deadline is enforced within this much of passing. */
 const SWEEP_EVERY_MS = 250;
@@ -61,7 +65,7 @@ export interface StatusServerOptions {
   /** Listening failed (say the port is taken): reported, never fatal; supervision goes on without it. */
   readonly onError: (error: Error) => void;
   /** STATUS_SERVER_LIMITS unless given (tests use short timeouts). */
-  readonly limits?: ConnectionLimits & { readonly maxConnections: number };
+  readonly limits?: StatusServerLimits;
 }
 
 export interface StatusServer {
@@ -72,7 +76,7 @@ export interface StatusServer {
 }
 
 export function startStatusServer(options: StatusServerOptions): StatusServer {
-  const limits = options.limits ?? STATUS_SERVER_LIMITS;
+  const limits: StatusServerLimits = options.limits ?? STATUS_SERVER_LIMITS;
   // Oldest first: a Set iterates in insertion order.
   const connections = new Set<StatusConnection>();
   let sweeper: NodeJS.Timeout | undefined;

@@ -162,6 +162,7 @@ describe('the status server under a flood, sidecar-init as PID 1', () => {
       const flood = startFlood(port, 'pipeline', 64, 50_000);
       // Every connection has sent its 50,000 requests, or been closed by sidecar-init for sending them.
       await flood.inEffect;
+      await untilHolding(pid, 64);
       await expectProbesAnswered(port);
       expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
       await flood.stop();

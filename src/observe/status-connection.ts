@@ -7,7 +7,8 @@ import { assertNever } from '../util/assert-never.ts';
 // One client of the status server, answered one request at a time. What a
 // connection may cost PID 1 is bounded here:
 // - memory: at most maxQueuedBytes of requests wait for their answers (a client
-//   that sends more ahead is closed), and once answers back up (the client does
+//   that sends more ahead is shut out: neither read nor answered any more, and
+//   closed at its answer deadline), and once answers back up (the client does
 //   not read them) nothing more is read or answered until they drain, so
 //   unread answers stay within the socket's high-water mark plus one answer;
 // - time: at most answersPerTurn answers per turn of the event loop, so a
@@ -73,6 +74,18 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
     socket.resume();
   };
 
+  // A client that sends more than it may queue is answered no more, read no
+  // more, and closed at the answer deadline. Not at once: a flood that reopens
+  // what is closed would make sidecar-init read (and collect) a fresh 64 KiB
+  // for every reopened connection, thousands a second.
+  const shutOut = () => {
+    closing = true;
+    pending = EMPTY;
+    deadline = performance.now() + limits.answerTimeoutMs;
+    socket.pause();
+    socket.end();
+  };
+
   const pump = () => {
     nextTurn = undefined;
     for (let answered = 0; !closing && !waitingForDrain && !socket.destroyed; answered += 1) {
@@ -124,7 +137,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
     if (nextTurn !== undefined || waitingForDrain) {
       // Bytes read before the pause took hold: kept, within the bound below.
     } else pump();
-    if (!closing && pending.length > limits.maxQueuedBytes) socket.destroy();
+    if (!closing && pending.length > limits.maxQueuedBytes) shutOut();
   });
   socket.on('drain', () => {
     waitingForDrain = false;

@@ -235,7 +235,7 @@ describe('startStatusServer', () => {
   });
 
   it('closes a client that sends more requests ahead of their answers than it may queue, and answers others', async () => {
-    const port = await start();
+    const port = await start(0, { answerTimeoutMs: 300 });
     const flood = 'GET /status HTTP/1.1\r\n\r\n'.repeat(Math.ceil((4 * STATUS_SERVER_LIMITS.maxQueuedBytes) / 24));
     // Never reads an answer, and sends more until a write fails: the server closed it.
     const socket = connect(port, HOST);

@@ -8,10 +8,13 @@ import { NODE, SIDECAR_INIT } from './measure.ts';
 // The status server under the floods a hostile neighbour can send it: what
 // sidecar-init's resident memory grows to, how long a fresh /healthz takes
 // (the kubelet's liveness probe, 1 s timeout by default), how late a signal is
-// handled, and how much CPU the flood costs PID 1. One run per flood; the
-// figures are wide-margin liveness facts, not fine timings.
+// handled, and how much CPU the flood costs PID 1; and the same for node:http
+// hardened as far as it goes (bench/node-http-status.ts), which is why the
+// status server is built on node:net. One run per flood; the figures are
+// wide-margin liveness facts, not fine timings.
 
 const FLOOD = fileURLToPath(new URL('../test/fixtures/status-flood.mjs', import.meta.url));
+const NODE_HTTP_SERVER = fileURLToPath(new URL('./node-http-status.ts', import.meta.url));
 const SETTLE_MS = 1_000;
 /** How long each flood runs once in effect, while /healthz, a signal and RSS are measured. */
 const WINDOW_MS = 6_000;
@@ -70,6 +73,18 @@ async function logLine(log: () => string, match: (line: string) => boolean): Pro
   }
 }
 
+interface Server {
+  readonly name: string;
+  readonly argv: readonly string[];
+}
+
+const APP = ['/bin/sh', '-c', 'trap "" HUP; while :; do sleep 1; done'];
+const SERVERS: readonly Server[] = [
+  { name: 'sidecar-init', argv: [NODE, SIDECAR_INIT, '--status-addr', '127.0.0.1:0', '--', ...APP] },
+  // What the status server was built on before, hardened as far as it goes (see the file).
+  { name: 'node:http, hardened', argv: [NODE, NODE_HTTP_SERVER] },
+];
+
 interface Result {
   readonly idle: number;
   readonly peak: number;
@@ -80,9 +95,8 @@ interface Result {
   readonly cpu: number;
 }
 
-async function measure(flood: Flood): Promise<Result | string> {
-  const app = ['/bin/sh', '-c', 'trap "" HUP; while :; do sleep 1; done'];
-  const supervisor = spawn(NODE, [SIDECAR_INIT, '--status-addr', '127.0.0.1:0', '--', ...app], { stdio: ['ignore', 'ignore', 'pipe'] });
+async function measure(server: Server, flood: Flood): Promise<Result | string> {
+  const supervisor = spawn(server.argv[0]!, server.argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
   const pid = supervisor.pid!;
   let log = '';
   supervisor.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -149,23 +163,33 @@ async function measure(flood: Flood): Promise<Result | string> {
 }
 
 export async function run(): Promise<void> {
-  console.log('\nstatus server under a flood (one run each; RSS of sidecar-init, /healthz on a fresh connection every 0.5 s)');
   console.log(
-    `  ${'flood'.padEnd(44)} ${'RSS idle'.padStart(9)} ${'peak'.padStart(14)} ${'after'.padStart(9)} ${'/healthz max'.padStart(13)} ${'failed'.padStart(7)} ${'SIGHUP'.padStart(8)} ${'CPU'.padStart(7)}`,
+    '\nstatus server under a flood (one run each; RSS of the server process, /healthz on a fresh connection every 0.5 s, SIGHUP every 1 s)',
   );
+  const columns = ['RSS idle'.padStart(9), 'peak'.padStart(15), 'after'.padStart(9), '/healthz max'.padStart(13), 'failed'.padStart(7)];
+  console.log(`  ${'flood / server'.padEnd(46)} ${columns.join(' ')} ${'SIGHUP'.padStart(8)} ${'CPU'.padStart(7)}`);
   for (const flood of FLOODS) {
-    const result = await measure(flood);
-    if (typeof result === 'string') {
-      console.log(`  ${flood.name.padEnd(44)} ${result}`);
-      continue;
+    console.log(`  ${flood.name}`);
+    for (const server of SERVERS) {
+      const result = await measure(server, flood);
+      const name = `    ${server.name}`.padEnd(46);
+      if (typeof result === 'string') {
+        console.log(`  ${name} ${result}`);
+        continue;
+      }
+      const answered = result.latencies.filter((latency): latency is number => latency !== undefined);
+      const failed = result.latencies.length - answered.length;
+      const max = answered.length === 0 ? 'none' : `${Math.max(...answered).toFixed(0)} ms`;
+      const signal = Number.isNaN(result.signalMs) ? 'never' : `${result.signalMs} ms`;
+      const cells = [
+        `${result.idle.toFixed(1)} MiB`.padStart(9),
+        `${result.peak.toFixed(1)} (+${(result.peak - result.idle).toFixed(1)})`.padStart(15),
+        `${result.after.toFixed(1)} MiB`.padStart(9),
+        max.padStart(13),
+        `${failed}/${result.latencies.length}`.padStart(7),
+      ];
+      console.log(`  ${name} ${cells.join(' ')} ${signal.padStart(8)} ${`${result.cpu.toFixed(1)} s`.padStart(7)}`);
     }
-    const answered = result.latencies.filter((latency): latency is number => latency !== undefined);
-    const failed = result.latencies.length - answered.length;
-    const max = answered.length === 0 ? 'none' : `${Math.max(...answered).toFixed(0)} ms`;
-    const signal = Number.isNaN(result.signalMs) ? 'never' : `${result.signalMs} ms`;
-    console.log(
-      `  ${flood.name.padEnd(44)} ${`${result.idle.toFixed(1)} MiB`.padStart(9)} ${`${result.peak.toFixed(1)} (+${(result.peak - result.idle).toFixed(1)})`.padStart(14)} ${`${result.after.toFixed(1)} MiB`.padStart(9)} ${max.padStart(13)} ${`${failed}/${result.latencies.length}`.padStart(7)} ${signal.padStart(8)} ${`${result.cpu.toFixed(1)} s`.padStart(7)}`,
-    );
   }
 }
 

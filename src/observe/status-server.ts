@@ -16,15 +16,13 @@ import type { StatusSource } from './status-snapshot.ts';
 //
 // Why node:net and not node:http: the requests are tiny GETs, and node:http
 // cannot bound them. Its parser turns a whole read (64 KiB: some 2,600
-// pipelined requests) into request and response objects in one call before
-// any back-pressure applies, and checks its header timeout only every
-// connectionsCheckingInterval. Measured with `node bench/status-flood.ts` on
-// node:http: 64 connections pipelining /status without reading answers grew
-// RSS by 95-216 MiB and delayed a fresh /healthz by up to 5.6 s; 64 idle
-// connections made every /healthz fail (the connection cap was reached and new
-// connections refused). This server reads one request head at a time with its
-// own bounded parser (http-request-head.ts), and the same floods leave
-// /healthz answering; the figures are in the README.
+// pipelined requests) into request and response objects in one call, before
+// any limit of ours can act. Measured by bench/status-flood.ts against node:http
+// hardened as far as its options go (bench/node-http-status.ts): 64
+// connections pipelining /status without reading answers grew its RSS by
+// 72 MiB and delayed a fresh /healthz by 2.9 s, where this server, reading one
+// request head at a time with its own bounded reader (http-request-head.ts),
+// grew by 12 MiB and answered in 25 ms. The figures are in the README.
 
 export interface StatusServerLimits extends ConnectionLimits {
   readonly maxConnections: number;
@@ -34,8 +32,8 @@ export const STATUS_SERVER_LIMITS = {
   /**
    * Open connections. kubelet's probes and a scraper need a handful; a flood
    * beyond this closes its own oldest connections, never the new one, so a
-   * probe still gets in. Each costs at most ~50 KiB (queued requests, unread
-   * answers, socket buffers): ~13 MiB for all.
+   * probe still gets in. Each holds at most ~100 KiB (bytes read before it
+   * was stopped, unread answers): ~25 MiB for all.
    */
   maxConnections: 256,
   maxHeadBytes: 8 * 1024,

@@ -134,12 +134,13 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   socket.on('data', (chunk: Buffer) => {
     if (closing) return;
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    if (nextTurn !== undefined || waitingForDrain) {
-      // Bytes read before the pause took hold: kept, within the bound below.
-    } else pump();
+    // While paused (answers wait for a turn or to drain), bytes read before the
+    // pause took hold are only kept, within the bound below.
+    if (nextTurn === undefined && !waitingForDrain) pump();
     if (!closing && pending.length > limits.maxQueuedBytes) shutOut();
   });
   socket.on('drain', () => {
+    if (closing || !waitingForDrain) return;
     waitingForDrain = false;
     deadline = performance.now() + limits.idleTimeoutMs;
     pump();

@@ -247,6 +247,36 @@ describe('startStatusServer', () => {
     expect((await ask(port, '/healthz')).status).toBe(200);
   });
 
+  it('stops answering a client that does not read its answers, and closes it at the answer deadline', async () => {
+    let answered = 0;
+    const big = snapshotOf('running', true);
+    const processes = Array.from({ length: 5_000 }, (_, index) => ({ ...big.processes[0]!, name: `proxy-${index}` }));
+    current = { ...big, processes };
+    const counting: StatusSource = {
+      snapshot: () => {
+        answered += 1;
+        return current;
+      },
+    };
+    server = startStatusServer({
+      address: { host: HOST, port: 0 },
+      source: counting,
+      onError: (error) => errors.push(error),
+      limits: { ...STATUS_SERVER_LIMITS, answerTimeoutMs: 300 },
+    });
+    const port = (await server.listening)!.port;
+    // 200 requests for a /status of about 1 MB each, well within what may be queued; no answer is read.
+    const socket = connect(port, HOST, () => socket.write('GET /status HTTP/1.1\r\n\r\n'.repeat(200)));
+    socket.pause();
+    // One more request now and then: once sidecar-init has closed the connection, a write fails.
+    const knock = setInterval(() => socket.write('GET /healthz HTTP/1.1\r\n\r\n'), 50);
+    const error = await new Promise<NodeJS.ErrnoException>((resolve) => socket.on('error', resolve));
+    clearInterval(knock);
+    expect(error.code).toMatch(/^(ECONNRESET|EPIPE)$/);
+    // Answers stopped once they backed up (socket buffers hold a few), long before all 200.
+    expect(answered).toBeLessThan(50);
+  });
+
   it('closes a connection whose request head is not complete in time, however slowly its bytes come', async () => {
     const headTimeoutMs = 300;
     const port = await start(0, { headTimeoutMs });

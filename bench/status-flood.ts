@@ -33,6 +33,7 @@ interface Flood {
 
 const FLOODS: readonly Flood[] = [
   { name: '64 conns x 50,000 pipelined /status, unread', argv: ['pipeline', '64', '50000'] },
+  { name: '256 conns pipelining /status, reading every answer', argv: ['eager', '256', '400'] },
   { name: '64 idle conns, reopened', argv: ['idle', '64'] },
   { name: '200 byte-by-byte conns, reopened', argv: ['trickle', '200'] },
   { name: '300 idle conns, reopened', argv: ['idle', '300'] },

@@ -1,18 +1,22 @@
 import type { Socket } from 'node:net';
+import type { AnswerScheduler, AnswerTurn } from './answer-scheduler.ts';
 import { formatHttpResponse, rejection } from './http-response.ts';
 import { readRequestHead } from './http-request-head.ts';
+import type { RequestHead } from './http-request-head.ts';
 import type { StatusResponse } from './status-routes.ts';
 import { assertNever } from '../util/assert-never.ts';
 
 // One client of the status server, answered one request at a time. What a
 // connection may cost PID 1 is bounded here:
-// - memory: at most maxQueuedBytes of requests wait for their answers (a client
-//   that sends more ahead is shut out: neither read nor answered any more, and
-//   closed at its answer deadline), and once answers back up (the client does
-//   not read them) nothing more is read or answered until they drain, so
+// - memory: once a request is ready, nothing more is read until it is
+//   answered; at most maxQueuedBytes of requests wait for their answers (a
+//   client that sends more ahead is shut out: neither read nor answered any
+//   more, and closed at its answer deadline); once answers back up (the client
+//   does not read them) nothing more is read or answered until they drain, so
 //   unread answers stay within the socket's high-water mark plus one answer;
-// - time: at most answersPerTurn answers per turn of the event loop, so a
-//   client pipelining requests cannot hold the loop that handles signals;
+// - time: a ready request waits for its turn in the server's answer scheduler
+//   (answer-scheduler.ts), which bounds the answers of all connections per
+//   turn of the event loop and per second;
 // - the slot: a deadline for every wait (a first request head, the next one
 //   on a kept-alive connection, an answer the client does not take), enforced
 //   by the server's sweep whatever the client trickles.
@@ -22,8 +26,6 @@ export interface ConnectionLimits {
   readonly maxHeadBytes: number;
   /** Request bytes a client may send ahead of their answers before it is closed. */
   readonly maxQueuedBytes: number;
-  /** Answers per turn of the event loop, per connection. */
-  readonly answersPerTurn: number;
   /** From connecting to a complete first request head. */
   readonly headTimeoutMs: number;
   /** From an answer to the next complete request head on a kept-alive connection. */
@@ -41,6 +43,7 @@ export interface StatusConnection {
 
 export interface ConnectionOptions {
   readonly limits: ConnectionLimits;
+  readonly scheduler: AnswerScheduler;
   /** The answer to one request; never throws. */
   readonly answer: (method: string, target: string) => StatusResponse;
   readonly onClose: () => void;
@@ -53,14 +56,17 @@ function rejected(status: 400 | 431, reason: string): Buffer {
   return formatHttpResponse(rejection(status, reason), { omitBody: false, keepAlive: false });
 }
 
+type ReadyRequest = Extract<RequestHead, { kind: 'request' }>;
+
 export function openStatusConnection(socket: Socket, options: ConnectionOptions): StatusConnection {
-  const { limits, answer } = options;
+  const { limits, answer, scheduler } = options;
   let pending: Buffer = EMPTY;
   let deadline = performance.now() + limits.headTimeoutMs;
   let closing = false;
   let waitingForDrain = false;
   let peerEnded = false;
-  let nextTurn: NodeJS.Immediate | undefined;
+  /** The request at the head of `pending`, waiting for its turn. */
+  let ready: ReadyRequest | undefined;
 
   // After the last answer, whatever the client still sends is read and dropped:
   // closing a socket with unread bytes resets it, and the reset can overtake
@@ -68,6 +74,8 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   const finish = (bytes?: Buffer) => {
     closing = true;
     pending = EMPTY;
+    ready = undefined;
+    scheduler.remove(turn);
     deadline = performance.now() + limits.answerTimeoutMs;
     if (bytes === undefined) socket.end();
     else socket.end(bytes);
@@ -81,77 +89,85 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   const shutOut = () => {
     closing = true;
     pending = EMPTY;
+    ready = undefined;
+    scheduler.remove(turn);
     deadline = performance.now() + limits.answerTimeoutMs;
     socket.pause();
     socket.end();
   };
 
-  const pump = () => {
-    nextTurn = undefined;
-    for (let answered = 0; !closing && !waitingForDrain && !socket.destroyed; answered += 1) {
-      if (answered === limits.answersPerTurn) {
-        // The rest of this client's requests wait for the next turn, after every other callback (signals included).
+  /** Looks at what was read: a request waits for its turn (reading stops), anything else is handled now. */
+  const examine = (): boolean => {
+    if (closing || waitingForDrain || socket.destroyed) return false;
+    const head = readRequestHead(pending, limits.maxHeadBytes);
+    switch (head.kind) {
+      case 'request':
+        ready = head;
         socket.pause();
-        nextTurn = setImmediate(pump);
-        return;
-      }
-      const head = readRequestHead(pending, limits.maxHeadBytes);
-      switch (head.kind) {
-        case 'incomplete':
-          if (peerEnded) finish();
-          else socket.resume();
-          return;
-        case 'too-large':
-          finish(rejected(431, `request head larger than ${limits.maxHeadBytes} bytes`));
-          return;
-        case 'bad':
-          finish(rejected(400, head.reason));
-          return;
-        case 'request': {
-          // Dropping the buffer once it is all read lets its memory go.
-          pending = head.length === pending.length ? EMPTY : pending.subarray(head.length);
-          const keepAlive = head.keepAlive && !head.hasBody;
-          const bytes = formatHttpResponse(answer(head.method, head.target), { omitBody: head.method === 'HEAD', keepAlive });
-          if (!keepAlive) {
-            finish(bytes);
-            return;
-          }
-          deadline = performance.now() + limits.idleTimeoutMs;
-          if (!socket.write(bytes)) {
-            // The client is not reading: read nothing more until it takes what it was sent.
-            waitingForDrain = true;
-            deadline = performance.now() + limits.answerTimeoutMs;
-            socket.pause();
-          }
-          break;
-        }
-        default:
-          return assertNever(head);
-      }
+        return true;
+      case 'incomplete':
+        if (peerEnded) finish();
+        else socket.resume();
+        return false;
+      case 'too-large':
+        finish(rejected(431, `request head larger than ${limits.maxHeadBytes} bytes`));
+        return false;
+      case 'bad':
+        finish(rejected(400, head.reason));
+        return false;
+      default:
+        return assertNever(head);
     }
+  };
+
+  /** Its turn in the scheduler: answers the ready request, and says whether another is ready. */
+  const turn: AnswerTurn = () => {
+    const head = ready;
+    if (head === undefined || closing || socket.destroyed) return false;
+    ready = undefined;
+    // Dropping the buffer once it is all read lets its memory go.
+    pending = head.length === pending.length ? EMPTY : pending.subarray(head.length);
+    const keepAlive = head.keepAlive && !head.hasBody;
+    const bytes = formatHttpResponse(answer(head.method, head.target), { omitBody: head.method === 'HEAD', keepAlive });
+    if (!keepAlive) {
+      finish(bytes);
+      return false;
+    }
+    deadline = performance.now() + limits.idleTimeoutMs;
+    if (!socket.write(bytes)) {
+      // The client is not reading: read nothing more until it takes what it was sent.
+      waitingForDrain = true;
+      deadline = performance.now() + limits.answerTimeoutMs;
+      socket.pause();
+      return false;
+    }
+    return examine();
+  };
+
+  const examineAndQueue = () => {
+    if (ready === undefined && examine()) scheduler.enqueue(turn);
   };
 
   socket.on('data', (chunk: Buffer) => {
     if (closing) return;
     pending = pending.length === 0 ? chunk : Buffer.concat([pending, chunk]);
-    // While paused (answers wait for a turn or to drain), bytes read before the
-    // pause took hold are only kept, within the bound below.
-    if (nextTurn === undefined && !waitingForDrain) pump();
+    // With a request waiting for its turn, bytes read before the pause took hold are only kept, within the bound below.
+    examineAndQueue();
     if (!closing && pending.length > limits.maxQueuedBytes) shutOut();
   });
   socket.on('drain', () => {
     if (closing || !waitingForDrain) return;
     waitingForDrain = false;
     deadline = performance.now() + limits.idleTimeoutMs;
-    pump();
+    examineAndQueue();
   });
   socket.on('end', () => {
     peerEnded = true;
-    if (nextTurn === undefined && !waitingForDrain && !closing) pump();
+    examineAndQueue();
   });
   socket.on('error', () => socket.destroy());
   socket.on('close', () => {
-    if (nextTurn !== undefined) clearImmediate(nextTurn);
+    scheduler.remove(turn);
     options.onClose();
   });
 

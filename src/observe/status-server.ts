@@ -1,4 +1,6 @@
 import { createServer } from 'node:net';
+import { createAnswerScheduler } from './answer-scheduler.ts';
+import type { SchedulerLimits } from './answer-scheduler.ts';
 import type { ConnectionLimits, StatusConnection } from './status-connection.ts';
 import { openStatusConnection } from './status-connection.ts';
 import { answerStatusRequest } from './status-routes.ts';
@@ -24,7 +26,7 @@ import type { StatusSource } from './status-snapshot.ts';
 // request head at a time with its own bounded reader (http-request-head.ts),
 // grew by 12 MiB and answered in 25 ms. The figures are in the README.
 
-export interface StatusServerLimits extends ConnectionLimits {
+export interface StatusServerLimits extends ConnectionLimits, SchedulerLimits {
   readonly maxConnections: number;
 }
 
@@ -38,7 +40,10 @@ export const STATUS_SERVER_LIMITS = {
   maxConnections: 256,
   maxHeadBytes: 8 * 1024,
   maxQueuedBytes: 16 * 1024,
-  answersPerTurn: 8,
+  /** For all connections together; the rest wait for the next turn, after signals and supervision. */
+  answersPerTurn: 32,
+  /** For all connections together: kubelet's probes and a scraper ask a few times a second. */
+  answersPerSecond: 1_000,
   /** A probe or a scrape sends its request at once; a client this slow is stuck or hostile. */
   headTimeoutMs: 2_000,
   idleTimeoutMs: 5_000,
@@ -87,6 +92,7 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
     }
   };
   const answer = (method: string, target: string) => answerSafely(method, target, options.source);
+  const scheduler = createAnswerScheduler(limits);
 
   const server = createServer({ allowHalfOpen: true, highWaterMark: SOCKET_HIGH_WATER_MARK_BYTES, noDelay: true }, (socket) => {
     // Full: the oldest goes. A flood then churns through its own connections,
@@ -98,7 +104,7 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
       oldest.destroy();
     }
     socket.unref();
-    const connection = openStatusConnection(socket, { limits, answer, onClose: () => connections.delete(connection) });
+    const connection = openStatusConnection(socket, { limits, scheduler, answer, onClose: () => connections.delete(connection) });
     connections.add(connection);
     sweeper ??= setInterval(sweep, SWEEP_EVERY_MS).unref();
   });
@@ -127,6 +133,7 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(sweeper);
+        scheduler.stop();
         for (const connection of connections) connection.destroy();
         if (!listeningNow) return resolve();
         server.close(() => resolve());

@@ -20,17 +20,27 @@ describe('createAnswerScheduler', () => {
   it('answers the queued connections in turn, one request each, so one that pipelines cannot starve another', async () => {
     scheduler = createAnswerScheduler({ answersPerTurn: 100, answersPerSecond: 10_000 });
     const log: string[] = [];
-    scheduler.enqueue(connection('pipeliner', 5, log));
-    scheduler.enqueue(connection('probe', 1, log));
+    scheduler.enqueue(connection('pipeliner', 5, log), false);
+    scheduler.enqueue(connection('probe', 1, log), false);
     await nextTurn();
     expect(log).toEqual(['pipeliner', 'probe', 'pipeliner', 'pipeliner', 'pipeliner', 'pipeliner']);
+  });
+
+  it('answers the first request of a connection before any later request of another', async () => {
+    scheduler = createAnswerScheduler({ answersPerTurn: 100, answersPerSecond: 10_000 });
+    const log: string[] = [];
+    scheduler.enqueue(connection('kept-open-1', 2, log), false);
+    scheduler.enqueue(connection('kept-open-2', 2, log), false);
+    scheduler.enqueue(connection('probe', 1, log), true);
+    await nextTurn();
+    expect(log).toEqual(['probe', 'kept-open-1', 'kept-open-2', 'kept-open-1', 'kept-open-2']);
   });
 
   it('gives at most answersPerTurn answers in one turn of the event loop', async () => {
     scheduler = createAnswerScheduler({ answersPerTurn: 3, answersPerSecond: 10_000 });
     const log: string[] = [];
-    scheduler.enqueue(connection('a', 10, log));
-    scheduler.enqueue(connection('b', 10, log));
+    scheduler.enqueue(connection('a', 10, log), false);
+    scheduler.enqueue(connection('b', 10, log), false);
     await nextTurn();
     expect(log).toEqual(['a', 'b', 'a']);
     await nextTurn();
@@ -42,7 +52,7 @@ describe('createAnswerScheduler', () => {
     scheduler = createAnswerScheduler({ answersPerTurn: 1_000, answersPerSecond });
     const log: string[] = [];
     const started = performance.now();
-    scheduler.enqueue(connection('a', 1_000, log));
+    scheduler.enqueue(connection('a', 1_000, log), false);
     await new Promise((resolve) => setTimeout(resolve, 250));
     const elapsedSeconds = (performance.now() - started) / 1000;
     expect(log.length).toBeGreaterThan(0);
@@ -53,12 +63,12 @@ describe('createAnswerScheduler', () => {
     scheduler = createAnswerScheduler({ answersPerTurn: 100, answersPerSecond: 10_000 });
     const log: string[] = [];
     const gone = connection('gone', 3, log);
-    scheduler.enqueue(gone);
-    scheduler.enqueue(connection('kept', 1, log));
+    scheduler.enqueue(gone, true);
+    scheduler.enqueue(connection('kept', 1, log), false);
     scheduler.remove(gone);
     await nextTurn();
     expect(log).toEqual(['kept']);
-    scheduler.enqueue(connection('late', 1, log));
+    scheduler.enqueue(connection('late', 1, log), true);
     scheduler.stop();
     await nextTurn();
     expect(log).toEqual(['kept']);

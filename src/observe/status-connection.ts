@@ -67,6 +67,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   let peerEnded = false;
   /** The request at the head of `pending`, waiting for its turn. */
   let ready: ReadyRequest | undefined;
+  let answered = 0;
 
   // After the last answer, whatever the client still sends is read and dropped:
   // closing a socket with unread bytes resets it, and the reset can overtake
@@ -125,6 +126,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
     const head = ready;
     if (head === undefined || closing || socket.destroyed) return false;
     ready = undefined;
+    answered += 1;
     // Dropping the buffer once it is all read lets its memory go.
     pending = head.length === pending.length ? EMPTY : pending.subarray(head.length);
     const keepAlive = head.keepAlive && !head.hasBody;
@@ -145,7 +147,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   };
 
   const examineAndQueue = () => {
-    if (ready === undefined && examine()) scheduler.enqueue(turn);
+    if (ready === undefined && examine()) scheduler.enqueue(turn, answered === 0);
   };
 
   socket.on('data', (chunk: Buffer) => {

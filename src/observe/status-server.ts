@@ -12,7 +12,8 @@ import type { StatusSource } from './status-snapshot.ts';
 // handling and supervision, and anyone who can reach its port can send it
 // anything, so every cost is bounded: connections (the oldest is closed to let
 // a new one in), what each may queue, how long each may wait (see
-// status-connection.ts) and how much work one turn of the loop does for it.
+// status-connection.ts), and how many answers all of them get per turn of the
+// loop and per second (answer-scheduler.ts).
 // It is unref()'d (it never keeps sidecar-init alive on its own) and closed,
 // connections included, before sidecar-init exits.
 //
@@ -20,11 +21,12 @@ import type { StatusSource } from './status-snapshot.ts';
 // cannot bound them. Its parser turns a whole read (64 KiB: some 2,600
 // pipelined requests) into request and response objects in one call, before
 // any limit of ours can act. Measured by bench/status-flood.ts against node:http
-// hardened as far as its options go (bench/node-http-status.ts): 64
-// connections pipelining /status without reading answers grew its RSS by
-// 72 MiB and delayed a fresh /healthz by 2.9 s, where this server, reading one
-// request head at a time with its own bounded reader (http-request-head.ts),
-// grew by 12 MiB and answered in 25 ms. The figures are in the README.
+// hardened as far as its options go (bench/node-http-status.ts): 256
+// connections pipelining /status and reading the answers grew its RSS by
+// 205 MiB, delayed a fresh /healthz by 4.1 s and a signal by 2.3 s, where this
+// server, reading one request head at a time with its own bounded reader
+// (http-request-head.ts) and answering in turns (answer-scheduler.ts), grew by
+// 17 MiB and answered in 6 ms. The figures are in the README.
 
 export interface StatusServerLimits extends ConnectionLimits, SchedulerLimits {
   readonly maxConnections: number;

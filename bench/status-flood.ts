@@ -37,6 +37,7 @@ const FLOODS: readonly Flood[] = [
   { name: '64 idle conns, reopened', argv: ['idle', '64'] },
   { name: '200 byte-by-byte conns, reopened', argv: ['trickle', '200'] },
   { name: '300 idle conns, reopened', argv: ['idle', '300'] },
+  { name: '1,000 idle conns, reopened', argv: ['idle', '1000'] },
 ];
 
 function rssMiB(pid: number): number {

@@ -37,7 +37,13 @@ export interface ConnectionLimits {
 export interface StatusConnection {
   /** Closes the connection if its current wait has outlasted its deadline. */
   expireIfDue(now: number): void;
-  /** Closes it at once, unanswered (the server is full or closing). */
+  /**
+   * Makes room (the server is full): stops answering it, and reads and drops
+   * whatever it sends until it is destroyed, without telling the client, who
+   * would reconnect at once. False when it was already closing: destroy it.
+   */
+  evict(): boolean;
+  /** Closes it at once, unanswered (the server is closing, or an evicted one's time is up). */
   destroy(): void;
 }
 
@@ -176,6 +182,15 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   return {
     expireIfDue(now) {
       if (now > deadline) socket.destroy();
+    },
+    evict() {
+      if (closing) return false;
+      closing = true;
+      pending = EMPTY;
+      ready = undefined;
+      scheduler.remove(turn);
+      socket.resume();
+      return true;
     },
     destroy: () => socket.destroy(),
   };

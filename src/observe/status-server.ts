@@ -23,10 +23,10 @@ import type { StatusSource } from './status-snapshot.ts';
 // any limit of ours can act. Measured by bench/status-flood.ts against node:http
 // hardened as far as its options go (bench/node-http-status.ts): 256
 // connections pipelining /status and reading the answers grew its RSS by
-// 205 MiB, delayed a fresh /healthz by 4.1 s and a signal by 2.3 s, where this
-// server, reading one request head at a time with its own bounded reader
-// (http-request-head.ts) and answering in turns (answer-scheduler.ts), grew by
-// 17 MiB and answered in 6 ms. The figures are in the README.
+// 220 MiB and delayed a fresh /healthz by 1.8 s, where this server, reading
+// one request head at a time with its own bounded reader (http-request-head.ts)
+// and answering in turns (answer-scheduler.ts), grew by 18 MiB and answered
+// in 76 ms. The figures are in the README.
 
 export interface StatusServerLimits extends ConnectionLimits, SchedulerLimits {
   readonly maxConnections: number;
@@ -37,7 +37,7 @@ export const STATUS_SERVER_LIMITS = {
    * Open connections. kubelet's probes and a scraper need a handful; a flood
    * beyond this closes its own oldest connections, never the new one, so a
    * probe still gets in. Each holds at most ~100 KiB (bytes read before it
-   * was stopped, unread answers): ~25 MiB for all.
+   * was stopped, unread answers), an evicted one ~20 KiB: ~30 MiB for all.
    */
   maxConnections: 256,
   maxHeadBytes: 8 * 1024,

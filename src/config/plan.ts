@@ -1,3 +1,4 @@
+import type { AnnouncedState } from '../util/announced-state.ts';
 // The Plan is what the program runs: one normalized, validated, readonly value
 // built from the CLI and the YAML file before anything is spawned. Nothing after
 // src/config sees the raw config; later features (restarts, liveness, hooks,
@@ -212,6 +213,15 @@ export interface Plan {
    * null drops the signal. A rewritten SIGTERM or SIGINT still starts termination.
    */
   readonly signalRewrites: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
+  /** `--announce FILE`: the lifecycle's state is written there for other containers (kubexit-style coordination). */
+  readonly announce?: string | undefined;
+  /** `--until FILE[=STATE]`: run until another container's announce file reaches STATE, then end as if the app exited 0. */
+  readonly until?: UntilSpec | undefined;
+}
+
+export interface UntilSpec {
+  readonly file: string;
+  readonly state: AnnouncedState;
 }
 
 export const DEFAULT_GRACE_MS = 25_000;

@@ -33,7 +33,9 @@ export type LifecycleEventBody =
   /** A process matching an external was seen in /proc for the first time. */
   | { readonly type: 'external-found'; readonly name: string }
   /** Stopping an external ended: every match gone (stopped), none there (absent), or some left running. */
-  | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome };
+  | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome }
+  /** `--until FILE[=STATE]`: the file announced STATE (or a later one). */
+  | { readonly type: 'until-reached'; readonly file: string; readonly state: string };
 
 export type ExternalStopOutcome = 'stopped' | 'absent' | 'left-running';
 

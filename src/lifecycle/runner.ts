@@ -1,4 +1,6 @@
 import type { Logger } from 'pino';
+import type { Announcer } from '../announce/announcer.ts';
+import type { watchAnnouncement } from '../announce/watch-announcement.ts';
 import type { ExternalMatch, ExternalSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import type { runDrain } from '../hooks/run-drain.ts';
 import type { runHook } from '../hooks/run-hook.ts';
@@ -40,11 +42,20 @@ export interface HookKit {
   readonly drain: typeof runDrain;
 }
 
+/** `--announce` and `--until`: the lifecycle's state written for other containers, and theirs watched. */
+export interface AnnounceKit {
+  /** Keeps --announce's file at the current state; undefined without --announce. */
+  readonly announcer: Announcer | undefined;
+  readonly watch: typeof watchAnnouncement;
+}
+
 export interface SuperviseDeps {
   readonly spawner: Spawner;
   readonly probes: ProbeKit;
   readonly hooks: HookKit;
   readonly externals: ExternalKit;
+  /** Only with --announce or --until. */
+  readonly announce?: AnnounceKit | undefined;
   readonly logger: Logger;
 }
 

@@ -48,6 +48,15 @@ module.exports = {
       to: { path: '^src/hooks/' },
     },
     {
+      name: 'plan-imports-nothing',
+      comment:
+        'src/plan/ holds the definitions config and the effects share (the linear-time pattern compiler): ' +
+        'both import it without climbing into each other, so it may import nothing from another folder of src/.',
+      severity: 'error',
+      from: { path: '^src/plan/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/plan/' },
+    },
+    {
       name: 'src-never-imports-test',
       comment: 'The product does not depend on test code; test helpers live in test/support/ and only tests import them.',
       severity: 'error',

@@ -8,7 +8,7 @@ import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import type { AnnounceKit } from './lifecycle/runner.ts';
 import { writeAllSync } from './observe/write-sync.ts';
-import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
+import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
 import { assertNever } from './util/assert-never.ts';
 
@@ -40,6 +40,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return await printPlan(command);
     case 'run':
       return await run(command);
+    case 'install':
+      return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
     default:
       return assertNever(command);
   }
@@ -48,17 +50,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 /**
  * Ends the process with `code`. main() returns only once sidecar-init's own
  * lines are written or their flush deadline has passed; _exit (when the native
- * addon is there) keeps a write stuck on a stalled log pipe from holding the
+ * addon was loaded) keeps a write stuck on a stalled log pipe from holding the
  * exit, which process.exit would wait for.
  */
 export function exitProcess(code: number): never {
   // _exit skips Node's own exit work, which includes writing the compile cache.
   module.flushCompileCache?.();
-  try {
-    loadNativeProcessApi().exitNow(code);
-  } catch {
-    // No addon (it is reported where it matters, before anything starts).
-  }
+  // Only an addon already loaded: a usage error or --version never writes one, and a run never writes it twice.
+  loadedNativeProcessApi()?.exitNow(code);
   process.exit(code);
 }
 
@@ -83,17 +82,21 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
   const plan = await planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
+  if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
   const { resolveLogFormat } = await import('./observe/log-format.ts');
   const { createLogger, flushLog } = await import('./observe/logger.ts');
   const { killDescendantsNow } = await import('./process/kill-descendants.ts');
+  const { writeTerminationMessage } = await import('./observe/termination-message.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
   const crash = (error: unknown): number => {
     const killed = killDescendantsNow();
     logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
+    const reason = error instanceof Error ? error.message : String(error);
+    writeTerminationMessage(plan.terminationLog, `sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`, logger);
     return EXIT_INTERNAL;
   };
   const crashAndExit = (error: unknown): void => {
@@ -104,7 +107,10 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   process.on('unhandledRejection', crashAndExit);
   let exitCode: number;
   try {
-    exitCode = await supervise(plan, logger, native);
+    const finished = await supervise(plan, logger, native);
+    // Last, once everything is down: Kubernetes shows it as the container's termination message.
+    writeTerminationMessage(plan.terminationLog, finished.message, logger);
+    exitCode = finished.exitCode;
   } catch (error) {
     exitCode = crash(error);
   }
@@ -112,7 +118,8 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   return exitCode;
 }
 
-async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+/** Runs the plan to its end: the exit code, and the text of the `finished` line that explains it. */
+async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<{ exitCode: number; message: string }> {
   const { createBatchedCount } = await import('./observe/batched-count.ts');
   const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./lifecycle/supervise.ts');
@@ -149,7 +156,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   reaper.start();
   // Which processes sidecar-init can see and reap: all of the container's (PID 1), its own (a
   // subreaper), or also other containers' (a shared process namespace, where externals live).
-  const namespace = detectNamespaceMode();
+  const namespace = await detectNamespaceMode();
   logger.info(
     { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
     `starting ${describePlan(plan)} as ${describeNamespaceMode(namespace)}`,
@@ -188,7 +195,20 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   // Other containers wait for the final state: written before the exit, never after.
   await announce?.announcer?.flush();
   logger.info({ event: 'exit', exitCode }, 'exiting');
-  return exitCode;
+  return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
+}
+
+/**
+ * Externals where /proc shows the host's processes, without allowHost: one
+ * line saying why and how to allow it (nothing has started yet). A plan
+ * without externals never loads the check.
+ */
+async function externalsRefused(plan: Plan): Promise<boolean> {
+  if (!plan.processes.some((spec) => spec.external !== undefined)) return false;
+  const { refuseHostExternals } = await import('./externals/host-namespace.ts');
+  const refusal = refuseHostExternals(plan);
+  if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);
+  return refusal !== undefined;
 }
 
 async function createAnnounceKit(plan: Plan, logger: Logger): Promise<AnnounceKit> {

@@ -75,6 +75,7 @@ describe('loadPlan', () => {
     expect(load({ yaml: CONFIG_EXAMPLE })).toEqual({
       graceMs: 25_000,
       logLevel: DEFAULT_LOG_LEVEL,
+      terminationLog: { kind: 'if-present', path: '/dev/termination-log' },
       drain: undefined,
       signalRewrites: {},
       processes: [
@@ -199,7 +200,7 @@ describe('loadPlan', () => {
     expect(problemsOf({ yaml, cli })).toEqual([
       'demo.yaml:1:1 grace: "soon" is not a duration; use e.g. 500ms, 5s, 1m',
       'demo.yaml:3:5 processes[0].command: is required; give a string or a list',
-      'demo.yaml:5:5 processes[0].comand: unknown key "comand" (did you mean command?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output, preset, match, stop, stopOnFailure, optional',
+      'demo.yaml:5:5 processes[0].comand: unknown key "comand" (did you mean command?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output, preset, match, stop, stopOnFailure, optional, allowHost',
       'demo.yaml:6:5 processes[1].name: "proxy" is already the name of another process (see demo.yaml:3:5 processes[0].name)',
       "demo.yaml:8:5 processes[1].command: unbalanced quote: the ' at character 5 is never closed in: job '",
       '--grace later: "later" is not a duration; use e.g. 500ms, 5s, 1m',

@@ -228,6 +228,7 @@ const ROLE_FIELDS: Partial<Record<keyof z.input<typeof ProcessFields>, readonly 
   stop: ['external'],
   stopOnFailure: ['external'],
   optional: ['external'],
+  allowHost: ['external'],
 };
 
 const WHO: Readonly<Record<string, string>> = {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Announcer } from '../announce/announcer.ts';
 import type { watchAnnouncement } from '../announce/watch-announcement.ts';
 import type { ExternalMatch, ExternalSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts';
 import type { runDrain } from '../hooks/run-drain.ts';
 import type { runHook } from '../hooks/run-hook.ts';
 import type { Child, Spawner } from '../process/child.ts';
@@ -26,8 +27,10 @@ export interface ProbeKit {
 
 /** One process of another container, as the runner sees it: found, and stopped within a budget. */
 export interface ExternalKit {
-  /** PIDs of the live processes matching now; never sidecar-init or what it started. */
-  find(match: ExternalMatch): readonly { readonly pid: number; readonly comm: string; readonly uid: number }[];
+  /** One search of /proc for the live processes matching now; never sidecar-init or what it started. */
+  search(match: ExternalMatch): Promise<ProcessSearch>;
+  /** The readiness probe of an external without one of its own; `onFound` hears the first processes it found. */
+  presenceProbe(match: ExternalMatch, onFound: (processes: readonly FoundProcess[]) => void): Probe;
   /** Quit endpoint, signal, wait until gone, SIGKILL at the end of the budget (or at once on abort). Never rejects. */
   stop(
     name: string,

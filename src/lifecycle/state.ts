@@ -55,10 +55,17 @@ export interface StoppingProc extends ProcHistory {
   readonly killedAsUnhealthy: boolean;
 }
 
-/** Exited; a restart is scheduled. */
+/**
+ * Exited; a restart is scheduled. The next run starts once the backoff delay is
+ * over and what the last run left in its process group is gone, whichever
+ * comes last: a new instance never meets the old one's leftovers (holding its
+ * port, its lock, its socket).
+ */
 export interface BackoffProc extends ProcHistory {
   readonly status: 'backoff';
   readonly exit: ExitStatus;
+  readonly delayOver: boolean;
+  readonly groupGone: boolean;
 }
 
 /** Gone for good. */
@@ -107,6 +114,8 @@ export interface LifecycleState {
   readonly preStopsRunning: ReadonlySet<string>;
   /** Externals whose process has been seen at least once: an optional one not seen by its deadline is absent. */
   readonly externalsFound: ReadonlySet<string>;
+  /** Externals whose stop ended with a matching process still there: sidecar-init's own work failed (exit-code.ts). */
+  readonly externalsLeftRunning: ReadonlySet<string>;
 }
 
 const FRESH_PROC: ProcState = { status: 'pending' };
@@ -122,6 +131,7 @@ export function createInitialState(plan: Plan): LifecycleState {
     teardownStartedAt: undefined,
     preStopsRunning: new Set(),
     externalsFound: new Set(),
+    externalsLeftRunning: new Set(),
   };
 }
 

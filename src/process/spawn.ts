@@ -13,6 +13,7 @@ import type { ExitStatus } from './exit-status.ts';
 import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
 import { resolveProgram } from './resolve-program.ts';
+import { sweepProcessGroup } from './sweep-group.ts';
 import type { ForegroundTerminal } from './terminal.ts';
 
 // The only place that starts processes, with Node's own child_process: what a
@@ -127,6 +128,8 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
     // 'close': the process has exited and its stdout and stderr (if piped) have ended.
     outputDone: new Promise((resolve) => subprocess.once('close', () => resolve())),
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
+    // After the exit, so the leader itself is never signalled here; its pid is the group's id.
+    sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
   };
   return { ok: true, child };
 }
@@ -173,6 +176,8 @@ function spawnForeground(
     exited,
     outputDone: exited.then(() => undefined),
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
+    // It leads its own process group (the terminal's foreground group), whose id is its pid.
+    sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
   };
   return { ok: true, child };
 }

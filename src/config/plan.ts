@@ -42,6 +42,8 @@ export type ProbeSpec =
   | { readonly kind: 'log'; readonly pattern: string }
   /** Passes while the file exists. */
   | { readonly kind: 'file'; readonly path: string }
+  /** An external of another container's `--announce` file (`announced:FILE`): passes while it says ready. Not written by users. */
+  | { readonly kind: 'announced'; readonly file: string }
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
   | { readonly kind: 'process'; readonly match: ExternalMatch };
 
@@ -78,6 +80,12 @@ export interface ExternalSpec {
    * visible; refused there otherwise.
    */
   readonly allowHost: boolean;
+  /**
+   * `announced:FILE`: another container's sidecar-init, known only by its
+   * `--announce` file on a shared volume (no shared PID namespace): ready while
+   * the file says ready, stopped when it says exited. Its match is unused.
+   */
+  readonly announced?: string | undefined;
   /** Logged when the HTTP stop answers 404 (an endpoint the proxy must be configured to serve). */
   readonly notFoundHint: string | undefined;
 }

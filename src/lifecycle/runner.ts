@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Announcer } from '../announce/announcer.ts';
+import type { Announcement } from '../util/announced-state.ts';
 import type { watchAnnouncement } from '../announce/watch-announcement.ts';
 import type { ExternalMatch, ExternalSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts';
@@ -31,6 +32,8 @@ export interface ExternalKit {
   search(match: ExternalMatch): Promise<ProcessSearch>;
   /** The readiness probe of an external without one of its own; `onFound` hears the first processes it found. */
   presenceProbe(match: ExternalMatch, onFound: (processes: readonly FoundProcess[]) => void): Probe;
+  /** The readiness of an `announced:FILE` external, which is also how it is found; `onFound` hears its first announcement. */
+  announcedProbe(file: string, onFound: (announcement: Announcement) => void): Probe;
   /** Quit endpoint, signal, wait until gone, SIGKILL at the end of the budget (or at once on abort). Never rejects. */
   stop(
     name: string,

@@ -39,7 +39,9 @@ export type LifecycleEventBody =
    * (stopped), none there (absent), or some still there when the budget ended
    * (left-running, which fails the run).
    */
-  | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome };
+  | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome }
+  /** `--until FILE[=STATE]`: the file announced STATE (or a later one). */
+  | { readonly type: 'until-reached'; readonly file: string; readonly state: string };
 
 export type ExternalStopOutcome = 'stopped' | 'absent' | 'left-running';
 

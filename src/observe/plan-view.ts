@@ -156,6 +156,8 @@ export function describeProbe(probe: ProbeSpec): string {
       return `file:${probe.path}`;
     case 'process':
       return `a process with ${describeMatch(probe.match)}`;
+    case 'announced':
+      return `announced:${probe.file} says ready`;
     default:
       return assertNever(probe);
   }

@@ -43,6 +43,7 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
         throw new Error(`log probe log:${spec.pattern}: the log matcher given watches for ${JSON.stringify(deps.logMatcher.pattern)}`);
       }
       return createLogProbe(deps.logMatcher);
+    case 'announced':
     case 'process':
       // It is how an external is found, so the runner asks the external kit for it (src/externals/presence-probe.ts).
       throw new Error('a process probe is created by the external kit, not here');

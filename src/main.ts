@@ -6,8 +6,9 @@ import type { CliCommand } from './cli/parse-args.ts';
 import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
+import type { AnnounceKit } from './lifecycle/runner.ts';
 import { writeAllSync } from './observe/write-sync.ts';
-import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
+import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
 import { assertNever } from './util/assert-never.ts';
 
@@ -52,6 +53,8 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
       return await printPlan(command);
     case 'run':
       return await run(command);
+    case 'install':
+      return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
     default:
       return assertNever(command);
   }
@@ -60,17 +63,14 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
 /**
  * Ends the process with `code`. main() returns only once sidecar-init's own
  * lines are written or their flush deadline has passed; _exit (when the native
- * addon is there) keeps a write stuck on a stalled log pipe from holding the
+ * addon was loaded) keeps a write stuck on a stalled log pipe from holding the
  * exit, which process.exit would wait for.
  */
 export function exitProcess(code: number): never {
   // _exit skips Node's own exit work, which includes writing the compile cache.
   module.flushCompileCache?.();
-  try {
-    loadNativeProcessApi().exitNow(code);
-  } catch {
-    // No addon (it is reported where it matters, before anything starts).
-  }
+  // Only an addon already loaded: a usage error or --version never writes one, and a run never writes it twice.
+  loadedNativeProcessApi()?.exitNow(code);
   process.exit(code);
 }
 
@@ -95,17 +95,21 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
   const plan = await planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
   if (plan === undefined) return EXIT_USAGE;
+  if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
   const { resolveLogFormat } = await import('./observe/log-format.ts');
   const { createLogger, flushLog } = await import('./observe/logger.ts');
   const { killDescendantsNow } = await import('./process/kill-descendants.ts');
+  const { writeTerminationMessage } = await import('./observe/termination-message.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
   const crash = (error: unknown): number => {
     const killed = killDescendantsNow();
     logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
+    const reason = error instanceof Error ? error.message : String(error);
+    writeTerminationMessage(plan.terminationLog, `sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`, logger);
     return EXIT_INTERNAL;
   };
   const crashAndExit = (error: unknown): void => {
@@ -116,7 +120,10 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   process.on('unhandledRejection', crashAndExit);
   let exitCode: number;
   try {
-    exitCode = await supervise(plan, logger, native);
+    const finished = await supervise(plan, logger, native);
+    // Last, once everything is down: Kubernetes shows it as the container's termination message.
+    writeTerminationMessage(plan.terminationLog, finished.message, logger);
+    exitCode = finished.exitCode;
   } catch (error) {
     exitCode = crash(error);
   }
@@ -124,7 +131,8 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   return exitCode;
 }
 
-async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+/** Runs the plan to its end: the exit code, and the text of the `finished` line that explains it. */
+async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<{ exitCode: number; message: string }> {
   const { createBatchedCount } = await import('./observe/batched-count.ts');
   const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./lifecycle/supervise.ts');
@@ -133,7 +141,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
-  const { createSpawner, ownedPids } = await import('./process/spawn.ts');
+  const { claimedPids, createSpawner, ownedPids } = await import('./process/spawn.ts');
+  const { detectForegroundTerminal } = await import('./process/terminal.ts');
   const { sweepDescendants } = await import('./process/sweep.ts');
   const { runDrain } = await import('./hooks/run-drain.ts');
   const { runHook } = await import('./hooks/run-hook.ts');
@@ -141,12 +150,16 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { createLogMatcher } = await import('./probes/log-matcher.ts');
   const { watchLiveness } = await import('./probes/watch-liveness.ts');
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
-  const spawner = createSpawner();
+  // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
+  // Loaded only with --announce or --until: most runs coordinate with no other container.
+  const announce = plan.announce === undefined && plan.until === undefined ? undefined : await createAnnounceKit(plan, logger);
+  const spawner = createSpawner({ terminal: detectForegroundTerminal() });
   let reapedOrphans = 0;
   const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
   const reaper = createReaper({
     native,
     ownedPids,
+    claimedPids,
     onReaped: (orphans) => {
       reapedOrphans += orphans.length;
       reaped.add(orphans.length);
@@ -156,7 +169,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   reaper.start();
   // Which processes sidecar-init can see and reap: all of the container's (PID 1), its own (a
   // subreaper), or also other containers' (a shared process namespace, where externals live).
-  const namespace = detectNamespaceMode();
+  const namespace = await detectNamespaceMode();
   logger.info(
     { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
     `starting ${describePlan(plan)} as ${describeNamespaceMode(namespace)}`,
@@ -172,6 +185,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     },
     hooks: { run: runHook, drain: runDrain },
     externals: createExternalKit(),
+    announce,
     logger,
   });
   // Listeners stay installed until the process exits: as PID 1 an unhandled
@@ -191,8 +205,35 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();
+  // Other containers wait for the final state: written before the exit, never after.
+  await announce?.announcer?.flush();
   logger.info({ event: 'exit', exitCode }, 'exiting');
-  return exitCode;
+  return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
+}
+
+/**
+ * Externals where /proc shows the host's processes, without allowHost: one
+ * line saying why and how to allow it (nothing has started yet). A plan
+ * without externals never loads the check.
+ */
+async function externalsRefused(plan: Plan): Promise<boolean> {
+  if (!plan.processes.some((spec) => spec.external !== undefined)) return false;
+  const { refuseHostExternals } = await import('./externals/host-namespace.ts');
+  const refusal = refuseHostExternals(plan);
+  if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);
+  return refusal !== undefined;
+}
+
+async function createAnnounceKit(plan: Plan, logger: Logger): Promise<AnnounceKit> {
+  const { createAnnouncer, watchAnnouncement } = await import('./announce/announce.ts');
+  const file = plan.announce;
+  const announcer =
+    file === undefined
+      ? undefined
+      : createAnnouncer(file, (error, { state }) =>
+          logger.warn({ event: 'announce-failed', err: error, state }, `could not write ${file}; the next change tries again`),
+        );
+  return { announcer, watch: watchAnnouncement };
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */

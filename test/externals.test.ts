@@ -1,15 +1,20 @@
-import { writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { killStandins, startStandin, uniqueUid } from './support/standin.ts';
-import { runSupervisor } from './support/supervisor.ts';
+import { podWrapper, supervisorPid } from './support/namespaces.ts';
+import { killStandins, startStandin } from './support/standin.ts';
+import { FIXTURES, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // role external through the real CLI: the proxies are stand-ins started by the
 // test, not by sidecar-init (as a sibling container's would be), each as a UID
 // of its own that the matchers include, so parallel test files never see each
-// other's. The pod tier (npm run test:pod) plays the same in real pods.
+// other's. These tests run on the host, in its initial PID namespace, so each
+// external says allowHost: true; the namespace rule itself, and what needs a
+// pod's namespace, run under unshare (podWrapper). The pod tier (npm run
+// test:pod) plays the same in real pods.
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
 
@@ -26,6 +31,7 @@ describe('externals', () => {
       '  - name: mesh',
       '    role: external',
       `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      '    allowHost: true',
       `    readiness: { probe: "${proxy.url(15021, '/healthz/ready')}" }`,
       `    stop: { http: "${proxy.url(15020, '/quitquitquit')}" }`,
       '  - name: migrate',
@@ -58,6 +64,7 @@ describe('externals', () => {
       '    role: external',
       '    preset: istio',
       `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      '    allowHost: true',
       `    readiness: { probe: "${proxy.url(15021, '/healthz/ready')}", deadline: 500ms }`,
       `    stop: { http: "${proxy.url(15020, '/quitquitquit')}" }`,
       '  - name: job',
@@ -91,6 +98,7 @@ describe('externals', () => {
         '  - name: mesh',
         '    role: external',
         '    match: { cmdline: self-match-token }',
+        '    allowHost: true',
         '    optional: true',
         '    readiness: { deadline: 300ms }',
         '  - name: job',
@@ -106,27 +114,172 @@ describe('externals', () => {
     await expectNothingLeft(run);
   });
 
-  it('--external NAME=uid:… waits for the process to exist, and stops it by signal after the app', async () => {
+  it('--external NAME=comm:… in a pod’s namespace waits for the process to exist, and stops it by signal after the app', async () => {
     const events = createEvents();
-    const uid = uniqueUid();
     const go = join(events.dir, 'go');
-    // The job ends only once the test has seen the proxy listen, so the stop never races its start-up.
-    const job = `. ${fixture('record.sh')}; NAME=job; record start; while [ ! -e ${go} ]; do sleep 0.01; done; record exit-0`;
-    const running = runSupervisor(['--external', `proxy=uid:${uid}`, '--', '/bin/sh', '-c', job], { env: { EVENTS: events.file } });
-    // Containers start in any order: sidecar-init is already looking when the proxy starts.
-    const standin = await startStandin('envoy', { uid });
+    const done = join(events.dir, 'done');
+    // The pod's other container starts its proxy only once sidecar-init is looking for it
+    // (containers start in any order); until it execs, the waiting shell is called sh.
+    const proxy = `(while [ ! -e ${go} ]; do sleep 0.01; done; exec ${fixture('serve.sh', 'proxy')}) &`;
+    // The job ends only once the test has seen the proxy start, so the stop never races its start-up.
+    const job = `. ${fixture('record.sh')}; NAME=job; record start; while [ ! -e ${done} ]; do sleep 0.01; done; record exit-0`;
+    const running = track(
+      startSupervisor(['--external', 'proxy=comm:serve.sh', '--', '/bin/sh', '-c', job], {
+        wrapper: podWrapper(proxy),
+        env: { EVENTS: events.file },
+      }),
+    );
+    await running.waitForLog((line) => line.event === 'starting');
     writeFileSync(go, '');
-    const result = track(await running);
-    expect(result.code).toBe(0);
-    expect(await standin.exited).toEqual({ code: 0, signal: null });
-    expect(standin.events).toContainEqual(expect.objectContaining({ event: 'signal', signal: 'SIGTERM' }));
-    // The job started only once the proxy was found.
-    const story = result.logs.filter((line) => line.event === 'external-found' || line.event === 'spawned');
+    await events.waitFor('proxy start', 'job start');
+    writeFileSync(done, '');
+    const result = await running.exited;
+    expect(result).toEqual({ code: 0, signal: null });
+    // The job started only once the proxy was found; the proxy heard SIGTERM after the job ended.
+    const proxyPid = events.read().find((entry) => entry.name === 'proxy')?.pid;
+    const story = running.logs.filter((line) => line.event === 'external-found' || line.event === 'spawned');
     expect(story.map((line) => [line.event, line.proc, line.pid])).toEqual([
-      ['external-found', 'proxy', standin.pid],
+      ['external-found', 'proxy', proxyPid],
       ['spawned', 'app', expect.any(Number)],
     ]);
-    expect(events.sequence()).toEqual(['job start', 'job exit-0']);
-    await expectNothingLeft(result);
+    // Found as soon as it execs, the proxy may record its start after the job's.
+    expect([...events.sequence().slice(0, 2)].sort()).toEqual(['job start', 'proxy start']);
+    expect(events.sequence().slice(2)).toEqual(['job exit-0', 'proxy stop']);
+    expect(running.logs.filter((line) => line.proc === 'proxy').map((line) => line.event)).toEqual([
+      'external-found',
+      'ready',
+      'stopping',
+      'external-stopping',
+      'external-stopped',
+    ]);
+    await expectNothingLeft(running);
+  });
+});
+
+describe('externals and the processes they may touch', () => {
+  it('are refused where /proc shows the host’s processes (exit 2, nothing spawned, nothing signalled) unless allowHost', async () => {
+    const events = createEvents();
+    // Another user's process on the host that a matcher happens to fit.
+    const token = `1000.${process.pid}`;
+    const bystander = spawn('sleep', [token], { stdio: 'ignore' });
+    try {
+      const app = `. ${fixture('record.sh')}; NAME=app; record start`;
+      const run = track(
+        await runSupervisor(['--external', `d=cmdline:^sleep ${token.replace('.', '\\.')}$`, '--', '/bin/sh', '-c', app], {
+          env: { EVENTS: events.file },
+        }),
+      );
+      expect(run.code).toBe(2);
+      expect(run.stderr()).toMatch(/^sidecar-init: external d: sidecar-init sees the host's processes .*set allowHost: true on it/);
+      expect(events.sequence()).toEqual([]);
+      expect(bystander.exitCode).toBeNull();
+      expect(bystander.signalCode).toBeNull();
+      expect(readFileSync(`/proc/${bystander.pid}/cmdline`, 'latin1')).toBe(`sleep\0${token}\0`);
+    } finally {
+      bystander.kill('SIGKILL');
+    }
+  });
+
+  it('one whose matcher matches more processes than maxMatches at teardown is not signalled; the run fails, listing them', async () => {
+    const events = createEvents();
+    const more = join(events.dir, 'more');
+    const done = join(events.dir, 'done');
+    // Two copies of the same program in the pod, the second one started after the first was found.
+    const target = (name: string) => `${FIXTURES}record-signals.sh ${name}`;
+    const targets = [`${target('one')} &`, `(while [ ! -e ${more} ]; do sleep 0.01; done; exec ${target('two')}) &`].join('\n');
+    const job = `. ${fixture('record.sh')}; NAME=job; record start; while [ ! -e ${done} ]; do sleep 0.01; done; record exit-0`;
+    const run = track(
+      startSupervisor(
+        ['--grace', '2s', '--external', `tool=cmdline:^/bin/sh \\S+/record-signals\\.sh (one|two)$`, '--', '/bin/sh', '-c', job],
+        {
+          wrapper: podWrapper(targets),
+          env: { EVENTS: events.file },
+        },
+      ),
+    );
+    await events.waitFor('one start', 'job start');
+    writeFileSync(more, '');
+    await events.waitFor('two start');
+    writeFileSync(done, '');
+    expect(await run.exited).toEqual({ code: 1, signal: null });
+    const refused = run.logs.find((line) => line.event === 'external-refused');
+    const pids = events
+      .read()
+      .filter((entry) => entry.name === 'one' || entry.name === 'two')
+      .map((entry) => entry.pid);
+    expect(refused?.pids).toEqual(expect.arrayContaining(pids));
+    expect(refused?.msg).toMatch(
+      /^refusing to stop external tool: cmdline \/.*\/ matches 2 processes, more than its maxMatches 1: PID \d+ "record-signals\." UID 0 cmdline "\/bin\/sh \S+\/record-signals\.sh (one|two)", PID \d+ .*; make the match narrower/,
+    );
+    // Neither heard a signal from sidecar-init (record-signals records a TERM as "stop").
+    expect([...events.sequence()].sort()).toEqual(['job exit-0', 'job start', 'one start', 'two start']);
+    await expectNothingLeft(run);
+  });
+
+  it('one that comes back under a new PID is not reported stopped: each PID is signalled, and the run fails naming what remains', async () => {
+    const events = createEvents();
+    const token = `1000.${process.pid}`;
+    // A restart loop in the other container: every sleep killed is replaced at once.
+    const targets = `(while :; do sleep ${token}; done) &`;
+    const run = track(
+      await runSupervisor(['--grace', '1s', '--external', `d=cmdline:^sleep ${token.replace('.', '\\.')}$`, '--', 'true'], {
+        wrapper: podWrapper(targets),
+        env: { EVENTS: events.file },
+      }),
+    );
+    expect(run.code).toBe(1);
+    const story = run.logs.filter((line) => line.proc === 'd').map((line) => line.event);
+    expect(story).not.toContain('external-stopped');
+    expect(story).not.toContain('external-killed');
+    const signalled = run.logs.filter((line) => line.proc === 'd' && line.event === 'external-stopping').flatMap((line) => line.pids);
+    expect(new Set(signalled).size).toBeGreaterThan(1);
+    const left = run.logs.find((line) => line.event === 'external-left-running');
+    expect(left?.msg).toMatch(
+      new RegExp(
+        `^external d is still running after the grace budget: PID \\d+ "sleep" UID 0 cmdline "sleep ${token.replace('.', '\\.')}"; sidecar-init exits non-zero$`,
+      ),
+    );
+    await expectNothingLeft(run);
+  });
+});
+
+describe('externals left alone', () => {
+  it('stay alone when teardown is hurried: stopOnFailure: false and stop: none hold when the budget runs out', async () => {
+    const events = createEvents();
+    const target = (name: string) => `${FIXTURES}record-signals.sh ${name}`;
+    const matcher = (name: string) => `'^/bin/sh \\S+/record-signals\\.sh ${name}$'`;
+    const config = writeConfig(events.dir, [
+      'grace: 1s',
+      'processes:',
+      '  - name: proxy',
+      '    role: external',
+      `    match: { cmdline: ${matcher('proxy')} }`,
+      '    stopOnFailure: false',
+      '  - name: agent',
+      '    role: external',
+      `    match: { cmdline: ${matcher('agent')} }`,
+      '    stop: none',
+      '  - name: app',
+      '    role: app',
+      // It ignores SIGTERM: the budget runs out while both externals still wait behind it.
+      `    command: ${yamlArgv(...fixtureArgv('ignore-term.sh', 'app'))}`,
+    ]);
+    const run = track(
+      startSupervisor(['-c', config], { wrapper: podWrapper(`${target('proxy')} &\n${target('agent')} &`), env: { EVENTS: events.file } }),
+    );
+    await events.waitFor('proxy start', 'agent start', 'app start');
+    await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
+    process.kill(supervisorPid(run), 'SIGTERM');
+    expect(await run.exited).toEqual({ code: 137, signal: null });
+    const kept = run.logs.filter((line) => line.event === 'external-kept').map((line) => [line.proc, line.msg]);
+    expect(kept).toEqual([
+      ['proxy', 'left running: sidecar-init exits non-zero and stopOnFailure is false'],
+      ['agent', 'left running (stop: none)'],
+    ]);
+    expect(run.logs.filter((line) => line.proc === 'proxy' || line.proc === 'agent').map((line) => line.event)).not.toContain('stopping');
+    // Neither heard a signal from sidecar-init (record-signals records a TERM as "stop").
+    const externals = events.read().filter((entry) => entry.name === 'proxy' || entry.name === 'agent');
+    expect(externals.map((entry) => `${entry.name} ${entry.event}`).sort()).toEqual(['agent start', 'proxy start']);
+    await expectNothingLeft(run);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { writeConfig, yamlArgv } from './support/commands.ts';
+import { fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { startSupervisor } from './support/supervisor.ts';
+import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // The final sweep: after every planned process is down, what they left behind
 // (here a process in its own session, ignoring SIGTERM) gets what is left of
@@ -46,6 +46,27 @@ describe('the final sweep', () => {
       'second stop signal: ending leftover processes now',
     );
     expect(run.logs.find((line) => line.event === 'swept')).toMatchObject({ killed: 1 });
+    await expectNothingLeft(run);
+  });
+
+  // Daemons in sessions of their own are in no process group sidecar-init signals; the sweep
+  // finds them as its descendants (adopted orphans), under real PID 1 as well as a subreaper.
+  it.each([
+    ['as a subreaper', false],
+    ['as PID 1', true],
+  ])('ends what the app left in sessions of its own (setsid) %s: SIGTERM, then SIGKILL for what ignores it', async (_mode, pid1) => {
+    const events = createEvents();
+    const run = track(
+      await runSupervisor(['--grace', '2s', '--', ...fixtureArgv('setsid-daemons.sh', 'app')], { env: { EVENTS: events.file }, pid1 }),
+    );
+    expect(run.code).toBe(0);
+    const sequence = events.sequence();
+    expect(sequence).toContain('stubborn start');
+    // The polite daemon heard the sweep's SIGTERM after the app was gone (not the namespace's SIGKILL at PID 1's exit).
+    expect(sequence.indexOf('polite stopped')).toBeGreaterThan(sequence.indexOf('app start'));
+    const swept = run.logs.find((line) => line.event === 'swept');
+    expect(swept).toMatchObject({ killed: 1 });
+    expect(swept?.terminated).toBeGreaterThanOrEqual(1);
     await expectNothingLeft(run);
   });
 });

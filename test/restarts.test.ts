@@ -36,6 +36,52 @@ describe('restarts', () => {
     await expectNothingLeft(run);
   });
 
+  // The first run forks a worker that stays in its process group and crashes; the second run
+  // looks in /proc for that worker (pid and start time) before it announces itself.
+  it.each([
+    ['as a subreaper', false],
+    ['as PID 1', true],
+  ])('starts a restart only once what the last run left in its process group is gone (%s)', async (_mode, pid1) => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...fixtureArgv('leave-in-group.sh', 'proxy', `${events.dir}/leftover`))}`,
+      '    readiness:',
+      `      probe: ${announced('proxy')}`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv('/bin/sh', '-c', recordApp)}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file }, pid1 }));
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toEqual(['proxy crash', 'proxy leftover-gone', 'proxy start', 'app start']);
+    expect(run.logs.find((line) => line.event === 'swept-group')).toMatchObject({ proc: 'proxy', outcome: 'terminated' });
+    await expectNothingLeft(run);
+  });
+
+  it('kills what the last run left behind when it ignores SIGTERM past the process grace, then restarts', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...fixtureArgv('leave-in-group.sh', 'proxy', `${events.dir}/leftover`, 'stubborn'))}`,
+      '    grace: 200ms',
+      '    readiness:',
+      `      probe: ${announced('proxy')}`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv('/bin/sh', '-c', recordApp)}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toEqual(['proxy crash', 'proxy leftover-gone', 'proxy start', 'app start']);
+    expect(run.logs.find((line) => line.event === 'swept-group')).toMatchObject({ proc: 'proxy', outcome: 'killed' });
+    await expectNothingLeft(run);
+  });
+
   it('restarts a started sidecar without re-running init steps or disturbing the app, and gives up after maxRestarts', async () => {
     const events = createEvents();
     const config = writeConfig(events.dir, [

@@ -8,6 +8,8 @@ export type CliCommand =
   | { readonly kind: 'plan'; readonly cli: CliInput; readonly configFile: string | undefined; readonly json: boolean }
   /** Check the same inputs a run would use, without starting anything. */
   | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string }
+  /** Copy the single executable and its addon into `dir` (`sidecar-init install DIR`). */
+  | { readonly kind: 'install'; readonly dir: string }
   /**
    * Help, version or a usage error: write `output` (to stdout when `code` is 0,
    * else to stderr) and exit with `code`.

@@ -7,7 +7,8 @@ import {
   optionVariable,
 } from '../config/global-options.ts';
 import { closestMatch } from '../config/result.ts';
-import { NATIVE_ADDON_ENV, NATIVE_DIR_ENV } from '../process/native.ts';
+import { NATIVE_DIR_ENV } from '../process/embedded-addon.ts';
+import { NATIVE_ADDON_ENV } from '../process/native.ts';
 import { assertNever } from '../util/assert-never.ts';
 
 // SIDECAR_INIT_<OPTION>: every option that is not about one named process can

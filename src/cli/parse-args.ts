@@ -2,7 +2,17 @@ import { CommanderError } from 'commander';
 import type { CliInput } from '../config/cli-input.ts';
 import { GLOBAL_OPTION_NAMES, type GivenOptions, type GlobalOption, optionVariable } from '../config/global-options.ts';
 import type { CliCommand } from './cli-command.ts';
-import { createCollectedFlags, createProgram, HELP_HINT, PLAN_COMMAND, type ProgramMode, VALIDATE_COMMAND } from './create-program.ts';
+import {
+  createCollectedFlags,
+  createProgram,
+  HELP_HINT,
+  INSTALL_COMMAND,
+  INSTALL_HELP,
+  PLAN_COMMAND,
+  PROGRAM_NAME,
+  type ProgramMode,
+  VALIDATE_COMMAND,
+} from './create-program.ts';
 import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { describeBuild } from './version.ts';
@@ -14,7 +24,7 @@ type ProgramOptions = { readonly config?: string; readonly json?: boolean } & Gi
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
- * command. `validate` and `plan` are commands only as the very first argument,
+ * command. `validate`, `plan` and `install` are commands only as the very first argument,
  * so an app named validate runs as `sidecar-init -- validate`. Commander's own
  * subcommand dispatch would take it even after `--`, so the mode is chosen here.
  */
@@ -22,6 +32,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
   if (argv.length === 2 && argv.includes('--verbose') && (argv.includes('--version') || argv.includes('-V'))) {
     return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
   }
+  if (argv[0] === INSTALL_COMMAND) return parseInstall(argv.slice(1));
   const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
   const collected = createCollectedFlags();
   const output = { text: '' };
@@ -63,4 +74,21 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
       }
       return { kind: 'validate', cli, configFile };
   }
+}
+
+const INSTALL_USAGE = `Usage: ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR\n\n${INSTALL_HELP.replaceAll(/^ {6}/gm, '')}\n`;
+
+/** `install DIR`: exactly one operand, no options but help. */
+function parseInstall(args: readonly string[]): CliCommand {
+  if (args.length === 1 && (args[0] === '-h' || args[0] === '--help')) return { kind: 'exit', code: EXIT_SUCCESS, output: INSTALL_USAGE };
+  const operands = args[0] === '--' ? args.slice(1) : args;
+  const [dir] = operands;
+  if (operands.length !== 1 || dir === undefined || dir === '' || (dir.startsWith('-') && args[0] !== '--')) {
+    return {
+      kind: 'exit',
+      code: EXIT_USAGE,
+      output: `error: ${INSTALL_COMMAND} takes one directory: ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR\n${HELP_HINT}\n`,
+    };
+  }
+  return { kind: 'install', dir };
 }

@@ -1,6 +1,7 @@
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE, type Plan, type ProcessSpec } from './plan.ts';
 import type { ProcessDraft } from './process.ts';
 import type { GlobalValues } from './schema.ts';
+import { DEFAULT_TERMINATION_LOG_TARGET } from './termination-log.ts';
 
 export interface PlanParts {
   /** In list order, flags applied; exactly one is the app. */
@@ -43,6 +44,7 @@ export function buildPlan(parts: PlanParts): Plan {
     logLevel: globals.logLevel ?? DEFAULT_LOG_LEVEL,
     logFormat: globals.logFormat,
     statusAddr: globals.statusAddr,
+    terminationLog: globals.terminationLog ?? DEFAULT_TERMINATION_LOG_TARGET,
     processes,
     drain: globals.drain,
     signalRewrites: globals.rewrite ?? {},

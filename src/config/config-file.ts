@@ -92,8 +92,11 @@ export function parseYaml(text: string, report: Report): ParsedYaml | undefined 
   try {
     return { value: doc.toJS(), locate: createLocator(doc, lineCounter) };
   } catch (error) {
-    // toJS refuses, e.g., an alias count that suggests a "billion laughs" document.
-    report({ kind: 'file', path: [] }, `invalid YAML: ${(error as Error).message}`);
+    // toJS refuses, e.g., an alias count that suggests a "billion laughs" document, an
+    // alias whose anchor comes later, or a merge of something that is not a mapping.
+    // Its error has no position; every such refusal is about an alias or a merge key.
+    const offset = offendingAliasOrMerge(doc) ?? startOf(doc.contents) ?? 0;
+    report({ kind: 'file', path: [], position: lineCounter.linePos(offset) }, `invalid YAML: ${(error as Error).message}`);
     return undefined;
   }
 }
@@ -150,6 +153,31 @@ function createLocator(doc: Document, lineCounter: LineCounter): Locator {
     }
     return lineCounter.linePos(offset);
   };
+}
+
+/**
+ * Where toJS gave up: the first alias that resolves to nothing, else the first
+ * merge key whose value is not a mapping (or a list of them), else the first
+ * alias (too many aliases).
+ */
+function offendingAliasOrMerge(doc: Document): number | undefined {
+  let unresolved: number | undefined;
+  let badMerge: number | undefined;
+  let firstAlias: number | undefined;
+  const isMapping = (node: unknown): boolean => isMap(resolve(doc, node));
+  visit(doc, {
+    Alias(_, alias) {
+      firstAlias ??= startOf(alias);
+      if (unresolved === undefined && alias.resolve(doc) === undefined) unresolved = startOf(alias);
+    },
+    Pair(_, pair) {
+      // With merge on, the parser gives a merge key a symbol for its value.
+      if (badMerge !== undefined || !isScalar(pair.key) || typeof pair.key.value !== 'symbol') return;
+      const value = resolve(doc, pair.value);
+      if (!(isMap(value) || (isSeq(value) && value.items.every(isMapping)))) badMerge = startOf(pair.key);
+    },
+  });
+  return unresolved ?? badMerge ?? firstAlias;
 }
 
 function startOf(node: unknown): number | undefined {

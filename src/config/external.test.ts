@@ -25,10 +25,11 @@ describe('an external from the file', () => {
     const mesh = externalOf(plan.processes);
     expect(mesh?.external).toEqual({
       preset: 'istio',
-      match: { comm: 'pilot-agent' },
+      match: { comm: 'pilot-agent', maxMatches: 1 },
       stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
       stopOnFailure: true,
       optional: false,
+      allowHost: false,
       notFoundHint: undefined,
     });
     expect(mesh?.readiness).toMatchObject({
@@ -56,7 +57,7 @@ describe('an external from the file', () => {
       `,
     });
     const mesh = externalOf(plan.processes);
-    expect(mesh?.readiness?.probe).toEqual({ kind: 'process', match: { comm: 'envoy', uid: 1337 } });
+    expect(mesh?.readiness?.probe).toEqual({ kind: 'process', match: { comm: 'envoy', uid: 1337, maxMatches: 1 } });
     expect(mesh?.external).toMatchObject({
       stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15000/quitquitquit', method: 'PUT' }, signal: 'SIGINT' },
       optional: true,
@@ -94,6 +95,50 @@ describe('an external from the file', () => {
   });
 });
 
+describe('an external’s match', () => {
+  it('compiles cmdline once, for the linear-time engine, and refuses what that engine cannot run, saying why', () => {
+    const plan = load({
+      yaml: `
+        processes:
+          - name: mesh
+            role: external
+            match: { cmdline: "^(a+)+$", maxMatches: 2 }
+            allowHost: true
+          - name: job
+            role: app
+            command: ./job
+      `,
+    });
+    const match = externalOf(plan.processes)?.external?.match;
+    expect(match?.cmdline?.source).toBe('^(a+)+$');
+    expect(match?.cmdline?.regex.flags).toContain('l');
+    // On the backtracking engine this one test would not end; here it answers at once.
+    expect(match?.cmdline?.regex.test(`${'a'.repeat(40)}!`)).toBe(false);
+    expect(match?.maxMatches).toBe(2);
+    expect(externalOf(plan.processes)?.external?.allowHost).toBe(true);
+    expect(
+      problemsOf({
+        yaml: `
+          processes:
+            - name: mesh
+              role: external
+              match: { cmdline: '(a)\\1', maxMatches: 0 }
+            - name: job
+              role: app
+              command: ./job
+        `,
+        cli: { processes: [{ flag: '--external', value: 'proxy=cmdline:x(?=y)' }] },
+      }),
+    ).toEqual([
+      expect.stringMatching(
+        /^demo\.yaml:4:14 processes\[0\]\.match\.cmdline: "\(a\)\\\\1" uses a backreference .*cannot be matched in linear time/,
+      ),
+      'demo.yaml:4:32 processes[0].match.maxMatches: 0 is not a number of matches; use a whole number of 1 or more',
+      expect.stringMatching(/^--external proxy=cmdline:x\(\?=y\): "x\(\?=y\)" uses a lookahead/),
+    ]);
+  });
+});
+
 describe('an external from the command line', () => {
   it('--external NAME=PRESET or NAME=MATCHER keeps its place among --init and --sidecar; --ready and --quit apply to it', () => {
     const plan = load({
@@ -110,7 +155,7 @@ describe('an external from the command line', () => {
     });
     expect(plan.processes.map((spec) => `${spec.role} ${spec.name}`)).toEqual(['external mesh', 'init migrate', 'external db', 'app app']);
     expect(externalOf(plan.processes)?.external).toMatchObject({
-      match: { cmdline: 'linkerd2-proxy' },
+      match: { cmdline: { source: 'linkerd2-proxy' } },
       notFoundHint: expect.stringContaining('config.linkerd.io/proxy-admin-shutdown: enabled'),
     });
     const db = externalOf(plan.processes, 'db');

@@ -1,12 +1,14 @@
 import * as z from 'zod';
-import { PRESET_NAMES, PRESETS, isPresetName } from '../externals/presets.ts';
+import { PRESET_NAMES, PRESETS, isPresetName, type PresetMatch } from '../externals/presets.ts';
+import { CMDLINE_PATTERN, compileLinearPattern, type LinearPattern } from '../plan/linear-pattern.ts';
+import { DEFAULT_MAX_MATCHES } from '../plan/process-match.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import type { ExternalMatch, ExternalSpec, ExternalStopSpec, ProbeSpec, ReadinessSpec } from './plan.ts';
 import { withReadinessDefaults } from './probe.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 import { checkedBy, mapping, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import { ID_RANGE, wholeNumber } from './whole-number.ts';
+import { ID_RANGE, type WholeNumberRange, wholeNumber } from './whole-number.ts';
 
 // role: external, a process of another container of the pod: how it is found
 // (match), when it counts as started (readiness), how it is stopped (stop).
@@ -16,15 +18,16 @@ import { ID_RANGE, wholeNumber } from './whole-number.ts';
 const EXTERNAL_SPEC_HINT = `use a preset (${PRESET_NAMES.join(', ')}) or a matcher: comm:NAME, cmdline:REGEX, uid:N`;
 const DEFAULT_STOP_METHOD = 'POST';
 
-/** A JavaScript RegExp over the space-joined cmdline, compiled as the finder will compile it. */
-function parseCmdlinePattern(pattern: string): Result<string> {
-  if (pattern === '') return fail('cmdline needs a regular expression, e.g. cmdline:linkerd2-proxy');
-  try {
-    new RegExp(pattern);
-  } catch (error) {
-    return fail((error as SyntaxError).message);
-  }
-  return ok(pattern);
+const MAX_MATCHES_RANGE: WholeNumberRange = { what: 'a number of matches', min: 1 };
+
+/**
+ * A JavaScript RegExp over the space-joined cmdline, compiled here, once, for
+ * the linear-time engine the finder runs it on: it is tested against the
+ * command line of every process in the pod, which any of them can choose.
+ */
+function parseCmdlinePattern(pattern: string): Result<LinearPattern> {
+  const compiled = compileLinearPattern(pattern, CMDLINE_PATTERN);
+  return compiled.ok ? ok(compiled.pattern) : fail(compiled.message);
 }
 
 function parseComm(comm: string): Result<string> {
@@ -35,10 +38,19 @@ function parseComm(comm: string): Result<string> {
 const MatchSchema = mapping({
   comm: parsedWith(z.string().meta({ description: 'Exact /proc/PID/comm; the kernel keeps its first 15 bytes.' }), parseComm).optional(),
   cmdline: parsedWith(
-    z.string().meta({ description: 'A JavaScript RegExp over the arguments joined by spaces.' }),
+    z.string().meta({
+      description:
+        'A JavaScript RegExp over the arguments joined by spaces, run in linear time: no backreferences, lookaheads or counted repetitions above 16.',
+    }),
     parseCmdlinePattern,
   ).optional(),
   uid: wholeNumber('The real UID of the process.', ID_RANGE).optional(),
+  maxMatches: wholeNumber(
+    'How many processes it may match (a matched process’s children not counted); more, and sidecar-init refuses to signal any.',
+    MAX_MATCHES_RANGE,
+  )
+    .optional()
+    .meta({ default: DEFAULT_MAX_MATCHES }),
 })
   .refine(
     (match) => match.comm !== undefined || match.cmdline !== undefined || match.uid !== undefined,
@@ -82,14 +94,23 @@ export const EXTERNAL_FIELDS = {
     .boolean()
     .optional()
     .meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: false }),
+  allowHost: z.boolean().optional().meta({
+    description:
+      "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
+    default: false,
+  }),
 };
+
+/** A match as written: maxMatches may be left to its default. */
+export type MatchDraft = Omit<ExternalMatch, 'maxMatches'> & { readonly maxMatches?: number | undefined };
 
 export interface ExternalFieldValues {
   readonly preset?: string | undefined;
-  readonly match?: ExternalMatch | undefined;
+  readonly match?: MatchDraft | undefined;
   readonly stop?: z.output<typeof StopSchema> | undefined;
   readonly stopOnFailure?: boolean | undefined;
   readonly optional?: boolean | undefined;
+  readonly allowHost?: boolean | undefined;
 }
 
 /** The readiness as written, its probe possibly left to the preset or to the process's presence. */
@@ -101,7 +122,8 @@ export function createExternal(
   readiness: ReadinessDraft | undefined,
 ): { external: ExternalSpec; readiness: ReadinessSpec } {
   const preset = fields.preset !== undefined && isPresetName(fields.preset) ? PRESETS[fields.preset] : undefined;
-  const match: ExternalMatch = fields.match ?? preset?.match ?? {};
+  const written = fields.match ?? (preset === undefined ? {} : compilePresetMatch(preset.match));
+  const match: ExternalMatch = { ...written, maxMatches: written.maxMatches ?? DEFAULT_MAX_MATCHES };
   const presetProbe: ProbeSpec | undefined =
     preset === undefined ? undefined : { kind: 'http', url: preset.ready, headers: {}, expectStatus: undefined };
   const probe = readiness?.probe ?? presetProbe ?? { kind: 'process', match };
@@ -112,10 +134,19 @@ export function createExternal(
       stop: createStop(fields.stop, preset?.quitUrl),
       stopOnFailure: fields.stopOnFailure ?? true,
       optional: fields.optional ?? false,
+      allowHost: fields.allowHost ?? false,
       notFoundHint: preset?.notFoundHint,
     },
     readiness: readiness === undefined ? withReadinessDefaults({ probe }) : { ...readiness, probe },
   };
+}
+
+/** A preset's cmdline through the same compiler as the user's (presets.test.ts checks that each compiles). */
+function compilePresetMatch(match: PresetMatch): MatchDraft {
+  if (match.cmdline === undefined) return { comm: match.comm };
+  const compiled = compileLinearPattern(match.cmdline, CMDLINE_PATTERN);
+  if (!compiled.ok) throw new Error(`a preset's cmdline ${match.cmdline} does not compile: ${compiled.message}`);
+  return { ...(match.comm === undefined ? {} : { comm: match.comm }), cmdline: compiled.pattern };
 }
 
 function createStop(stop: ExternalFieldValues['stop'], presetQuitUrl: string | undefined): ExternalStopSpec {
@@ -133,8 +164,14 @@ function createStop(stop: ExternalFieldValues['stop'], presetQuitUrl: string | u
     : { kind: 'stop', http: { url: http.url, method: (http.method ?? DEFAULT_STOP_METHOD).toUpperCase() }, signal: stop?.signal };
 }
 
+/** What --external's SPEC stands for, as the file would write it (its cmdline as text: the schema compiles it). */
+export interface ExternalSpecFields {
+  readonly preset?: string;
+  readonly match?: { readonly comm?: string; readonly cmdline?: string; readonly uid?: number };
+}
+
 /** --external NAME=SPEC: SPEC is a preset name or one matcher (comm:NAME, cmdline:REGEX, uid:N). */
-export function parseExternalSpec(text: string): Result<ExternalFieldValues> {
+export function parseExternalSpec(text: string): Result<ExternalSpecFields> {
   if (isPresetName(text)) return ok({ preset: text });
   const colon = text.indexOf(':');
   const kind = colon < 0 ? undefined : text.slice(0, colon);
@@ -146,7 +183,7 @@ export function parseExternalSpec(text: string): Result<ExternalFieldValues> {
     }
     case 'cmdline': {
       const cmdline = parseCmdlinePattern(value);
-      return cmdline.ok ? ok({ match: { cmdline: cmdline.value } }) : cmdline;
+      return cmdline.ok ? ok({ match: { cmdline: value } }) : cmdline;
     }
     case 'uid': {
       const uid = Number(value);

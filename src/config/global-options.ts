@@ -2,6 +2,7 @@ import { formatDuration } from './duration.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from './plan.ts';
 import { listAlternatives } from './result.ts';
+import { DEFAULT_TERMINATION_LOG } from './termination-log.ts';
 
 // The options that are not about one named process, declared once. Each is a
 // top-level key of the config file (its type, check and default are its field
@@ -45,6 +46,11 @@ export const GLOBAL_OPTIONS = {
     form: 'value',
     argument: '<host:port>',
     help: 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. 0.0.0.0:9901 (default: no status server)',
+  },
+  terminationLog: {
+    form: 'value',
+    argument: '<path|none>',
+    help: `write the one-line reason for the exit to PATH, or none (default: ${DEFAULT_TERMINATION_LOG}, when it is there: Kubernetes shows it)`,
   },
   output: {
     form: 'value',

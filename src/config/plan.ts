@@ -1,3 +1,6 @@
+import type { AnnouncedState } from '../util/announced-state.ts';
+import type { ProcessMatch } from '../plan/process-match.ts';
+
 // The Plan is what the program runs: one normalized, validated, readonly value
 // built from the CLI and the YAML file before anything is spawned. Nothing after
 // src/config sees the raw config; later features (restarts, liveness, hooks,
@@ -39,17 +42,13 @@ export type ProbeSpec =
   | { readonly kind: 'log'; readonly pattern: string }
   /** Passes while the file exists. */
   | { readonly kind: 'file'; readonly path: string }
+  /** An external of another container's `--announce` file (`announced:FILE`): passes while it says ready. Not written by users. */
+  | { readonly kind: 'announced'; readonly file: string }
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
   | { readonly kind: 'process'; readonly match: ExternalMatch };
 
-/** How an external's processes are found in /proc; every field given must match. */
-export interface ExternalMatch {
-  /** Exact /proc/PID/comm (the kernel keeps 15 bytes of it). */
-  readonly comm?: string | undefined;
-  /** A JavaScript RegExp over the arguments joined by spaces. */
-  readonly cmdline?: string | undefined;
-  readonly uid?: number | undefined;
-}
+/** How an external's processes are found in /proc; every field given must match (its cmdline compiled once, here). */
+export type ExternalMatch = ProcessMatch;
 
 /**
  * How an external is stopped at teardown: its HTTP stop endpoint (any 2xx
@@ -75,6 +74,18 @@ export interface ExternalSpec {
   readonly stopOnFailure: boolean;
   /** true: never appearing by its readiness deadline is logged and skipped, not a startup failure. */
   readonly optional: boolean;
+  /**
+   * true: it may be looked for when sidecar-init runs in the host's initial PID
+   * namespace (not in a container or pod), where every user's processes are
+   * visible; refused there otherwise.
+   */
+  readonly allowHost: boolean;
+  /**
+   * `announced:FILE`: another container's sidecar-init, known only by its
+   * `--announce` file on a shared volume (no shared PID namespace): ready while
+   * the file says ready, stopped when it says exited. Its match is unused.
+   */
+  readonly announced?: string | undefined;
   /** Logged when the HTTP stop answers 404 (an endpoint the proxy must be configured to serve). */
   readonly notFoundHint: string | undefined;
 }
@@ -204,6 +215,8 @@ export interface Plan {
   readonly logFormat: LogFormat | undefined;
   /** The status server's address; undefined: no status server. */
   readonly statusAddr: StatusAddress | undefined;
+  /** Where the one-line reason for the exit is written at the end. */
+  readonly terminationLog: TerminationLog;
   /** Every process in list order; exactly one has role 'app' and it is last. */
   readonly processes: readonly ProcessSpec[];
   readonly drain: DrainSpec | undefined;
@@ -212,7 +225,26 @@ export interface Plan {
    * null drops the signal. A rewritten SIGTERM or SIGINT still starts termination.
    */
   readonly signalRewrites: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
+  /** `--announce FILE`: the lifecycle's state is written there for other containers (kubexit-style coordination). */
+  readonly announce?: string | undefined;
+  /** `--until FILE[=STATE]`: run until another container's announce file reaches STATE, then end as if the app exited 0. */
+  readonly until?: UntilSpec | undefined;
 }
+
+export interface UntilSpec {
+  readonly file: string;
+  readonly state: AnnouncedState;
+}
+
+/**
+ * The termination message's file: Kubernetes' path only when it is there
+ * (if-present: anything that fails is a debug line), a file given (a failure is
+ * a warning), or none.
+ */
+export type TerminationLog =
+  | { readonly kind: 'if-present'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'none' };
 
 export const DEFAULT_GRACE_MS = 25_000;
 export const DEFAULT_PROBE_PERIOD_MS = 100;

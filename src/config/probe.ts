@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { compileLogPattern } from '../probes/log-pattern.ts';
+import { compileLinearPattern, LOG_PATTERN } from '../plan/linear-pattern.ts';
 import { CommandSchema, checkNoNul, splitCommand } from './command.ts';
 import { positiveDuration, duration } from './duration.ts';
 import { PROBE_KINDS } from './literals.ts';
@@ -52,7 +52,7 @@ export function parseProbe(text: string): Result<ProbeSpec> {
 
 /** A pattern that compiles as the log probe will compile it: a JavaScript RegExp the linear-time engine accepts. */
 function parseLogPattern(pattern: string): Result<string> {
-  const compiled = compileLogPattern(pattern);
+  const compiled = compileLinearPattern(pattern, LOG_PATTERN);
   return compiled.ok ? ok(pattern) : fail(compiled.message);
 }
 

@@ -44,6 +44,7 @@ const ROLE_FIELDS: Readonly<Record<string, readonly Role[]>> = {
   stop: ['external'],
   stopOnFailure: ['external'],
   optional: ['external'],
+  allowHost: ['external'],
 };
 
 /** What a role needs beyond its fields' own checks. */
@@ -81,9 +82,14 @@ const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
 
 const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
 
+/** The roles `key` is limited to; undefined for every role's field and for a key that is no field (`constructor` included). */
+function limitedTo(key: string): readonly Role[] | undefined {
+  return Object.hasOwn(ROLE_FIELDS, key) ? ROLE_FIELDS[key] : undefined;
+}
+
 /** The roles that have `field`: all but a few fields are every role's. */
 export function rolesWith(field: string): readonly Role[] {
-  return ROLE_FIELDS[field] ?? ROLES;
+  return limitedTo(field) ?? ROLES;
 }
 
 /** Whether these are the roles of the processes sidecar-init starts: every role but external. */
@@ -113,14 +119,14 @@ const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {
 export function roleSchema(role: Role, fields: z.core.$ZodLooseShape) {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, schema] of Object.entries(fields)) {
-    const roles = ROLE_FIELDS[key];
+    const roles = limitedTo(key);
     if (roles === undefined || roles.includes(role)) shape[key] = schema as z.ZodType;
   }
   shape.role = z.literal(role).meta({ description: ROLE_DESCRIPTIONS[role] });
   Object.assign(shape, ROLE_RULES[role]?.fields);
   // A field of another role says whose it is; a typo is suggested the closest field of any role.
   const describeKey = (key: string) => {
-    const roles = ROLE_FIELDS[key];
+    const roles = limitedTo(key);
     if (roles !== undefined) return `${whoHas(roles)} ${key}; this process has role ${role}`;
     return unknownKeyMessage(key, Object.keys(shape), Object.keys(fields));
   };

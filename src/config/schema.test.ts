@@ -18,10 +18,25 @@ describe('the schema check of the file', () => {
           readiness_: {}
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, logFormat, statusAddr, output, drain, rewrite, singleChild, processes',
+      'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, logFormat, statusAddr, terminationLog, output, drain, rewrite, singleChild, processes',
       // The keys accepted are those of the process's role; the suggestion is the closest field of any role.
       'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, output',
       'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, liveness, restart, backoff, maxRestarts, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output',
+    ]);
+  });
+
+  it('reports a key named after an Object property (constructor, toString) as unknown, like any other', () => {
+    const yaml = `
+      processes:
+        - name: job
+          role: app
+          command: job
+          constructor: ""
+          toString: 1
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      expect.stringMatching(/^demo\.yaml:5:5 processes\[0\]\.constructor: unknown key "constructor"; accepted here: name, /),
+      expect.stringMatching(/^demo\.yaml:6:5 processes\[0\]\.toString: unknown key "toString"; accepted here: name, /),
     ]);
   });
 

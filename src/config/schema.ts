@@ -10,6 +10,7 @@ import { fileOrigin, type Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
+import { DEFAULT_TERMINATION_LOG, parseTerminationLog } from './termination-log.ts';
 
 // The config file: its shape and every value, checked in one pass that turns
 // what the user wrote into plan values. The JSON Schema for editors is
@@ -33,6 +34,14 @@ export const GLOBAL_FIELDS = {
     .meta({
       description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
       examples: ['0.0.0.0:9901', '127.0.0.1:9901', ':9901'],
+    }),
+  terminationLog: parsedWith(z.string(), parseTerminationLog)
+    .optional()
+    .meta({
+      description:
+        'Where the one-line reason for the exit is written (Kubernetes shows it as the termination message), or none; ' +
+        `by default ${DEFAULT_TERMINATION_LOG}, when it is there.`,
+      examples: [DEFAULT_TERMINATION_LOG, '/run/sidecar-init/termination', 'none'],
     }),
   output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
     description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',

@@ -1,26 +1,32 @@
 import type { ExternalSpec } from '../config/plan.ts';
 import type { ExternalKit } from '../lifecycle/runner.ts';
-import { findProcesses } from './find-processes.ts';
+import { createAnnouncedProbe, waitForAnnouncedExit } from './announced-external.ts';
+import { searchProcesses } from './find-processes.ts';
+import { createPresenceProbe } from './presence-probe.ts';
 import { stopExternal } from './stop-external.ts';
-import { toProcessMatcher } from './to-matcher.ts';
 
-/** What the lifecycle's runner uses for role external: the /proc finder and the stop executor. */
+/** What the lifecycle's runner uses for role external: the /proc finder, the presence probe and the stop executor. */
 export function createExternalKit(): ExternalKit {
   return {
-    find: (match) => findProcesses(toProcessMatcher(match)),
+    search: (match) => searchProcesses(match),
+    presenceProbe: (match, onFound) => createPresenceProbe(match, onFound),
+    announcedProbe: (file, onFound) => createAnnouncedProbe(file, onFound),
     async stop(name, external: ExternalSpec, { budgetMs, logger, abort }) {
-      if (external.stop.kind === 'none') return 'absent';
+      // The lifecycle never asks to stop one with stop: none (it is left alone in the reducer).
+      if (external.stop.kind === 'none') return 'stopped';
+      if (external.announced !== undefined) return waitForAnnouncedExit(external.announced, { budgetMs, logger, abort });
       const outcome = await stopExternal(
-        {
-          name,
-          match: toProcessMatcher(external.match),
-          http: external.stop.http,
-          signal: external.stop.signal,
-          notFoundHint: external.notFoundHint,
-        },
+        { name, match: external.match, http: external.stop.http, signal: external.stop.signal, notFoundHint: external.notFoundHint },
         { budgetMs, logger, abort },
       );
-      return outcome.kind === 'left-running' ? 'left-running' : outcome.kind === 'absent' ? 'absent' : 'stopped';
+      switch (outcome.kind) {
+        case 'absent':
+        case 'stopped':
+          return outcome.kind;
+        case 'left-running':
+        case 'refused':
+          return 'left-running';
+      }
     },
   };
 }

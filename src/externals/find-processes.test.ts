@@ -1,36 +1,46 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { startStandin, useStandins } from '../../test/support/standin.ts';
-import { findProcesses, isEmptyMatcher, truncateComm } from './find-processes.ts';
+import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
+import { processMatch } from '../../test/support/matchers.ts';
+import { truncateComm } from '../plan/process-match.ts';
+import { describeFound, type FindOptions, foundIn, isEmptyMatcher, searchProcesses } from './find-processes.ts';
+
+/** The processes a search found, as a list. */
+async function findProcesses(fields: Parameters<typeof processMatch>[0], options: FindOptions) {
+  return foundIn(await searchProcesses(processMatch(fields), options));
+}
 
 // Real processes with real names and UIDs: the stand-in proxies run as a random
 // UID each, which also keeps parallel test files from seeing each other's.
 
 const { selfPid } = useStandins();
 
-describe('findProcesses', () => {
+describe('searchProcesses', () => {
   test('matches comm exactly, with the UID', async () => {
     const proxy = await startStandin('pilot-agent');
-    expect(findProcesses({ comm: 'pilot-agent', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([
+    expect(await findProcesses({ comm: 'pilot-agent', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([
       expect.objectContaining({ pid: proxy.pid, comm: 'pilot-agent', uid: proxy.uid }),
     ]);
     // Its child has its own comm; a prefix or another UID is no match.
-    expect(findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid: selfPid() }).map((found) => found.pid)).toEqual([proxy.childPid]);
-    expect(findProcesses({ comm: 'pilot', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([]);
-    expect(findProcesses({ comm: 'pilot-agent', uid: proxy.uid + 1 }, { selfPid: selfPid() })).toEqual([]);
+    expect((await findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid: selfPid() })).map((found) => found.pid)).toEqual([
+      proxy.childPid,
+    ]);
+    expect(await findProcesses({ comm: 'pilot', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([]);
+    expect(await findProcesses({ comm: 'pilot-agent', uid: proxy.uid + 1 }, { selfPid: selfPid() })).toEqual([]);
   });
 
   test('compares comm as the kernel keeps it: cut to 15 bytes', async () => {
     const proxy = await startStandin('alloydb-auth-proxy');
     expect(truncateComm('alloydb-auth-proxy')).toBe('alloydb-auth-pr');
-    expect(findProcesses({ comm: 'alloydb-auth-proxy', uid: proxy.uid }, { selfPid: selfPid() }).map((found) => found.pid)).toEqual([
-      proxy.pid,
-    ]);
+    expect((await findProcesses({ comm: 'alloydb-auth-proxy', uid: proxy.uid }, { selfPid: selfPid() })).map((found) => found.pid)).toEqual(
+      [proxy.pid],
+    );
   });
 
   test('matches a regular expression over the arguments joined by spaces', async () => {
     const proxy = await startStandin('linkerd2-proxy', { args: ['--identity', 'web.default'] });
-    const [found] = findProcesses(
-      { cmdline: /linkerd2-proxy --standin-ephemeral-ports --identity web\.default$/, uid: proxy.uid },
+    const [found] = await findProcesses(
+      { cmdline: 'linkerd2-proxy --standin-ephemeral-ports --identity web\\.default$', uid: proxy.uid },
       { selfPid: selfPid() },
     );
     expect(found).toMatchObject({ pid: proxy.pid, comm: 'linkerd2-proxy' });
@@ -40,24 +50,53 @@ describe('findProcesses', () => {
   test('never matches sidecar-init itself, its ancestors or its descendants', async () => {
     const proxy = await startStandin('pilot-agent');
     // As if the proxy were sidecar-init: neither it nor its envoy child is found, nor this test (its parent).
-    expect(findProcesses({ uid: proxy.uid }, { selfPid: proxy.pid })).toEqual([]);
-    expect(findProcesses({ cmdline: /vitest|standin/ }, { selfPid: proxy.pid }).map((found) => found.pid)).not.toContain(process.pid);
+    expect(await findProcesses({ uid: proxy.uid }, { selfPid: proxy.pid })).toEqual([]);
     expect(
-      findProcesses({ uid: proxy.uid }, { selfPid: selfPid() })
-        .map((found) => found.pid)
-        .sort(),
-    ).toEqual([proxy.pid, proxy.childPid].sort());
+      (await findProcesses({ cmdline: 'vitest|standin', maxMatches: 1000 }, { selfPid: proxy.pid })).map((found) => found.pid),
+    ).not.toContain(process.pid);
+    expect((await findProcesses({ uid: proxy.uid }, { selfPid: selfPid() })).map((found) => found.pid).sort()).toEqual(
+      [proxy.pid, proxy.childPid].sort(),
+    );
   });
 
-  test('an empty matcher matches nothing', () => {
+  test('an empty matcher matches nothing', async () => {
     expect(isEmptyMatcher({})).toBe(true);
-    expect(findProcesses({}, { selfPid: selfPid() })).toEqual([]);
+    expect(await findProcesses({}, { selfPid: selfPid() })).toEqual([]);
   });
 
   test('a process that has exited is not found', async () => {
     const proxy = await startStandin('envoy');
     process.kill(proxy.pid, 'SIGKILL');
     await proxy.exited;
-    expect(findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([]);
+    expect(await findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([]);
+  });
+
+  test('never matches a kernel thread, whose command line is empty', async () => {
+    // kthreadd (PID 2) and its children in the host's namespace: an empty cmdline matches ^$.
+    const found = await findProcesses({ cmdline: '^$', maxMatches: 100_000 }, { selfPid: selfPid() });
+    expect(found.map(({ pid }) => pid)).not.toContain(2);
+    for (const { pid } of found) expect(readFileSync(`/proc/${pid}/stat`, 'latin1')).not.toMatch(/^2 \(kthreadd\)/);
+  });
+
+  test('more independent matches than maxMatches is refused, listing each; a matched process’s children do not count', async () => {
+    const uid = uniqueUid();
+    // pilot-agent runs envoy as its child: two processes of the UID, one independent match.
+    const mesh = await startStandin('pilot-agent', { uid });
+    expect(await searchProcesses(processMatch({ uid }), { selfPid: selfPid() })).toMatchObject({ kind: 'found' });
+    const other = await startStandin('envoy', { uid });
+    const search = await searchProcesses(processMatch({ uid }), { selfPid: selfPid() });
+    expect(search).toMatchObject({ kind: 'too-many', independent: 2 });
+    const pids = search.kind === 'too-many' ? search.processes.map(({ pid }) => pid).sort() : [];
+    expect(pids).toEqual([mesh.pid, mesh.childPid, other.pid].sort());
+    expect(await searchProcesses(processMatch({ uid, maxMatches: 2 }), { selfPid: selfPid() })).toMatchObject({ kind: 'found' });
+    const described = describeFound(search.kind === 'too-many' ? search.processes : []);
+    expect(described).toContain(`PID ${other.pid} "envoy" UID ${uid} cmdline "/usr/bin/python3 `);
+  });
+
+  test('a logged command line is quoted with its control characters escaped, and cut', () => {
+    const found = { pid: 7, ppid: 1, comm: 'evil\u001b[2J', uid: 0, cmdline: `x\ny ${'a'.repeat(300)}` };
+    const described = describeFound([found]);
+    expect(described).toMatch(/^PID 7 "evil\\u001b\[2J" UID 0 cmdline "x\\ny a+…"$/);
+    expect(described.length).toBeLessThan(200);
   });
 });

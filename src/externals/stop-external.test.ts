@@ -4,7 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
 import { isAlive } from '../process/proc-table.ts';
-import { findProcesses } from './find-processes.ts';
+import { processMatch } from '../../test/support/matchers.ts';
+import { foundIn, searchProcesses } from './find-processes.ts';
 import { type StopLogger, stopExternal } from './stop-external.ts';
 
 // Real stand-in proxies (test/fixtures/standin/) serving the real endpoints,
@@ -32,7 +33,11 @@ describe('stopExternal', () => {
     const proxy = await startStandin('pilot-agent');
     const logger = recordingLogger();
     const outcome = await stopExternal(
-      { name: 'mesh', match: { comm: 'pilot-agent', uid: proxy.uid }, http: { url: proxy.url(15020, '/quitquitquit'), method: 'POST' } },
+      {
+        name: 'mesh',
+        match: processMatch({ comm: 'pilot-agent', uid: proxy.uid }),
+        http: { url: proxy.url(15020, '/quitquitquit'), method: 'POST' },
+      },
       { budgetMs: 10_000, logger, selfPid: selfPid() },
     );
     expect(outcome).toEqual({ kind: 'stopped', killed: 0 });
@@ -45,7 +50,7 @@ describe('stopExternal', () => {
   test('signals by comm through a pidfd when there is no quit endpoint', async () => {
     const proxy = await startStandin('envoy');
     const outcome = await stopExternal(
-      { name: 'envoy', match: { comm: 'envoy', uid: proxy.uid } },
+      { name: 'envoy', match: processMatch({ comm: 'envoy', uid: proxy.uid }) },
       { budgetMs: 10_000, logger: recordingLogger(), selfPid: selfPid() },
     );
     expect(outcome).toEqual({ kind: 'stopped', killed: 0 });
@@ -59,7 +64,7 @@ describe('stopExternal', () => {
     const outcome = await stopExternal(
       {
         name: 'linkerd',
-        match: { cmdline: /linkerd2-proxy/, uid: proxy.uid },
+        match: processMatch({ cmdline: 'linkerd2-proxy', uid: proxy.uid }),
         http: { url: proxy.url(4191, '/shutdown'), method: 'POST' },
         notFoundHint: 'annotate the pod config.linkerd.io/proxy-admin-shutdown: enabled',
       },
@@ -77,7 +82,7 @@ describe('stopExternal', () => {
     const proxy = await startStandin('envoy', { args: ['--standin-ignore-term'] });
     const startedAt = Date.now();
     const outcome = await stopExternal(
-      { name: 'envoy', match: { comm: 'envoy', uid: proxy.uid } },
+      { name: 'envoy', match: processMatch({ comm: 'envoy', uid: proxy.uid }) },
       { budgetMs: 1_000, logger: recordingLogger(), selfPid: selfPid() },
     );
     expect(outcome).toEqual({ kind: 'stopped', killed: 1 });
@@ -90,7 +95,7 @@ describe('stopExternal', () => {
     const proxy = await startStandin('envoy', { args: ['--standin-ignore-term'] });
     const abort = new AbortController();
     const stopping = stopExternal(
-      { name: 'envoy', match: { comm: 'envoy', uid: proxy.uid } },
+      { name: 'envoy', match: processMatch({ comm: 'envoy', uid: proxy.uid }) },
       { budgetMs: 60_000, logger: recordingLogger(), selfPid: selfPid(), abort: abort.signal },
     );
     // Act once the proxy has seen (and ignored) the SIGTERM.
@@ -106,7 +111,7 @@ describe('stopExternal', () => {
         server.close(() => resolve(typeof address === 'object' && address !== null ? address.port : 0));
       });
     });
-    const match = { comm: 'pilot-agent', uid: uniqueUid() };
+    const match = processMatch({ comm: 'pilot-agent', uid: uniqueUid() });
     const logger = recordingLogger();
     expect(
       await stopExternal(
@@ -125,7 +130,7 @@ describe('stopExternal', () => {
     const script = `import { stopExternal } from ${JSON.stringify(STOP_MODULE)};
 const lines = [];
 const log = (level) => (fields, message) => lines.push({ level, ...fields, message });
-const outcome = await stopExternal({ name: 'envoy', match: { comm: 'envoy', uid: ${proxy.uid} } },
+const outcome = await stopExternal({ name: 'envoy', match: { comm: 'envoy', uid: ${proxy.uid}, maxMatches: 1 } },
   { budgetMs: 1000, logger: { info: log('info'), warn: log('warn'), error: log('error') } });
 console.log(JSON.stringify({ outcome, lines }));`;
     const startedAt = Date.now();
@@ -148,7 +153,9 @@ console.log(JSON.stringify({ outcome, lines }));`;
     );
     expect(Date.now() - startedAt).toBeLessThan(15_000);
     // The proxy was never touched.
-    expect(findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid: selfPid() }).map((found) => found.pid)).toEqual([proxy.pid]);
+    expect(
+      foundIn(await searchProcesses(processMatch({ comm: 'envoy', uid: proxy.uid }), { selfPid: selfPid() })).map((found) => found.pid),
+    ).toEqual([proxy.pid]);
     expect(proxy.events.map((event) => event.event)).not.toContain('signal');
   });
 });

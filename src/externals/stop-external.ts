@@ -1,22 +1,28 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ProcessHandle, openProcessHandle } from '../process/pidfd.ts';
 import { assertNever } from '../util/assert-never.ts';
-import { type FoundProcess, type ProcessMatcher, describeMatcher, findProcesses, readCmdline } from './find-processes.ts';
+import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
+import { describeFound, type FoundProcess, type ProcessSearch, readCmdline, searchProcesses } from './find-processes.ts';
+import { describeTooMany } from './presence-probe.ts';
 import { type StopRequestResult, requestStop } from './request-stop.ts';
 
 // Stops a process of another container at teardown, in this order: its own
 // quit endpoint (the one way that works across UIDs), else or also a signal
-// through a pidfd, then waiting until no matching process is left, within the
-// budget the lifecycle gives; what is left at the end is SIGKILLed if the
-// kernel lets us. Another user's process without CAP_KILL (the normal case: the
-// proxy runs as 1337 or 2102, the app as its own UID with no capabilities)
-// gives EPERM: that is reported once, clearly, and never thrown, so teardown
-// goes on and sidecar-init still exits with the app's code.
+// through a pidfd, then waiting until no matching process is left (nor comes
+// back under a new PID, which is signalled in turn), within the budget the
+// lifecycle gives; what is left at the end is SIGKILLed if the kernel lets us,
+// and what is still there after that is reported by PID (the run fails). A
+// matcher that matches more processes than its maxMatches signals nothing.
+// Another user's process without CAP_KILL (the normal case: the proxy runs as
+// 1337 or 2102, the app as its own UID with no capabilities) gives EPERM: that
+// is reported once, clearly, and never thrown, so teardown goes on and
+// sidecar-init still exits with the app's code (1 if that is 0: the proxy is
+// still there).
 
 export interface ExternalStop {
   /** The external's name in the plan, for the log. */
   readonly name: string;
-  readonly match: ProcessMatcher;
+  readonly match: ProcessMatch;
   /** The proxy's own stop endpoint; any 2xx counts. */
   readonly http?: { readonly url: string; readonly method: string } | undefined;
   /** Sent to every match: this signal if given; else SIGTERM when there is no HTTP stop or it did not work. */
@@ -28,10 +34,12 @@ export interface ExternalStop {
 export type StopOutcome =
   /** No matching process was there to stop. */
   | { readonly kind: 'absent' }
-  /** Every matching process is gone; `killed` of them needed SIGKILL at the end of the budget. */
+  /** No matching process is left, nor came back within STOPPED_SETTLE_MS; `killed` of them needed SIGKILL at the end of the budget. */
   | { readonly kind: 'stopped'; readonly killed: number }
-  /** Still running when the budget ran out: not permitted to signal them, or they survived SIGKILL's wait. */
-  | { readonly kind: 'left-running'; readonly processes: readonly FoundProcess[] };
+  /** Some still there when the budget ran out: not permitted to signal them, they survived SIGKILL's wait, or they keep coming back. */
+  | { readonly kind: 'left-running'; readonly processes: readonly FoundProcess[] }
+  /** The matcher matched more processes than its maxMatches: none was signalled. */
+  | { readonly kind: 'refused'; readonly processes: readonly FoundProcess[] };
 
 /** The slice of pino's Logger the stop uses. */
 export interface StopLogger {
@@ -52,6 +60,12 @@ export interface StopOptions {
 
 /** There is no event for "a process that is not my child exited": look this often. */
 export const GONE_POLL_MS = 50;
+/**
+ * Gone once is not stopped: a restart loop in the external's container forks
+ * a new one, which shows the loop's command line until it execs. Only a search
+ * that still finds nothing this long after the last match says "stopped".
+ */
+export const STOPPED_SETTLE_MS = 150;
 /** One quit request never takes more than this (nor more than the budget). */
 export const STOP_REQUEST_TIMEOUT_MS = 2_000;
 /** After SIGKILL, how long to look for the processes to disappear. */
@@ -60,10 +74,10 @@ export const KILL_WAIT_MS = 2_000;
 export async function stopExternal(stop: ExternalStop, options: StopOptions): Promise<StopOutcome> {
   const startedAt = Date.now();
   const deadline = startedAt + options.budgetMs;
-  const find = () => findProcesses(stop.match, { selfPid: options.selfPid });
-  const fields = { event: 'external-stopping' };
-  const initial = find();
-  if (initial.length === 0 && stop.http === undefined) return { kind: 'absent' };
+  const search = () => searchProcesses(stop.match, { selfPid: options.selfPid });
+  const initial = await search();
+  if (initial.kind === 'too-many') return refuse(stop, initial, options.logger);
+  if (initial.kind === 'none' && stop.http === undefined) return { kind: 'absent' };
 
   let signal = stop.signal;
   if (stop.http !== undefined) {
@@ -78,51 +92,100 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
     signal ??= 'SIGTERM';
   }
 
+  // Every match is signalled once, a new PID (the external came back) as well.
+  const signalled = new Set<number>();
   const denied = new Map<number, FoundProcess>();
-  if (signal !== undefined) {
-    const targets = find();
-    if (targets.length > 0) options.logger.info({ ...fields, signal, pids: targets.map((found) => found.pid) }, 'signalling external');
-    for (const found of targets) {
-      if (signalMatched(found, stop.match, signal) === 'not-permitted') denied.set(found.pid, found);
+  const orderly = await waitUntilGone(search, deadline, options.abort, (targets) => {
+    const fresh = targets.filter((found) => !signalled.has(found.pid));
+    if (signal === undefined || fresh.length === 0) return true;
+    options.logger.info({ event: 'external-stopping', signal, pids: fresh.map((found) => found.pid) }, 'signalling external');
+    const newlyDenied: FoundProcess[] = [];
+    for (const found of fresh) {
+      signalled.add(found.pid);
+      if (signalMatched(found, stop.match, signal) !== 'not-permitted') continue;
+      denied.set(found.pid, found);
+      newlyDenied.push(found);
     }
-    reportDenied(stop, [...denied.values()], signal, options.logger);
-  }
-
-  let left = find();
-  while (left.length > 0 && Date.now() < deadline && options.abort?.aborted !== true) {
-    await delay(Math.min(GONE_POLL_MS, Math.max(1, deadline - Date.now())));
-    left = find();
-  }
-  if (left.length === 0) {
-    if (initial.length === 0 && stop.http !== undefined) return { kind: 'absent' };
+    reportDenied(stop, newlyDenied, signal, options.logger);
+    return true;
+  });
+  if (orderly.kind === 'too-many') return refuse(stop, orderly, options.logger);
+  if (orderly.kind === 'none') {
+    if (initial.kind === 'none' && signalled.size === 0) return { kind: 'absent' };
     options.logger.info({ event: 'external-stopped', elapsedMs: Date.now() - startedAt }, 'external stopped');
     return { kind: 'stopped', killed: 0 };
   }
 
-  // The budget is used up: SIGKILL what we may, report what we may not.
-  let killed = 0;
-  const newlyDenied: FoundProcess[] = [];
-  for (const found of left) {
-    const result = signalMatched(found, stop.match, 'SIGKILL');
-    if (result === 'sent') killed += 1;
-    if (result === 'not-permitted' && !denied.has(found.pid)) newlyDenied.push(found);
-  }
-  reportDenied(stop, newlyDenied, 'SIGKILL', options.logger);
-  const killDeadline = Date.now() + KILL_WAIT_MS;
-  left = find();
-  while (left.length > 0 && killed > 0 && Date.now() < killDeadline) {
-    await delay(GONE_POLL_MS);
-    left = find();
-  }
-  if (left.length === 0) {
-    options.logger.warn({ event: 'external-killed', killed }, 'external did not stop within the grace budget; killed');
-    return { kind: 'stopped', killed };
+  // The budget is used up: SIGKILL what we may, report what we may not, and wait for it to be gone.
+  const killed = new Set<number>();
+  const killDenied: FoundProcess[] = [];
+  const final = await waitUntilGone(search, Date.now() + KILL_WAIT_MS, undefined, (targets) => {
+    for (const found of targets) {
+      if (killed.has(found.pid) || killDenied.some((other) => other.pid === found.pid)) continue;
+      const result = signalMatched(found, stop.match, 'SIGKILL');
+      if (result === 'sent') killed.add(found.pid);
+      if (result === 'not-permitted') killDenied.push(found);
+    }
+    return killed.size > 0;
+  });
+  reportDenied(
+    stop,
+    killDenied.filter((found) => !denied.has(found.pid)),
+    'SIGKILL',
+    options.logger,
+  );
+  if (final.kind === 'too-many') return refuse(stop, final, options.logger);
+  if (final.kind === 'none') {
+    options.logger.warn({ event: 'external-killed', killed: killed.size }, 'external did not stop within the grace budget; killed');
+    return { kind: 'stopped', killed: killed.size };
   }
   options.logger.error(
-    { event: 'external-left-running', pids: left.map((found) => found.pid) },
-    `external ${stop.name} is still running after the grace budget; sidecar-init exits without it`,
+    { event: 'external-left-running', pids: final.processes.map((found) => found.pid) },
+    `external ${stop.name} is still running after the grace budget: ${describeFound(final.processes)}; sidecar-init exits non-zero`,
   );
-  return { kind: 'left-running', processes: left };
+  return { kind: 'left-running', processes: final.processes };
+}
+
+/**
+ * Searches every GONE_POLL_MS until nothing matches and still nothing does
+ * STOPPED_SETTLE_MS later (confirmed even when that ends past `deadline`), or
+ * until `deadline` with a match still there (or `abort`). `act` sees each
+ * search's matches (to signal them); false from it means waiting is pointless
+ * (nothing could be signalled) and ends the wait at once.
+ */
+async function waitUntilGone(
+  search: () => Promise<ProcessSearch>,
+  deadline: number,
+  abort: AbortSignal | undefined,
+  act: (targets: readonly FoundProcess[]) => boolean,
+): Promise<ProcessSearch> {
+  let goneSince: number | undefined;
+  for (;;) {
+    const found = await search();
+    const now = Date.now();
+    if (found.kind === 'too-many') return found;
+    if (found.kind === 'none') {
+      goneSince ??= now;
+      const settledAt = goneSince + STOPPED_SETTLE_MS;
+      if (now >= settledAt || abort?.aborted === true) return found;
+      // Gone just before the deadline is confirmed all the same: at most STOPPED_SETTLE_MS more.
+      await delay(Math.max(1, Math.min(GONE_POLL_MS, Math.max(deadline, settledAt) - now)));
+      continue;
+    }
+    goneSince = undefined;
+    const worthWaiting = act(found.processes);
+    if (!worthWaiting || now >= deadline || abort?.aborted === true) return found;
+    await delay(Math.max(1, Math.min(GONE_POLL_MS, deadline - now)));
+  }
+}
+
+/** A matcher looser than meant: nothing is signalled, and the log says what it matched. */
+function refuse(stop: ExternalStop, search: ProcessSearch & { kind: 'too-many' }, logger: StopLogger): StopOutcome {
+  logger.error(
+    { event: 'external-refused', pids: search.processes.map((found) => found.pid), maxMatches: stop.match.maxMatches },
+    `refusing to stop external ${stop.name}: ${describeTooMany(stop.match, search.independent, search.processes)}`,
+  );
+  return { kind: 'refused', processes: search.processes };
 }
 
 /**
@@ -130,7 +193,7 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
  * between reading /proc and pidfd_open it may have exited and the PID gone to
  * another process. From then on the pidfd pins it.
  */
-function signalMatched(found: FoundProcess, match: ProcessMatcher, signal: NodeJS.Signals): 'sent' | 'gone' | 'not-permitted' {
+function signalMatched(found: FoundProcess, match: ProcessMatch, signal: NodeJS.Signals): 'sent' | 'gone' | 'not-permitted' {
   let handle: ProcessHandle | undefined;
   try {
     handle = openProcessHandle(found.pid);
@@ -142,9 +205,9 @@ function signalMatched(found: FoundProcess, match: ProcessMatcher, signal: NodeJ
   }
 }
 
-function stillMatches(found: FoundProcess, match: ProcessMatcher): boolean {
+function stillMatches(found: FoundProcess, match: ProcessMatch): boolean {
   try {
-    return readCmdline(found.pid) === found.cmdline && (match.cmdline === undefined || match.cmdline.test(found.cmdline));
+    return readCmdline(found.pid) === found.cmdline && (match.cmdline === undefined || match.cmdline.regex.test(found.cmdline));
   } catch {
     return false;
   }
@@ -192,6 +255,6 @@ function reportDenied(stop: ExternalStop, denied: readonly FoundProcess[], signa
       uids: [...new Set(denied.map((found) => found.uid))],
       ownUid,
     },
-    `cannot send ${signal} to external ${stop.name} (${describeMatcher(stop.match)}): ${described} belongs to another user and sidecar-init runs as UID ${ownUid} without CAP_KILL (EPERM); fix: ${fix}`,
+    `cannot send ${signal} to external ${stop.name} (${describeMatch(stop.match)}): ${described} belongs to another user and sidecar-init runs as UID ${ownUid} without CAP_KILL (EPERM); fix: ${fix}`,
   );
 }

@@ -5,6 +5,7 @@ import { decide, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
+import { LEFTOVER_GRACE_MS } from './exits.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
 import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
@@ -39,6 +40,8 @@ function createDriver(testPlan: Plan) {
     },
     spawned: (name: string): LifecycleEventBody => ({ type: 'spawned', name }),
     exited: (name: string, status: ExitStatus): LifecycleEventBody => ({ type: 'exited', name, status }),
+    /** What the last run left in its process group is gone: with the backoff over, the restart may spawn. */
+    swept: (name: string): LifecycleEventBody => ({ type: 'group-swept', name }),
     get state() {
       return state;
     },
@@ -114,12 +117,13 @@ describe('restarts', () => {
       { type: 'stop-watch', name: 'proxy', watch: 'readiness' },
       { type: 'restart-scheduled', name: 'proxy', attempt: 1, delayMs: 0 },
       { type: 'start-timer', timer: { kind: 'restart', name: 'proxy' }, ms: 0 },
+      { type: 'sweep-group', name: 'proxy', graceMs: LEFTOVER_GRACE_MS },
     ]);
-    expect(d.send({ type: 'timer', timer: { kind: 'restart', name: 'proxy' } })).toEqual([spawn('proxy')]);
+    expect(d.send(d.swept('proxy'), { type: 'timer', timer: { kind: 'restart', name: 'proxy' } })).toEqual([spawn('proxy')]);
     // The deadline runs from the first spawn: a restart does not start it again.
     expect(d.send(d.spawned('proxy'))).toEqual([{ type: 'start-watch', name: 'proxy', watch: 'readiness' }]);
     expect(d.send(d.exited('proxy', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 'proxy', attempt: 2, delayMs: 1_000 });
-    d.send({ type: 'timer', timer: { kind: 'restart', name: 'proxy' } }, d.spawned('proxy'));
+    d.send(d.swept('proxy'), { type: 'timer', timer: { kind: 'restart', name: 'proxy' } }, d.spawned('proxy'));
     expect(spawnsIn(d.send(ready('proxy')))).toEqual(['app']);
   });
 
@@ -137,7 +141,7 @@ describe('restarts', () => {
     for (let crash = 0; crash < 4; crash += 1) {
       const effects = d.send(d.exited('s', exited(1)));
       delays.push((effects.find((effect) => effect.type === 'restart-scheduled') as { delayMs: number }).delayMs);
-      d.send({ type: 'timer', timer: { kind: 'restart', name: 's' } }, d.spawned('s'));
+      d.send(d.swept('s'), { type: 'timer', timer: { kind: 'restart', name: 's' } }, d.spawned('s'));
     }
     expect(delays).toEqual([0, 1_000, 2_000, 3_000]);
     d.advance(10_000);
@@ -147,9 +151,46 @@ describe('restarts', () => {
   it('never re-runs init steps or disturbs the app when a started sidecar restarts', () => {
     const d = createDriver(plan([proc('s', 'sidecar'), proc('step', 'init'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('step'), d.exited('step', exited(0)), d.spawned('app'));
-    const effects = d.send(d.exited('s', exited(0)), { type: 'timer', timer: { kind: 'restart', name: 's' } }, d.spawned('s'));
+    const effects = d.send(
+      d.exited('s', exited(0)),
+      d.swept('s'),
+      { type: 'timer', timer: { kind: 'restart', name: 's' } },
+      d.spawned('s'),
+    );
     expect(spawnsIn(effects)).toEqual(['s']);
     expect(signalsIn(effects)).toEqual([]);
+  });
+
+  it('restarts only once the backoff is over and what the last run left in its process group is gone, whichever comes last', () => {
+    const restart = {
+      policy: 'always' as const,
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 60_000,
+      resetAfterMs: 600_000,
+      maxRestarts: undefined,
+    };
+    const d = createDriver(plan([proc('s', 'sidecar', { restart, graceMs: 5_000 }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
+    // The process's own grace bounds how long its leftovers get after SIGTERM.
+    expect(d.send(d.exited('s', exited(1)))).toContainEqual({ type: 'sweep-group', name: 's', graceMs: 5_000 });
+    expect(d.send({ type: 'timer', timer: { kind: 'restart', name: 's' } })).toEqual([]);
+    expect(d.send(d.swept('s'))).toEqual([spawn('s')]);
+    // The second crash waits 1 s: the group is gone first, the timer spawns.
+    d.send(d.spawned('s'));
+    d.send(d.exited('s', exited(1)));
+    expect(d.send(d.swept('s'))).toEqual([]);
+    expect(d.send({ type: 'timer', timer: { kind: 'restart', name: 's' } })).toEqual([spawn('s')]);
+  });
+
+  it('spawns nothing when the old group is swept after teardown began', () => {
+    const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'), d.exited('s', exited(1)), {
+      type: 'timer',
+      timer: { kind: 'restart', name: 's' },
+    });
+    d.send({ type: 'signal', signal: 'SIGTERM' });
+    expect(d.send(d.swept('s'))).toEqual([]);
+    expect(d.state.procs.get('s')).toEqual({ status: 'exited', started: true, restarts: 1, exit: exited(1) });
   });
 
   it('restarts nothing once teardown has begun', () => {
@@ -175,7 +216,7 @@ describe('restarts', () => {
     const d = createDriver(plan([proc('step', 'init', { restart }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('step'));
     expect(d.send(d.exited('step', exited(3)))).toContainEqual({ type: 'restart-scheduled', name: 'step', attempt: 1, delayMs: 0 });
-    d.send({ type: 'timer', timer: { kind: 'restart', name: 'step' } }, d.spawned('step'));
+    d.send(d.swept('step'), { type: 'timer', timer: { kind: 'restart', name: 'step' } }, d.spawned('step'));
     expect(d.send(d.exited('step', exited(4)))).toEqual([graceTimer, finish(4)]);
   });
 
@@ -190,7 +231,7 @@ describe('restarts', () => {
     const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app', { restart })]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
     expect(signalsIn(d.send(d.exited('app', exited(1))))).toEqual([]);
-    d.send({ type: 'timer', timer: { kind: 'restart', name: 'app' } }, d.spawned('app'));
+    d.send(d.swept('app'), { type: 'timer', timer: { kind: 'restart', name: 'app' } }, d.spawned('app'));
     expect(d.send(d.exited('app', exited(0)))).toEqual([graceTimer, stop('s')]);
   });
 
@@ -235,7 +276,7 @@ describe('fatal sidecars', () => {
     const d = createDriver(plan([proc('db', 'sidecar', { fatal: true, restart }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('db'), d.spawned('app'));
     expect(d.send(d.exited('db', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 'db', attempt: 1, delayMs: 0 });
-    d.send({ type: 'timer', timer: { kind: 'restart', name: 'db' } }, d.spawned('db'));
+    d.send(d.swept('db'), { type: 'timer', timer: { kind: 'restart', name: 'db' } }, d.spawned('db'));
     expect(signalsIn(d.send(d.exited('db', exited(1))))).toEqual(['app SIGTERM stop']);
   });
 });
@@ -315,11 +356,16 @@ describe('startup failures', () => {
       maxRestarts: undefined,
     };
     const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true, restart }), proc('app', 'app')]));
-    d.send({ type: 'boot' }, d.spawned('proxy'), d.exited('proxy', exited(1)), {
+    d.send({ type: 'boot' }, d.spawned('proxy'), d.exited('proxy', exited(1)), d.swept('proxy'), {
       type: 'timer',
       timer: { kind: 'restart', name: 'proxy' },
     });
-    d.send(d.spawned('proxy'), d.exited('proxy', exited(1)));
+    expect(d.send(d.spawned('proxy'), d.exited('proxy', exited(1)))).toContainEqual({
+      type: 'restart-scheduled',
+      name: 'proxy',
+      attempt: 2,
+      delayMs: 60_000,
+    });
     expect(d.state.procs.get('proxy')?.status).toBe('backoff');
     const effects = d.send({ type: 'timer', timer: { kind: 'deadline', name: 'proxy' } });
     expect(effects).toContainEqual({ type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } });
@@ -412,6 +458,15 @@ describe('termination by signal', () => {
       { type: 'signal', name: 'a', signal: 'SIGKILL', purpose: 'kill' },
       { type: 'signal', name: 'app', signal: 'SIGKILL', purpose: 'kill' },
     ]);
+  });
+
+  // Found by the lifecycle property: a spawn confirmed after "now" was in no SIGKILL and ran until the budget's end.
+  it('kills at once a run whose spawn is confirmed after a second stop signal', () => {
+    const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, { type: 'signal', signal: 'SIGTERM' });
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([]);
+    expect(d.send(d.spawned('a'))).toEqual([{ type: 'signal', name: 'a', signal: 'SIGKILL', purpose: 'kill' }]);
+    expect(d.send(d.exited('a', signaled('SIGKILL')))).toContainEqual(finish(143));
   });
 
   it('starts the grace budget at the time of the event that began teardown', () => {

@@ -10,6 +10,7 @@ import {
   handleLivenessFailed,
   handlePostStartDone,
   handleReadiness,
+  handleGroupSwept,
   handleRestartTimer,
   handleSpawned,
   isDeadlineMissed,
@@ -69,11 +70,19 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
     case 'timer':
       handleTimer(context, draft, event.timer);
       break;
+    case 'group-swept':
+      handleGroupSwept(draft, event.name);
+      break;
     case 'external-found':
       handleExternalFound(draft, event.name);
       break;
     case 'external-stopped':
-      handleExternalStopped(draft, event.name);
+      handleExternalStopped(draft, event.name, event.outcome);
+      break;
+    case 'until-reached':
+      // Like a stop signal, but the end this container was waiting for: exit 0 (exit-code.ts).
+      if (draft.phase === 'starting' || draft.phase === 'running')
+        beginStop(context, draft, { kind: 'until', file: event.file, state: event.state });
       break;
     default:
       assertNever(event);

@@ -33,6 +33,7 @@ export interface Draft {
   teardownStartedAt: number | undefined;
   readonly preStopsRunning: Set<string>;
   readonly externalsFound: Set<string>;
+  readonly externalsLeftRunning: Set<string>;
   readonly procs: ReadonlyMap<string, ProcState>;
   readonly effects: Effect[];
   get(name: string): ProcState;
@@ -53,6 +54,7 @@ export function createDraft(state: LifecycleState, at: number): Draft {
     teardownStartedAt: state.teardownStartedAt,
     preStopsRunning: new Set(state.preStopsRunning),
     externalsFound: new Set(state.externalsFound),
+    externalsLeftRunning: new Set(state.externalsLeftRunning),
     procs,
     effects: [],
     get(name) {
@@ -75,6 +77,7 @@ export function createDraft(state: LifecycleState, at: number): Draft {
         teardownStartedAt: draft.teardownStartedAt,
         preStopsRunning: draft.preStopsRunning,
         externalsFound: draft.externalsFound,
+        externalsLeftRunning: draft.externalsLeftRunning,
       },
       effects: draft.effects,
     }),

@@ -8,7 +8,7 @@ export type TimerKey =
   | { readonly kind: 'kill' }
   /** A sidecar's readiness deadline, from its first spawn, across restarts. */
   | { readonly kind: 'deadline'; readonly name: string }
-  /** The end of a process's restart backoff. */
+  /** The end of a process's restart backoff (the restart also waits for 'group-swept'). */
   | { readonly kind: 'restart'; readonly name: string }
   /** A process's own grace after its stop signal: SIGKILL when it runs out. */
   | { readonly kind: 'process-grace'; readonly name: string };
@@ -30,10 +30,18 @@ export type LifecycleEventBody =
   | { readonly type: 'drain-done' }
   | { readonly type: 'signal'; readonly signal: NodeJS.Signals }
   | { readonly type: 'timer'; readonly timer: TimerKey }
+  /** What a process's last run left in its process group is gone (or outlived the sweep's bound). */
+  | { readonly type: 'group-swept'; readonly name: string }
   /** A process matching an external was seen in /proc for the first time. */
   | { readonly type: 'external-found'; readonly name: string }
-  /** Stopping an external ended: every match gone (stopped), none there (absent), or some left running. */
-  | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome };
+  /**
+   * Stopping an external ended: every match gone and still gone a moment later
+   * (stopped), none there (absent), or some still there when the budget ended
+   * (left-running, which fails the run).
+   */
+  | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome }
+  /** `--until FILE[=STATE]`: the file announced STATE (or a later one). */
+  | { readonly type: 'until-reached'; readonly file: string; readonly state: string };
 
 export type ExternalStopOutcome = 'stopped' | 'absent' | 'left-running';
 
@@ -59,6 +67,12 @@ export type Effect =
   | { readonly type: 'cancel-drain' }
   | { readonly type: 'signal'; readonly name: string; readonly signal: NodeJS.Signals; readonly purpose: SignalPurpose }
   | { readonly type: 'start-timer'; readonly timer: TimerKey; readonly ms: number }
+  /**
+   * End what a process's last run left in its process group before it runs
+   * again: SIGTERM to the group, SIGKILL after graceMs, until the group is
+   * empty (bounded); then 'group-swept'.
+   */
+  | { readonly type: 'sweep-group'; readonly name: string; readonly graceMs: number }
   | { readonly type: 'cancel-timer'; readonly timer: TimerKey }
   /** A restart was scheduled: for the log (attempt number and the delay chosen). */
   | { readonly type: 'restart-scheduled'; readonly name: string; readonly attempt: number; readonly delayMs: number }

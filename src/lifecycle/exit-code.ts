@@ -8,6 +8,13 @@ import type { ProcState, StopReason } from './state.ts';
  * exited 0 during startup) and has no failing code of its own to report.
  */
 export const EXIT_SIDECAR_FAILED = 1;
+/**
+ * The app's work succeeded, but an external that sidecar-init was to stop is
+ * still there at the end of the grace budget (it came back under a new PID,
+ * sidecar-init may not signal it, or its matcher matched more processes than
+ * its maxMatches): the pod would not end as the user asked, so the run fails.
+ */
+export const EXIT_EXTERNAL_LEFT_RUNNING = 1;
 /** A fatal sidecar went down for good (sysexits' EX_UNAVAILABLE: a service the app needs is gone). */
 export const EXIT_FATAL_SIDECAR = 69;
 
@@ -32,9 +39,17 @@ export function decideExitCode(reason: StopReason, app: ProcState, appSpec: Proc
       return EXIT_FATAL_SIDECAR;
     case 'external-failed':
       return EXIT_SIDECAR_FAILED;
+    case 'until':
+      // The other container is done: this one's work (a proxy, say) ends with it, successfully.
+      return 0;
     default:
       return assertNever(reason);
   }
+}
+
+/** A non-zero code already says the run failed, and says more; a 0 becomes EXIT_EXTERNAL_LEFT_RUNNING. */
+export function withExternalsLeftRunning(exitCode: number, externalsLeftRunning: number): number {
+  return exitCode === 0 && externalsLeftRunning > 0 ? EXIT_EXTERNAL_LEFT_RUNNING : exitCode;
 }
 
 function appExitCode(code: number, appSpec: ProcessSpec): number {

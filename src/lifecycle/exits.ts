@@ -7,6 +7,9 @@ import { stopWatches } from './startup.ts';
 import { hasStarted, isAlive } from './state.ts';
 import { beginStop } from './teardown.ts';
 
+/** How long what a run left behind gets after SIGTERM before SIGKILL, unless the process has its own grace. */
+export const LEFTOVER_GRACE_MS = 2_000;
+
 /**
  * A process exited: restart it under its policy, or decide what its end means
  * for the pod. During teardown an exit only lets the teardown go on.
@@ -31,10 +34,19 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
   const restartable = !(spec.fatal && spec.restart.maxRestarts === undefined);
   if (restartable && wantsRestart(spec.restart, status, killedAsUnhealthy) && !isExhausted(spec.restart, restarts)) {
     const delayMs = backoffDelayMs(spec.restart, restarts);
-    draft.put(name, { status: 'backoff', started: before.started, restarts: restarts + 1, exit: status });
+    draft.put(name, {
+      status: 'backoff',
+      started: before.started,
+      restarts: restarts + 1,
+      exit: status,
+      delayOver: false,
+      groupGone: false,
+    });
     draft.effects.push(
       { type: 'restart-scheduled', name, attempt: restarts + 1, delayMs },
       { type: 'start-timer', timer: { kind: 'restart', name }, ms: delayMs },
+      // The exit ended the run's leader only: what it forked and left behind is swept during the delay.
+      { type: 'sweep-group', name, graceMs: spec.graceMs ?? LEFTOVER_GRACE_MS },
     );
     return;
   }

@@ -1,33 +1,64 @@
 import type { ProcessSpec } from '../config/plan.ts';
+import type { FoundProcess } from '../externals/find-processes.ts';
+import type { Announcement } from '../util/announced-state.ts';
 import type { Runner } from './runner.ts';
 
-// The effects of role external: looking for its processes until one appears,
-// stopping it through the stop executor (main.ts wires src/externals/), and
-// killing what is left when the budget is over. Each feeds its outcome back as
-// an event; the executor never rejects and always ends within its budget.
+// The effects of role external: looking for its processes until one appears
+// (an external without a probe of its own is found by its presence probe
+// instead, see watch-effects.ts), stopping it through the stop executor
+// (main.ts wires src/externals/), and killing what is left when the budget is
+// over. Each feeds its outcome back as an event; the executor never rejects
+// and always ends within its budget.
 
 const findKey = (name: string) => `external-find:${name}`;
 const stopKey = (name: string) => `external-stop:${name}`;
 
-/** Polls /proc at the readiness period until a matching process appears; logs what it found, once. */
+/**
+ * Searches /proc at the readiness period until a matching process appears (the
+ * next search a period after the last one ended). A matcher that matches more
+ * than its maxMatches is not found, and says so once.
+ */
 export function watchExternal(runner: Runner, spec: ProcessSpec): void {
   const external = spec.external;
   if (external === undefined) return;
   const signal = runner.aborts.open(findKey(spec.name));
   const periodMs = spec.readiness?.periodMs ?? 100;
-  const look = (): void => {
+  let warned = false;
+  const look = async (): Promise<void> => {
     if (signal.aborted) return;
-    const found = runner.deps.externals.find(external.match);
-    if (found.length === 0) {
-      setTimeout(look, periodMs).unref?.();
+    const search = await runner.deps.externals.search(external.match);
+    if (signal.aborted) return;
+    if (search.kind === 'found') {
+      runner.aborts.close(findKey(spec.name), signal);
+      reportExternalFound(runner, spec.name, search.processes);
       return;
     }
-    runner.aborts.close(findKey(spec.name), signal);
-    const processes = found.map(({ pid, comm, uid }) => ({ pid, comm, uid }));
-    runner.log.of(spec.name).info({ event: 'external-found', pid: found[0]?.pid, processes }, `found ${describe(processes)}`);
-    runner.dispatch({ type: 'external-found', name: spec.name });
+    if (search.kind === 'too-many' && !warned) {
+      warned = true;
+      const pids = search.processes.map(({ pid }) => pid);
+      runner.log
+        .of(spec.name)
+        .warn(
+          { event: 'external-ambiguous', pids, maxMatches: external.match.maxMatches },
+          `matches ${search.independent} processes, more than its maxMatches ${external.match.maxMatches}; not counted as found`,
+        );
+    }
+    setTimeout(() => void look(), periodMs).unref?.();
   };
-  look();
+  void look();
+}
+
+/** The first processes an external's search found: logged once, and the lifecycle told. */
+export function reportExternalFound(runner: Runner, name: string, found: readonly FoundProcess[]): void {
+  const processes = found.map(({ pid, comm, uid }) => ({ pid, comm, uid }));
+  runner.log.of(name).info({ event: 'external-found', pid: found[0]?.pid, processes }, `found ${describe(processes)}`);
+  runner.dispatch({ type: 'external-found', name });
+}
+
+/** An `announced:FILE` external's first announcement: logged once, and the lifecycle told. */
+export function reportAnnouncedFound(runner: Runner, name: string, file: string, announcement: Announcement): void {
+  runner.log.of(name).info({ event: 'external-found', file, state: announcement.state }, `found ${file} announcing ${announcement.state}`);
+  runner.dispatch({ type: 'external-found', name });
 }
 
 export function stopExternalProcess(runner: Runner, spec: ProcessSpec, budgetMs: number): void {

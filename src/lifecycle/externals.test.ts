@@ -12,15 +12,23 @@ import { createInitialState, type LifecycleState } from './state.ts';
 
 const ISTIO: ExternalSpec = {
   preset: 'istio',
-  match: { comm: 'pilot-agent' },
+  match: { comm: 'pilot-agent', maxMatches: 1 },
   stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
   stopOnFailure: true,
   optional: false,
+  allowHost: false,
   notFoundHint: undefined,
 };
 
 const external = (name: string, overrides: Partial<ExternalSpec> = {}) =>
   proc(name, 'external', { probe: true, external: { ...ISTIO, ...overrides }, restart: { ...proc(name, 'init').restart } });
+
+/** An external without a probe of its own: its readiness is the presence of a matching process. */
+function presenceExternal(name: string) {
+  const spec = external(name);
+  const readiness = spec.readiness && { ...spec.readiness, probe: { kind: 'process' as const, match: ISTIO.match } };
+  return { ...spec, readiness };
+}
 
 function createDriver(testPlan: Plan) {
   const context = { graph: createProcessGraph(testPlan), graceMs: testPlan.graceMs, hasDrain: false, signalRewrites: {} };
@@ -48,6 +56,7 @@ function createDriver(testPlan: Plan) {
 const deadline = (name: string): LifecycleEventBody => ({ type: 'timer', timer: { kind: 'deadline', name } });
 const found = (name: string): LifecycleEventBody => ({ type: 'external-found', name });
 const stopped = (name: string): LifecycleEventBody => ({ type: 'external-stopped', name, outcome: 'stopped' });
+const leftRunning = (name: string): LifecycleEventBody => ({ type: 'external-stopped', name, outcome: 'left-running' });
 const ready = (name: string): LifecycleEventBody => ({ type: 'readiness', name, ready: true });
 const appExited = (code: number): LifecycleEventBody => ({ type: 'exited', name: 'app', status: { kind: 'exited', code } });
 const types = (effects: readonly Effect[]) => effects.map((effect) => ('name' in effect ? `${effect.type} ${effect.name}` : effect.type));
@@ -64,6 +73,14 @@ describe('an external in the startup order', () => {
     expect(d.send(ready('mesh'))).toEqual([
       { type: 'cancel-timer', timer: { kind: 'deadline', name: 'mesh' } },
       { type: 'spawn', name: 'migrate' },
+    ]);
+  });
+
+  it('without a probe of its own, only its presence probe looks for it: /proc is searched once per period', () => {
+    const d = createDriver(plan([presenceExternal('mesh'), proc('app', 'app')]));
+    expect(d.send({ type: 'boot' })).toEqual([
+      { type: 'start-watch', name: 'mesh', watch: 'readiness' },
+      { type: 'start-timer', timer: { kind: 'deadline', name: 'mesh' }, ms: 1_000 },
     ]);
   });
 
@@ -152,5 +169,40 @@ describe('an external in teardown', () => {
     const expired = d.send({ type: 'timer', timer: { kind: 'grace' } });
     expect(expired).toContainEqual({ type: 'stop-external', name: 'mesh', budgetMs: KILL_AFTER_GRACE_MS });
     expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toContainEqual({ type: 'kill-external', name: 'mesh' });
+  });
+
+  it('stopOnFailure: false is kept when the budget runs out before its turn, and when a second SIGTERM comes', () => {
+    // The app ignores SIGTERM: sidecar-init will exit non-zero, and the budget runs out while the external waits behind it.
+    const expired = startedPod([external('mesh', { stopOnFailure: false })]);
+    expired.send({ type: 'signal', signal: 'SIGTERM' });
+    const effects = expired.send({ type: 'timer', timer: { kind: 'grace' } });
+    expect(effects).toContainEqual({ type: 'external-skipped', name: 'mesh', why: 'kept-on-failure' });
+    expect(types(effects)).not.toContain('stop-external mesh');
+    const twice = startedPod([external('mesh', { stopOnFailure: false })]);
+    twice.send({ type: 'signal', signal: 'SIGTERM' });
+    const killed = twice.send({ type: 'signal', signal: 'SIGTERM' });
+    expect(killed).toContainEqual({ type: 'external-skipped', name: 'mesh', why: 'kept-on-failure' });
+    expect(types(killed)).not.toContain('stop-external mesh');
+    expect(twice.send({ type: 'exited', name: 'app', status: { kind: 'signaled', signal: 'SIGKILL' } })).toContainEqual({
+      type: 'finish',
+      exitCode: 137,
+    });
+  });
+
+  it('stop: none is left alone when hurried too, never handed to the stop executor', () => {
+    const d = startedPod([external('mesh', { stop: { kind: 'none' } })]);
+    d.send({ type: 'signal', signal: 'SIGTERM' });
+    const effects = d.send({ type: 'timer', timer: { kind: 'grace' } });
+    expect(effects).toContainEqual({ type: 'external-skipped', name: 'mesh', why: 'stop-none' });
+    expect(types(effects)).not.toContain('stop-external mesh');
+  });
+
+  it('one left running fails a run that would exit 0 (exit 1); a non-zero code of the app is kept', () => {
+    const passing = startedPod([external('mesh')]);
+    passing.send(appExited(0));
+    expect(passing.send(leftRunning('mesh'))).toEqual([{ type: 'finish', exitCode: 1 }]);
+    const failing = startedPod([external('mesh')]);
+    failing.send(appExited(3));
+    expect(failing.send(leftRunning('mesh'))).toEqual([{ type: 'finish', exitCode: 3 }]);
   });
 });

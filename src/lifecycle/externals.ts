@@ -1,5 +1,6 @@
 import type { ProcessSpec } from '../config/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
+import type { ExternalStopOutcome } from './events.ts';
 import { decideExitCode } from './exit-code.ts';
 import { hasStarted } from './state.ts';
 
@@ -9,7 +10,11 @@ import { hasStarted } from './state.ts';
 // as started once ready, and at teardown, in its reverse turn, it is stopped
 // through the stop executor, whose end comes back as 'external-stopped'.
 
-/** Its turn came: look for it and probe it; the deadline runs from now. */
+/**
+ * Its turn came: look for it and probe it; the deadline runs from now. Without
+ * a probe of its own its readiness is its presence, and that probe reports
+ * what it found: /proc is searched once per period, not twice.
+ */
 export function startExternal(draft: Draft, spec: ProcessSpec): void {
   draft.put(spec.name, {
     status: 'running',
@@ -20,7 +25,9 @@ export function startExternal(draft: Draft, spec: ProcessSpec): void {
     ready: false,
     postStartDone: true,
   });
-  draft.effects.push({ type: 'watch-external', name: spec.name });
+  // A presence probe (or an announced file's) finds it; any other probe needs a search of its own.
+  const probe = spec.readiness?.probe.kind;
+  if (probe !== 'process' && probe !== 'announced') draft.effects.push({ type: 'watch-external', name: spec.name });
   if (spec.readiness === undefined) return; // config always gives an external one
   draft.effects.push(
     { type: 'start-watch', name: spec.name, watch: 'readiness' },
@@ -61,10 +68,33 @@ export function isExternalSatisfied(draft: Draft, name: string): boolean {
 
 /**
  * Its reverse turn in teardown: stopped through the executor within what is
- * left of the budget, unless it is to be left alone (stop: none, or
- * stopOnFailure: false and sidecar-init is about to exit non-zero).
+ * left of the budget, unless it is to be left alone (see keepReason).
  */
 export function stopExternalInTurn(context: DecideContext, draft: Draft, spec: ProcessSpec): void {
+  const usedMs = draft.teardownStartedAt === undefined ? 0 : draft.at - draft.teardownStartedAt;
+  askToStop(context, draft, spec, Math.max(0, context.graceMs - usedMs));
+}
+
+/**
+ * The budget is over or a second stop signal came: one not yet asked is
+ * stopped at once (or left alone, as in its turn), one stopping is killed.
+ */
+export function hurryExternal(context: DecideContext, draft: Draft, spec: ProcessSpec, killAfterMs: number): void {
+  const proc = draft.get(spec.name);
+  if (proc.status === 'running') askToStop(context, draft, spec, killAfterMs);
+  else if (proc.status === 'stopping' && killAfterMs === 0) draft.effects.push({ type: 'kill-external', name: spec.name });
+}
+
+/** The executor is done (the runner logged its outcome): the external is down for the lifecycle; one left running fails the run. */
+export function handleExternalStopped(draft: Draft, name: string, outcome: ExternalStopOutcome): void {
+  const proc = draft.get(name);
+  if (proc.status !== 'stopping' && proc.status !== 'running') return;
+  if (outcome === 'left-running') draft.externalsLeftRunning.add(name);
+  draft.put(name, { status: 'exited', started: proc.started, restarts: 0, exit: { kind: 'exited', code: 0 } });
+}
+
+/** The one place that decides whether a running external is stopped or left alone, in its turn or hurried. */
+function askToStop(context: DecideContext, draft: Draft, spec: ProcessSpec, budgetMs: number): void {
   const proc = draft.get(spec.name);
   if (proc.status !== 'running') return;
   const why = keepReason(context, draft, spec);
@@ -74,28 +104,10 @@ export function stopExternalInTurn(context: DecideContext, draft: Draft, spec: P
     return;
   }
   draft.put(spec.name, { status: 'stopping', started: proc.started, restarts: 0, spawnedAt: proc.spawnedAt, killedAsUnhealthy: false });
-  const usedMs = draft.teardownStartedAt === undefined ? 0 : draft.at - draft.teardownStartedAt;
-  draft.effects.push({ type: 'stop-external', name: spec.name, budgetMs: Math.max(0, context.graceMs - usedMs) });
+  draft.effects.push({ type: 'stop-external', name: spec.name, budgetMs });
 }
 
-/** The budget is over or a second stop signal came: one not yet asked is stopped at once, one stopping is killed. */
-export function hurryExternal(draft: Draft, spec: ProcessSpec, killAfterMs: number): void {
-  const proc = draft.get(spec.name);
-  if (proc.status === 'running') {
-    draft.put(spec.name, { status: 'stopping', started: proc.started, restarts: 0, spawnedAt: proc.spawnedAt, killedAsUnhealthy: false });
-    draft.effects.push({ type: 'stop-external', name: spec.name, budgetMs: killAfterMs });
-  } else if (proc.status === 'stopping' && killAfterMs === 0) {
-    draft.effects.push({ type: 'kill-external', name: spec.name });
-  }
-}
-
-/** The executor is done, whatever its outcome (the runner logged it): the external is down for the lifecycle. */
-export function handleExternalStopped(draft: Draft, name: string): void {
-  const proc = draft.get(name);
-  if (proc.status !== 'stopping' && proc.status !== 'running') return;
-  draft.put(name, { status: 'exited', started: proc.started, restarts: 0, exit: { kind: 'exited', code: 0 } });
-}
-
+/** Left alone: stop: none, or stopOnFailure: false when sidecar-init is about to exit non-zero. */
 function keepReason(context: DecideContext, draft: Draft, spec: ProcessSpec): 'stop-none' | 'kept-on-failure' | undefined {
   const external = spec.external;
   if (external === undefined) return undefined;

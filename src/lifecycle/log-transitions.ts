@@ -52,6 +52,7 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
       return;
     case 'external-found':
     case 'external-stopped':
+    case 'group-swept':
       return; // logged by the runner, which has the PIDs and the outcome
     case 'spawned':
     case 'readiness':
@@ -59,6 +60,7 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
     case 'hook-done':
     case 'drain-done':
     case 'boot':
+    case 'until-reached': // the teardown line says it
       return;
     default:
       return assertNever(event);
@@ -108,6 +110,8 @@ export function describeStopReason(reason: StopReason, appRunning: boolean): str
       return `fatal sidecar ${reason.name} is down (exit ${exitCodeOf(reason.status)}); stopping the app and the other sidecars`;
     case 'external-failed':
       return `external ${reason.name} failed to start: ${reason.reason}; the app will not start`;
+    case 'until':
+      return `${reason.file} announced ${reason.state}; stopping the app, then sidecars in reverse order`;
     default:
       return assertNever(reason);
   }
@@ -122,16 +126,23 @@ export function logRestartScheduled(
   log.of(effect.name).warn(fields, `restart ${effect.attempt} in ${effect.delayMs}ms`);
 }
 
-/** The lifecycle's last line; with a non-zero code it names the process and the reason, so no failure goes unexplained. */
+/**
+ * The lifecycle's last line; with a non-zero code it names the process and the
+ * reason, so no failure goes unexplained. Returns its text (the termination message).
+ */
 export function logFinished(
   { log, graph }: TransitionLog,
   state: LifecycleState,
   exitCode: number,
   budgetUsed: { readonly budgetUsedMs?: number },
-): void {
+): string {
   const reason = state.stopReason;
   const fields = { event: 'finished', exitCode, ...budgetUsed };
-  if (exitCode === 0 || reason === undefined) return log.pod.info(fields, 'all processes stopped');
+  if (exitCode === 0 || reason === undefined) {
+    const message = 'all processes stopped';
+    log.pod.info(fields, message);
+    return message;
+  }
   const app = state.procs.get(graph.app.name);
   const appExit = app?.status === 'exited' ? app.exit : undefined;
   const proc = 'name' in reason ? reason.name : reason.kind === 'signal' && appExit === undefined ? undefined : graph.app.name;
@@ -139,6 +150,7 @@ export function logFinished(
   const level = reason.kind === 'app-exited' || reason.kind === 'signal' ? 'info' : 'warn';
   const message = `all processes stopped; exit code ${exitCode}: ${describeExitReason(reason, graph.app.name, appExit)}`;
   log.pod[level]({ ...fields, reason: reason.kind, proc }, message);
+  return message;
 }
 
 /** Why the supervisor exits as it does, for its last line; `appExit` is how the app ended, if it ran. */
@@ -158,6 +170,8 @@ function describeExitReason(reason: StopReason, appName: string, appExit: ExitSt
       return `fatal sidecar ${reason.name} ${describeExitStatus(reason.status)}`;
     case 'external-failed':
       return `external ${reason.name} failed to start: ${reason.reason}`;
+    case 'until':
+      return `${reason.file} announced ${reason.state}`;
     default:
       return assertNever(reason);
   }

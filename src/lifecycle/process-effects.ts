@@ -2,7 +2,7 @@ import type { ProcessSpec } from '../config/plan.ts';
 import type { SignalPurpose } from './events.ts';
 import type { Runner } from './runner.ts';
 
-// The spawn and signal effects: the only ones that touch processes.
+// The spawn, signal and sweep-group effects: the only ones that touch processes.
 
 const SIGNAL_LOG: Readonly<Record<SignalPurpose, { level: 'info' | 'warn'; message: string }>> = {
   stop: { level: 'info', message: 'stopping' },
@@ -60,4 +60,29 @@ export function signalProcess(
   // A child that is already gone is the normal end of a race with its own exit, not an error.
   if (!delivered) logger.debug(fields, 'already gone');
   else logger[SIGNAL_LOG[purpose].level](fields, SIGNAL_LOG[purpose].message);
+}
+
+/**
+ * Before a restart: ends what the last run left in its process group, then
+ * reports 'group-swept' (at once when nothing was left). A finish aborts it;
+ * the final sweep takes over.
+ */
+export function sweepGroup(runner: Runner, name: string, graceMs: number): void {
+  const child = runner.children.get(name);
+  if (child === undefined) {
+    runner.dispatch({ type: 'group-swept', name });
+    return;
+  }
+  const key = `sweep-group:${name}`;
+  const abort = runner.aborts.open(key);
+  void child.sweepGroup(graceMs, abort).then((outcome) => {
+    // Aborted by the finish: nothing will run again, and the final sweep ends what is left.
+    if (abort.aborted) return;
+    runner.aborts.close(key, abort);
+    const logger = runner.log.of(name);
+    const fields = { event: 'swept-group', pid: child.pid, outcome };
+    if (outcome === 'left') logger.warn(fields, 'left processes of the last run still there; restarting anyway');
+    else if (outcome !== 'empty') logger.info(fields, 'stopped what the last run left behind');
+    runner.dispatch({ type: 'group-swept', name });
+  });
 }

@@ -3,7 +3,7 @@ import { isSuccess } from './exit-status.ts';
 import { assertNever } from '../util/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import { isExternalSatisfied, startExternal } from './externals.ts';
-import type { RunningProc } from './state.ts';
+import type { BackoffProc, RunningProc } from './state.ts';
 import { hasStarted } from './state.ts';
 
 // Starting and keeping processes up: the startup sequence (by the dependency
@@ -70,9 +70,23 @@ export function handleLivenessFailed(context: DecideContext, draft: Draft, name:
   if (proc.status === 'running' && proc.up && draft.phase !== 'stopping') stopUnhealthy(context, draft, proc, name);
 }
 
+/** The backoff delay is over: the next run starts, once the last one's process group is gone too. */
 export function handleRestartTimer(draft: Draft, name: string): void {
   const proc = draft.get(name);
   if (proc.status !== 'backoff' || draft.phase === 'stopping' || draft.phase === 'done') return;
+  if (proc.groupGone) respawn(draft, name, proc);
+  else draft.put(name, { ...proc, delayOver: true });
+}
+
+/** The last run's process group is gone: the next run starts, once the backoff delay is over too. */
+export function handleGroupSwept(draft: Draft, name: string): void {
+  const proc = draft.get(name);
+  if (proc.status !== 'backoff' || draft.phase === 'stopping' || draft.phase === 'done') return;
+  if (proc.delayOver) respawn(draft, name, proc);
+  else draft.put(name, { ...proc, groupGone: true });
+}
+
+function respawn(draft: Draft, name: string, proc: BackoffProc): void {
   draft.put(name, { status: 'spawning', started: proc.started, restarts: proc.restarts, spawnedBefore: true });
   draft.effects.push({ type: 'spawn', name });
 }

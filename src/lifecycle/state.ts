@@ -55,10 +55,17 @@ export interface StoppingProc extends ProcHistory {
   readonly killedAsUnhealthy: boolean;
 }
 
-/** Exited; a restart is scheduled. */
+/**
+ * Exited; a restart is scheduled. The next run starts once the backoff delay is
+ * over and what the last run left in its process group is gone, whichever
+ * comes last: a new instance never meets the old one's leftovers (holding its
+ * port, its lock, its socket).
+ */
 export interface BackoffProc extends ProcHistory {
   readonly status: 'backoff';
   readonly exit: ExitStatus;
+  readonly delayOver: boolean;
+  readonly groupGone: boolean;
 }
 
 /** Gone for good. */
@@ -81,7 +88,9 @@ export type StopReason =
   | { readonly kind: 'init-failed'; readonly name: string; readonly status: ExitStatus }
   | { readonly kind: 'sidecar-failed'; readonly name: string; readonly status: ExitStatus | undefined; readonly reason: string }
   | { readonly kind: 'fatal-sidecar'; readonly name: string; readonly status: ExitStatus }
-  | { readonly kind: 'external-failed'; readonly name: string; readonly reason: string };
+  | { readonly kind: 'external-failed'; readonly name: string; readonly reason: string }
+  /** `--until FILE`: another container announced the state waited for; the pod ends as if the app exited 0. */
+  | { readonly kind: 'until'; readonly file: string; readonly state: string };
 
 /**
  * starting: the app has not been spawned yet. running: the app is up.
@@ -105,6 +114,8 @@ export interface LifecycleState {
   readonly preStopsRunning: ReadonlySet<string>;
   /** Externals whose process has been seen at least once: an optional one not seen by its deadline is absent. */
   readonly externalsFound: ReadonlySet<string>;
+  /** Externals whose stop ended with a matching process still there: sidecar-init's own work failed (exit-code.ts). */
+  readonly externalsLeftRunning: ReadonlySet<string>;
 }
 
 const FRESH_PROC: ProcState = { status: 'pending' };
@@ -120,6 +131,7 @@ export function createInitialState(plan: Plan): LifecycleState {
     teardownStartedAt: undefined,
     preStopsRunning: new Set(),
     externalsFound: new Set(),
+    externalsLeftRunning: new Set(),
   };
 }
 

@@ -11,13 +11,15 @@ import { createProcessGraph } from '../plan/process-graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
 import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';
-import { signalProcess, spawnProcess } from './process-effects.ts';
+import { signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
 import type { Runner, SuperviseDeps } from './runner.ts';
 import type { LifecycleState } from './state.ts';
 import { createInitialState } from './state.ts';
 import { describeLastExit, describeStatus } from './status-view.ts';
 import { createTimers } from './timers.ts';
 import { startWatch, stopWatch } from './watch-effects.ts';
+import { watchUntil } from './announce-effects.ts';
+import { announcementOf } from './announcement.ts';
 
 export type { HookKit, ProbeKit, SuperviseDeps } from './runner.ts';
 
@@ -35,6 +37,8 @@ export interface Supervision {
   readonly hurry: AbortSignal;
   /** What the status server shows, as of now; `reapedOrphans` comes from the reaper, which the runner does not see. */
   status(reapedOrphans: number): StatusSnapshot;
+  /** The text of the `finished` line (exit code, reason, the process at fault) once done has resolved. */
+  finishedMessage(): string | undefined;
 }
 
 /**
@@ -71,6 +75,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   const spawns = new Map<string, number>();
   const lastExits = new Map<string, LastExit>();
   let finishedAt: number | undefined;
+  let finishedMessage: string | undefined;
 
   function handle(event: LifecycleEvent): void {
     if (event.type === 'spawned') spawns.set(event.name, (spawns.get(event.name) ?? 0) + 1);
@@ -79,6 +84,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     const decision = decide(context, before, event);
     state = decision.state;
     logTransition(transitionLog, event, before, state);
+    deps.announce?.announcer?.update(announcementOf(context, state));
     if (isHurried(state)) hurry.abort();
     for (const effect of decision.effects) perform(effect, event.at);
   }
@@ -102,6 +108,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         return cancelDrain(runner);
       case 'signal':
         return signalProcess(runner, effect, budgetUsed(at));
+      case 'sweep-group':
+        return sweepGroup(runner, effect.name, effect.graceMs);
       case 'start-timer':
         return runner.timers.start(effect.timer, effect.ms);
       case 'cancel-timer':
@@ -120,7 +128,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         finishedAt = at;
         runner.timers.clear();
         runner.aborts.abortAll();
-        logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
+        finishedMessage = logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
         return finish(effect.exitCode);
       default:
         return assertNever(effect);
@@ -132,12 +140,15 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     return state.teardownStartedAt === undefined ? {} : { budgetUsedMs: Math.round(at - state.teardownStartedAt) };
   }
 
+  if (plan.until !== undefined && deps.announce !== undefined) watchUntil(runner, deps.announce, plan.until);
+
   return {
     dispatch: queue.dispatch,
     done,
     hurry: hurry.signal,
     remainingGraceMs: () =>
       state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
+    finishedMessage: () => finishedMessage,
     status: (reapedOrphans) =>
       describeStatus(graph, state, { spawns, lastExits, pidOf: transitionLog.pidOf, finishedAt, reapedOrphans }, performance.now()),
   };

@@ -1,6 +1,6 @@
 import type { ProcessSpec } from '../config/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
-import { decideExitCode } from './exit-code.ts';
+import { decideExitCode, withExternalsLeftRunning } from './exit-code.ts';
 import { hurryExternal, stopExternalInTurn } from './externals.ts';
 import { stopWatches } from './startup.ts';
 import type { StopReason } from './state.ts';
@@ -22,7 +22,7 @@ export function beginStop(context: DecideContext, draft: Draft, reason: StopReas
     const proc = draft.get(spec.name);
     if (proc.status === 'pending') draft.put(spec.name, { status: 'skipped' });
     if (proc.status === 'backoff') {
-      draft.put(spec.name, { ...proc, status: 'exited' });
+      draft.put(spec.name, { status: 'exited', started: proc.started, restarts: proc.restarts, exit: proc.exit });
       draft.effects.push({ type: 'cancel-timer', timer: { kind: 'restart', name: spec.name } });
     }
     if (!hasStarted(proc) && spec.readiness !== undefined)
@@ -57,7 +57,8 @@ export function handlePreStopDone(draft: Draft, name: string): void {
  */
 export function advanceTeardown(context: DecideContext, draft: Draft): void {
   if (draft.phase !== 'stopping') return;
-  if (!draft.draining && !draft.graceExpired) {
+  if (draft.graceExpired) killLateArrivals(context, draft);
+  else if (!draft.draining) {
     const heldBack = context.graph.heldBackBy((name) => isAlive(draft.get(name)));
     for (const spec of context.graph.order) {
       const proc = draft.get(spec.name);
@@ -71,14 +72,15 @@ export function advanceTeardown(context: DecideContext, draft: Draft): void {
   if (!anyAlive && draft.stopReason !== undefined) {
     draft.phase = 'done';
     const app = context.graph.app;
-    draft.effects.push({ type: 'finish', exitCode: decideExitCode(draft.stopReason, draft.get(app.name), app) });
+    const exitCode = decideExitCode(draft.stopReason, draft.get(app.name), app);
+    draft.effects.push({ type: 'finish', exitCode: withExternalsLeftRunning(exitCode, draft.externalsLeftRunning.size) });
   }
 }
 
 /** The budget ran out: SIGTERM to everything alive, SIGKILL shortly after. */
 export function expireGrace(context: DecideContext, draft: Draft): void {
   endOrderlySteps(draft);
-  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(draft, spec, KILL_AFTER_GRACE_MS);
+  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(context, draft, spec, KILL_AFTER_GRACE_MS);
   signalAllAlive(context, draft, 'SIGTERM', 'expire');
   draft.effects.push({ type: 'start-timer', timer: { kind: 'kill' }, ms: KILL_AFTER_GRACE_MS });
 }
@@ -86,8 +88,21 @@ export function expireGrace(context: DecideContext, draft: Draft): void {
 /** A second SIGTERM/SIGINT during teardown, or the final kill timer: SIGKILL now. */
 export function killEverything(context: DecideContext, draft: Draft): void {
   endOrderlySteps(draft);
-  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(draft, spec, 0);
+  for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(context, draft, spec, 0);
   signalAllAlive(context, draft, 'SIGKILL', 'kill');
+}
+
+/**
+ * A run confirmed only after the budget ran out (its spawn was under way when
+ * the grace expired or a second stop signal came) was in no SIGTERM or SIGKILL
+ * that went out then: it has no time left, so it is killed at once.
+ */
+function killLateArrivals(context: DecideContext, draft: Draft): void {
+  for (const [name, proc] of draft.procs) {
+    if (proc.status !== 'running' || context.graph.spec(name).role === 'external') continue;
+    markStopping(draft, name);
+    draft.effects.push({ type: 'signal', name, signal: 'SIGKILL', purpose: 'kill' });
+  }
 }
 
 /** A process outlived its own grace after its stop signal. */

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ProcessSpec } from '../config/plan.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { WatchKind } from './events.ts';
+import { reportAnnouncedFound, reportExternalFound } from './external-effects.ts';
 import type { Runner } from './runner.ts';
 
 // The start-watch and stop-watch effects: a process's readiness and liveness
@@ -29,7 +30,15 @@ function startReadiness(runner: Runner, spec: ProcessSpec): void {
   const { deps, dispatch } = runner;
   const logger = runner.log.of(spec.name);
   const signal = runner.aborts.open(watchKey('readiness', spec.name));
-  const probe = deps.probes.create(spec.readiness.probe, spec, runner.logMatchers.get(spec.name));
+  const { probe: probeSpec } = spec.readiness;
+  const probe =
+    probeSpec.kind === 'process'
+      ? deps.externals.presenceProbe(probeSpec.match, (processes) => reportExternalFound(runner, spec.name, processes))
+      : probeSpec.kind === 'announced'
+        ? deps.externals.announcedProbe(probeSpec.file, (announcement) =>
+            reportAnnouncedFound(runner, spec.name, probeSpec.file, announcement),
+          )
+        : deps.probes.create(probeSpec, spec, runner.logMatchers.get(spec.name));
   logProbeStarted(logger, 'readiness', probe);
   deps.probes.watchReadiness(
     probe,

@@ -19,6 +19,7 @@ describe('the plan of an external', () => {
           match: { comm: cloud-sql-proxy, uid: 65532 }
           stop: { signal: SIGINT }
           stopOnFailure: false
+          allowHost: true
         - name: job
           role: app
           command: ./job
@@ -33,14 +34,22 @@ describe('the plan of an external', () => {
         stop: 'POST http://127.0.0.1:4191/shutdown',
         optional: true,
         stopOnFailure: true,
+        allowHost: false,
       },
-      { preset: null, match: 'comm cloud-sql-proxy, uid 65532', stop: 'SIGINT', optional: false, stopOnFailure: false },
+      {
+        preset: null,
+        match: 'comm cloud-sql-proxy, uid 65532',
+        stop: 'SIGINT',
+        optional: false,
+        stopOnFailure: false,
+        allowHost: true,
+      },
       null,
     ]);
     expect(planText(plan)).toContain(
       [
         '  db (external)',
-        '    finds:      comm cloud-sql-proxy, uid 65532',
+        '    finds:      comm cloud-sql-proxy, uid 65532 (also among the host’s processes: allowHost)',
         '    after:      mesh',
         '    readiness:  a process with comm cloud-sql-proxy, uid 65532 every 100ms, deadline 1m',
         '    stop:       SIGINT, then waited for within the budget; left running when sidecar-init exits non-zero',

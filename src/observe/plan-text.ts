@@ -91,7 +91,9 @@ function externalLines(
   field: (label: string, value: string) => string,
 ): string[] {
   const lines = [`  ${process.name} (external${external.preset === null ? '' : `, preset ${external.preset}`})`];
-  lines.push(field('finds', `${external.match}${external.optional ? ' (optional: skipped if absent at its deadline)' : ''}`));
+  const optional = external.optional ? ' (optional: skipped if absent at its deadline)' : '';
+  const host = external.allowHost ? ' (also among the host’s processes: allowHost)' : '';
+  lines.push(field('finds', `${external.match}${optional}${host}`));
   if (process.after.length > 0) lines.push(field('after', process.after.join(', ')));
   const { readiness } = process;
   if (readiness !== null) {

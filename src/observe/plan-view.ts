@@ -1,4 +1,5 @@
-import type { DrainSpec, ExternalMatch, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import { describeMatch } from '../plan/process-match.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { startWaves, stopWaves } from '../plan/waves.ts';
@@ -66,6 +67,8 @@ export interface ProcessView {
     readonly stop: string;
     readonly optional: boolean;
     readonly stopOnFailure: boolean;
+    /** Looked for even where /proc shows the host's processes. */
+    readonly allowHost: boolean;
   } | null;
 }
 
@@ -155,6 +158,8 @@ export function describeProbe(probe: ProbeSpec): string {
       return `file:${probe.path}`;
     case 'process':
       return `a process with ${describeMatch(probe.match)}`;
+    case 'announced':
+      return `announced:${probe.file} says ready`;
     default:
       return assertNever(probe);
   }
@@ -214,14 +219,6 @@ function externalView(external: ProcessSpec['external']): ProcessView['external'
     stop: stopText,
     optional: external.optional,
     stopOnFailure: external.stopOnFailure,
+    allowHost: external.allowHost,
   };
-}
-
-/** An external's match, as the README writes it: comm NAME, cmdline /REGEX/, uid N. */
-function describeMatch(match: ExternalMatch): string {
-  const parts: string[] = [];
-  if (match.comm !== undefined) parts.push(`comm ${match.comm}`);
-  if (match.cmdline !== undefined) parts.push(`cmdline /${match.cmdline}/`);
-  if (match.uid !== undefined) parts.push(`uid ${match.uid}`);
-  return parts.join(', ');
 }

@@ -2,8 +2,6 @@ import { resolve } from 'node:path';
 import type { ProbeSpec, ProcessUser } from '../config/plan.ts';
 import type { Spawner } from '../process/child.ts';
 import { assertNever } from '../util/assert-never.ts';
-import { createPresenceProbe } from '../externals/presence-probe.ts';
-import { toProcessMatcher } from '../externals/to-matcher.ts';
 import { createExecProbe } from './exec-probe.ts';
 import { createFileProbe } from './file-probe.ts';
 import { createHttpProbe } from './http-probe.ts';
@@ -45,8 +43,10 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
         throw new Error(`log probe log:${spec.pattern}: the log matcher given watches for ${JSON.stringify(deps.logMatcher.pattern)}`);
       }
       return createLogProbe(deps.logMatcher);
+    case 'announced':
     case 'process':
-      return createPresenceProbe(toProcessMatcher(spec.match));
+      // It is how an external is found, so the runner asks the external kit for it (src/externals/presence-probe.ts).
+      throw new Error('a process probe is created by the external kit, not here');
     default:
       return assertNever(spec);
   }

@@ -1,13 +1,13 @@
 import type { OutputListener, OutputStream } from '../process/child.ts';
 import { createLineSplitter } from '../observe/line-splitter.ts';
 import type { LineSplitter } from '../observe/line-splitter.ts';
-import { compileLogPattern } from './log-pattern.ts';
+import { compileLinearPattern, LOG_PATTERN } from '../plan/linear-pattern.ts';
 
 // Watches a process's output for the line that says it is ready ("listening on
 // :8080"). Its feed is the SpawnRequest's onOutput (stdio 'tee', so the output
 // still reaches the container log unchanged); its match wakes the log probe.
 // Per-line work is one UTF-8 decode and one RegExp test with the RegExp
-// compiled once (for V8's linear-time engine: see log-pattern.ts), and it stops
+// compiled once (for V8's linear-time engine: see src/plan/linear-pattern.ts), and it stops
 // at the first match: a chatty sidecar pays nothing per line once it is ready.
 // Only whole lines are tested: a line longer than MAX_LINE_BYTES reaches the
 // log unchanged but never matches, because a piece of it could match where the
@@ -77,7 +77,7 @@ const CARRIAGE_RETURN = 0x0d;
 
 /** Plan validation compiles the pattern the same way; a failure here is a bug upstream, but the message still names the pattern. */
 function compilePattern(pattern: string): RegExp {
-  const compiled = compileLogPattern(pattern);
+  const compiled = compileLinearPattern(pattern, LOG_PATTERN);
   if (!compiled.ok) throw new Error(`log probe: invalid pattern ${JSON.stringify(pattern)}: ${compiled.message}`);
-  return compiled.regex;
+  return compiled.pattern.regex;
 }

@@ -7,7 +7,12 @@ import { failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts';
 // once if that one overran; a wake starts one now, or right after the one in
 // flight (its answer may predate the change that caused the wake). Aborting
 // ends the pause or the attempt in flight (killing an exec probe's process),
-// and the subscription, and no callback comes after it.
+// and the subscription, and no callback comes after it. An attempt never
+// starts from inside the previous one's answer: an answer arrives as a promise
+// callback, and an attempt that resolves at once (a /proc search) would chain
+// the next one as another microtask, forever, with no turn of the event loop
+// left for a signal. So the next attempt always waits for a timer, even when
+// it is already due.
 
 /** What the loop does after an attempt: the next one periodMs after this one started, or nothing more. */
 export type NextAttempt = { readonly kind: 'after'; readonly periodMs: number } | { readonly kind: 'stop' };
@@ -70,8 +75,13 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
     // The handler may have aborted the caller's signal itself.
     if (stop.signal.aborted) return;
     if (next.kind === 'stop') return end();
-    if (wakePending) return attempt();
-    startAt(startedAt + next.periodMs);
+    nextAttemptAt(wakePending ? performance.now() : startedAt + next.periodMs);
+  };
+
+  // From an answer: always through a timer, so the event loop turns (signals,
+  // I/O, other timers) between two attempts however long the last one took.
+  const nextAttemptAt = (dueAt: number): void => {
+    timer = setTimeout(() => startAt(dueAt), Math.min(Math.max(0, Math.ceil(dueAt - performance.now())), MAX_TIMER_MS));
   };
 
   // Node measures a timer from the loop's cached clock, so after a slow turn it

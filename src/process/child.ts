@@ -1,5 +1,8 @@
 import type { ProcessUser } from '../config/plan.ts';
 import type { ExitStatus } from './exit-status.ts';
+import type { GroupSweepOutcome } from './sweep-group.ts';
+
+export type { GroupSweepOutcome } from './sweep-group.ts';
 
 // The small interface the lifecycle uses to run processes. The child_process-backed
 // implementation lives in spawn.ts; nothing else spawns.
@@ -62,6 +65,12 @@ export interface Child {
    * is expected during teardown and not an error.
    */
   signal(signal: NodeJS.Signals, scope?: SignalScope): boolean;
+  /**
+   * Once the process has exited, ends what it left in its process group
+   * (SIGTERM, SIGKILL after graceMs) and resolves when the group is empty or
+   * the bounds ran out. Never rejects.
+   */
+  sweepGroup(graceMs: number, abort: AbortSignal): Promise<GroupSweepOutcome>;
 }
 
 export type SpawnResult =

@@ -1,4 +1,4 @@
-import { isLiveEntry, listDescendants } from './proc-table.ts';
+import { isLiveEntry, listDescendants, readProcTableNow } from './proc-table.ts';
 
 /**
  * The last resort when the supervisor itself fails: SIGKILL every live
@@ -8,7 +8,7 @@ import { isLiveEntry, listDescendants } from './proc-table.ts';
  */
 export function killDescendantsNow(): number {
   let killed = 0;
-  for (const entry of listDescendants(process.pid)) {
+  for (const entry of listDescendants(process.pid, readProcTableNow())) {
     if (!isLiveEntry(entry)) continue;
     try {
       process.kill(entry.pid, 'SIGKILL');

@@ -1,12 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { describeNamespaceMode, detectNamespaceMode } from './namespace-mode.ts';
+import { describeNamespaceMode, detectNamespaceMode, seesHostProcesses } from './namespace-mode.ts';
 
 // Each case in a PID namespace of its own (unshare, as root), so what is
 // visible is exactly what the case starts.
 const MODULE = fileURLToPath(new URL('./namespace-mode.ts', import.meta.url));
-const PRINT = `import { detectNamespaceMode } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify(detectNamespaceMode()));`;
+const PRINT = `import { detectNamespaceMode, seesHostProcesses } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify({ ...(await detectNamespaceMode()), host: seesHostProcesses() }));`;
 
 function detectInNamespace(shell: string): unknown {
   const node = `'${process.execPath}' --input-type=module -e "$PRINT"`;
@@ -21,21 +21,26 @@ function detectInNamespace(shell: string): unknown {
 
 describe('detectNamespaceMode', () => {
   test('PID 1 of its namespace', () => {
-    expect(detectInNamespace('exec NODE')).toEqual({ kind: 'pid1' });
+    expect(detectInNamespace('exec NODE')).toEqual({ kind: 'pid1', host: false });
   });
 
   test('a subreaper when only its own ancestors are visible', () => {
-    expect(detectInNamespace('NODE; true')).toEqual({ kind: 'subreaper' });
+    expect(detectInNamespace('NODE; true')).toEqual({ kind: 'subreaper', host: false });
   });
 
   test('a shared namespace when processes of others are visible, counted', () => {
     // Two sleepers stand for a pause process and a proxy of sibling containers.
-    expect(detectInNamespace('sleep 30 & a=$!; sleep 30 & b=$!; NODE; kill $a $b')).toEqual({ kind: 'shared', foreign: 2 });
+    expect(detectInNamespace('sleep 30 & a=$!; sleep 30 & b=$!; NODE; kill $a $b')).toEqual({ kind: 'shared', foreign: 2, host: false });
   });
 
-  test('is described for the start line', () => {
+  test('sees the host’s processes outside a PID namespace of its own: kthreadd is visible', () => {
+    // These tests run on the host (the cases above, in namespaces of their own, see no host processes).
+    expect(seesHostProcesses()).toBe(true);
+  });
+
+  test('is described for the start line', async () => {
     expect(describeNamespaceMode({ kind: 'pid1' })).toBe('PID 1');
     expect(describeNamespaceMode({ kind: 'shared', foreign: 1 })).toBe('shared namespace with 1 foreign process visible');
-    expect(describeNamespaceMode(detectNamespaceMode())).toMatch(/^shared namespace with \d+ foreign processes visible$/);
+    expect(describeNamespaceMode(await detectNamespaceMode())).toMatch(/^shared namespace with \d+ foreign processes visible$/);
   });
 });

@@ -1,5 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
-import { listDescendants, parseProcStat, type ProcEntry } from './proc-table.ts';
+import { isLiveEntry, listOwnLineage, readProcEntry, readProcTable } from './proc-table.ts';
 
 // Where sidecar-init runs decides what it can see and whom it reaps: as PID 1
 // of its container it reaps every orphan; elsewhere it is a child subreaper for
@@ -14,17 +13,29 @@ export type NamespaceMode =
   /** Not PID 1, and processes that are neither ours nor our ancestors are visible. */
   | { readonly kind: 'shared'; readonly foreign: number };
 
-const PID_NAME = /^[0-9]+$/;
-
-export function detectNamespaceMode(selfPid: number = process.pid): NamespaceMode {
+export async function detectNamespaceMode(selfPid: number = process.pid): Promise<NamespaceMode> {
   if (selfPid === 1) return { kind: 'pid1' };
-  const table = readTable();
-  const ours = new Set<number>([selfPid, ...listDescendants(selfPid, table).map((entry) => entry.pid)]);
-  const parentOf = new Map(table.map((entry) => [entry.pid, entry.ppid]));
-  for (let pid = parentOf.get(selfPid); pid !== undefined && pid > 0 && !ours.has(pid); pid = parentOf.get(pid)) ours.add(pid);
-  const foreign = table.filter((entry) => !ours.has(entry.pid) && entry.state !== 'Z' && entry.state !== 'X').length;
+  const table = await readProcTable();
+  const ours = listOwnLineage(selfPid, table);
+  const foreign = table.filter((entry) => !ours.has(entry.pid) && isLiveEntry(entry) && !entry.kernelThread).length;
   return foreign === 0 ? { kind: 'subreaper' } : { kind: 'shared', foreign };
 }
+
+/**
+ * Whether /proc shows the host's processes: sidecar-init runs in the initial
+ * PID namespace (on the host, or in a container with hostPID), or reads a
+ * /proc mounted from there. Told by kthreadd: kernel threads live in the
+ * initial namespace only, and kthreadd is always its PID 2. NSpid in
+ * /proc/self/status cannot tell: a container's runtime mounts /proc from
+ * inside the container's namespace, so NSpid has a single entry there too.
+ */
+export function seesHostProcesses(): boolean {
+  const kthreadd = readProcEntry(KTHREADD_PID);
+  return kthreadd?.kernelThread === true;
+}
+
+/** The kernel's thread creator, PID 2 of the initial PID namespace. */
+const KTHREADD_PID = 2;
 
 export function describeNamespaceMode(mode: NamespaceMode): string {
   switch (mode.kind) {
@@ -35,18 +46,4 @@ export function describeNamespaceMode(mode: NamespaceMode): string {
     case 'shared':
       return `shared namespace with ${mode.foreign} foreign process${mode.foreign === 1 ? '' : 'es'} visible`;
   }
-}
-
-function readTable(): ProcEntry[] {
-  const table: ProcEntry[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!PID_NAME.test(name)) continue;
-    try {
-      const entry = parseProcStat(readFileSync(`/proc/${name}/stat`, 'utf8'));
-      if (entry !== undefined) table.push(entry);
-    } catch {
-      // exited while we looked
-    }
-  }
-  return table;
 }

@@ -1,17 +1,28 @@
 import { describe, expect, test } from 'vitest';
 import type { ProcEntry } from './proc-table.ts';
-import { isAlive, isLiveEntry, listDescendants, parseProcStat, readProcTable } from './proc-table.ts';
+import { isAlive, isLiveEntry, listDescendants, parseProcStat, readEachProcess, readProcTable, readProcTableNow } from './proc-table.ts';
 
 const STAT_TAIL = '0 0 0 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 1234 2289664 229 18446744073709551615\n';
 
 describe('parseProcStat', () => {
   test('reads pid, comm, state and ppid', () => {
-    expect(parseProcStat(`42 (sleep) S 7 42 ${STAT_TAIL}`)).toEqual({ pid: 42, ppid: 7, state: 'S', comm: 'sleep' });
+    expect(parseProcStat(`42 (sleep) S 7 42 ${STAT_TAIL}`)).toEqual({ pid: 42, ppid: 7, state: 'S', comm: 'sleep', kernelThread: false });
   });
 
   test('a comm with spaces and parentheses ends at the last )', () => {
-    expect(parseProcStat(`123 ((a) b)) Z 1 123 ${STAT_TAIL}`)).toEqual({ pid: 123, ppid: 1, state: 'Z', comm: '(a) b)' });
-    expect(parseProcStat(`9 (x ) S 5) R 3 9 ${STAT_TAIL}`)).toEqual({ pid: 9, ppid: 3, state: 'R', comm: 'x ) S 5' });
+    expect(parseProcStat(`123 ((a) b)) Z 1 123 ${STAT_TAIL}`)).toEqual({
+      pid: 123,
+      ppid: 1,
+      state: 'Z',
+      comm: '(a) b)',
+      kernelThread: false,
+    });
+    expect(parseProcStat(`9 (x ) S 5) R 3 9 ${STAT_TAIL}`)).toEqual({ pid: 9, ppid: 3, state: 'R', comm: 'x ) S 5', kernelThread: false });
+  });
+
+  test('tells a kernel thread by PF_KTHREAD in its flags', () => {
+    const kthreadd = '2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 25 0 0 18446744073709551615\n';
+    expect(parseProcStat(kthreadd)).toMatchObject({ pid: 2, comm: 'kthreadd', kernelThread: true });
   });
 
   test('rejects what is not a stat line', () => {
@@ -23,7 +34,7 @@ describe('parseProcStat', () => {
 });
 
 describe('listDescendants', () => {
-  const entry = (pid: number, ppid: number, state = 'S'): ProcEntry => ({ pid, ppid, state, comm: `p${pid}` });
+  const entry = (pid: number, ppid: number, state = 'S'): ProcEntry => ({ pid, ppid, state, comm: `p${pid}`, kernelThread: false });
   const table = [entry(1, 0), entry(10, 1), entry(11, 10), entry(12, 11, 'Z'), entry(20, 1), entry(30, 99)];
 
   test('finds children, grandchildren and zombies, not the root or strangers', () => {
@@ -46,9 +57,44 @@ describe('listDescendants', () => {
 });
 
 describe('the live /proc', () => {
-  test('contains this process with its parent', () => {
-    expect(readProcTable()).toContainEqual(expect.objectContaining({ pid: process.pid, ppid: process.ppid }));
-    expect(listDescendants(process.ppid).map(({ pid }) => pid)).toContain(process.pid);
+  test('contains this process with its parent, read in slices or at once', async () => {
+    const table = await readProcTable();
+    expect(table).toContainEqual(expect.objectContaining({ pid: process.pid, ppid: process.ppid }));
+    expect(listDescendants(process.ppid, table).map(({ pid }) => pid)).toContain(process.pid);
+    expect(readProcTableNow()).toContainEqual(expect.objectContaining({ pid: process.pid, ppid: process.ppid }));
+  });
+
+  test('a pass lets the event loop turn between slices, however slow each read is', async () => {
+    let reads = 0;
+    let readsWhenTheLoopTurned: number | undefined;
+    setImmediate(() => {
+      readsWhenTheLoopTurned = reads;
+    });
+    // Each read holds the thread 1ms, as a slow /proc would: a slice holds a few, never the whole pass.
+    const pids = await readEachProcess((pid) => {
+      reads += 1;
+      const until = performance.now() + 1;
+      while (performance.now() < until) {
+        // holds the thread
+      }
+      return pid;
+    });
+    expect(pids.length).toBeGreaterThan(10);
+    expect(readsWhenTheLoopTurned).toBeLessThan(10);
+  });
+
+  test('a process that vanishes while it is read is skipped, not an error', async () => {
+    const pids = await readEachProcess((pid) => {
+      if (pid === process.pid) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
+      return pid;
+    });
+    expect(pids).not.toContain(process.pid);
+    expect(pids).toContain(process.ppid);
+    await expect(
+      readEachProcess(() => {
+        throw Object.assign(new Error('broken'), { code: 'EIO' });
+      }),
+    ).rejects.toThrow('broken');
   });
 
   test('isAlive is true for this process and false for a PID that does not exist', () => {

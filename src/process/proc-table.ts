@@ -1,6 +1,25 @@
 import { readFileSync, readdirSync } from 'node:fs';
+import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
+
+// The one reader of the process table, for everything that needs it: the
+// final sweep and the crash path (our descendants), the namespace mode at
+// start, and externals (processes of other containers). Two rules hold for
+// every read:
+// - A process that cannot be read is skipped, never an error: it exited (and
+//   was reaped) between the directory listing and the read (ENOENT, ESRCH), or
+//   /proc is mounted with hidepid and it belongs to another user (EACCES).
+// - A whole pass never holds the event loop for long: entries are read in
+//   slices of at most SLICE_MS, with a turn of the event loop between them, so
+//   a signal is handled within a slice however many processes the pod (or a
+//   hostile neighbour) has. Reads are synchronous within a slice: one
+//   /proc/N/stat costs microseconds, and 1,000 zombies took 25-33 ms in one
+//   pass, which a promise per file would make several times slower.
 
 const PID_NAME = /^[0-9]+$/;
+/** The longest a pass reads before it lets the event loop turn. */
+export const SLICE_MS = 4;
+/** PF_KTHREAD in the flags field of /proc/PID/stat (include/linux/sched.h). */
+const PF_KTHREAD = 0x0020_0000;
 
 /** One process as /proc/PID/stat describes it (proc(5)). */
 export interface ProcEntry {
@@ -9,62 +28,96 @@ export interface ProcEntry {
   /** The one-letter state: R, S, D, T, t, Z (zombie), X (dead), I, … */
   readonly state: string;
   readonly comm: string;
+  /** A kernel thread (PF_KTHREAD): never a process of a container, never ours to signal. */
+  readonly kernelThread: boolean;
 }
 
 /**
- * Parses the start of a /proc/PID/stat line: `pid (comm) state ppid …`.
- * comm is whatever the process named itself (up to 15 bytes, spaces and
- * parentheses allowed), so it ends at the LAST ')' of the line.
+ * Parses a /proc/PID/stat line: `pid (comm) state ppid pgrp session tty_nr
+ * tpgid flags …`. comm is whatever the process named itself (up to 15 bytes,
+ * spaces and parentheses allowed), so it ends at the LAST ')' of the line.
  */
 export function parseProcStat(line: string): ProcEntry | undefined {
   const open = line.indexOf(' (');
   const close = line.lastIndexOf(')');
   if (open < 0 || close < open) return undefined;
-  const [state, ppidText] = line.slice(close + 2).split(' ', 2);
+  const [state, ppidText, , , , , flagsText] = line.slice(close + 2).split(' ', 7);
   const pid = Number(line.slice(0, open));
   const ppid = Number(ppidText);
   if (!Number.isInteger(pid) || !Number.isInteger(ppid) || state === undefined || state.length !== 1) return undefined;
-  return { pid, ppid, state, comm: line.slice(open + 2, close) };
+  const flags = Number(flagsText);
+  const kernelThread = Number.isInteger(flags) && (flags & PF_KTHREAD) !== 0;
+  return { pid, ppid, state, comm: line.slice(open + 2, close), kernelThread };
 }
 
 /**
- * Every process visible in /proc. Sync reads of just /proc/N/stat: one pass
- * over 1,000 zombies took 25-33 ms (DESIGN §2).
+ * Calls `read` for every PID in /proc, slice by slice (see SLICE_MS), and
+ * keeps what it returns. `read` reads that process's files with readProcFile;
+ * a process that cannot be read is skipped.
  */
-export function readProcTable(): ProcEntry[] {
+export async function readEachProcess<T>(read: (pid: number) => T | undefined): Promise<T[]> {
+  const results: T[] = [];
+  let sliceStartedAt = performance.now();
+  for (const name of readdirSync('/proc')) {
+    if (!PID_NAME.test(name)) continue;
+    const result = readSkippingUnreadable(() => read(Number(name)));
+    if (result !== undefined) results.push(result);
+    if (performance.now() - sliceStartedAt >= SLICE_MS) {
+      await turnOfTheLoop();
+      sliceStartedAt = performance.now();
+    }
+  }
+  return results;
+}
+
+/** Every process visible in /proc, read slice by slice. */
+export function readProcTable(): Promise<ProcEntry[]> {
+  return readEachProcess(readStatOf);
+}
+
+/**
+ * The same table in one synchronous pass, for the one caller that cannot wait
+ * for the event loop: the crash path, which kills everything it started and exits.
+ */
+export function readProcTableNow(): ProcEntry[] {
   const entries: ProcEntry[] = [];
   for (const name of readdirSync('/proc')) {
     if (!PID_NAME.test(name)) continue;
-    const entry = readProcEntry(name);
+    const entry = readSkippingUnreadable(() => readStatOf(Number(name)));
     if (entry !== undefined) entries.push(entry);
   }
   return entries;
+}
+
+/** One file of /proc/PID; throws what readFileSync throws (readEachProcess skips an unreadable process). */
+export function readProcFile(pid: number, file: string): string {
+  return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+}
+
+/** A process's stat, or undefined if it has gone. */
+export function readProcEntry(pid: number): ProcEntry | undefined {
+  return readSkippingUnreadable(() => readStatOf(pid));
 }
 
 /**
  * The pids of this process's children, running or exited, from the kernel's
  * per-thread lists (/proc/self/task/TID/children): an orphan is re-parented to
  * whichever of our threads the kernel picks, so every thread's list is read.
- * Costs O(our children), not O(processes on the machine).
+ * Costs O(our children), not O(processes on the machine): the reaper reads it
+ * inside a SIGCHLD handler.
  */
 export function readChildPids(): number[] {
   const pids: number[] = [];
   for (const task of readdirSync('/proc/self/task')) {
-    let text: string;
-    try {
-      text = readFileSync(`/proc/self/task/${task}/children`, 'latin1');
-    } catch (error) {
-      // A thread that ended between readdir and read.
-      if (isVanished(error)) continue;
-      throw error;
-    }
-    for (const word of text.split(' ')) if (word !== '') pids.push(Number(word));
+    // A thread that ended between readdir and read has no children to give.
+    const text = readSkippingUnreadable(() => readFileSync(`/proc/self/task/${task}/children`, 'latin1'));
+    for (const word of text?.split(' ') ?? []) if (word !== '') pids.push(Number(word));
   }
   return pids;
 }
 
 /** All transitive descendants of rootPid (not rootPid itself), zombies included. */
-export function listDescendants(rootPid: number, table: readonly ProcEntry[] = readProcTable()): ProcEntry[] {
+export function listDescendants(rootPid: number, table: readonly ProcEntry[]): ProcEntry[] {
   const childrenOf = new Map<number, ProcEntry[]>();
   for (const entry of table) {
     const siblings = childrenOf.get(entry.ppid);
@@ -85,27 +138,35 @@ export function listDescendants(rootPid: number, table: readonly ProcEntry[] = r
   return descendants;
 }
 
+/** selfPid, its ancestors up to the namespace's root, and its descendants: what is ours, not another container's. */
+export function listOwnLineage(selfPid: number, table: readonly ProcEntry[]): Set<number> {
+  const lineage = new Set<number>([selfPid, ...listDescendants(selfPid, table).map((entry) => entry.pid)]);
+  const parentOf = new Map(table.map((entry) => [entry.pid, entry.ppid]));
+  for (let pid = parentOf.get(selfPid); pid !== undefined && pid > 0 && !lineage.has(pid); pid = parentOf.get(pid)) lineage.add(pid);
+  return lineage;
+}
+
 /** Running or sleeping: not a zombie waiting to be reaped, not already dead. */
 export function isLiveEntry(entry: ProcEntry): boolean {
   return entry.state !== 'Z' && entry.state !== 'X';
 }
 
 export function isAlive(pid: number): boolean {
-  const entry = readProcEntry(String(pid));
+  const entry = readProcEntry(pid);
   return entry !== undefined && isLiveEntry(entry);
 }
 
-function readProcEntry(pid: string): ProcEntry | undefined {
-  try {
-    return parseProcStat(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch (error) {
-    // The process exited (and was reaped) between readdir and read.
-    if (isVanished(error)) return undefined;
-    throw error;
-  }
+function readStatOf(pid: number): ProcEntry | undefined {
+  return parseProcStat(readProcFile(pid, 'stat'));
 }
 
-function isVanished(error: unknown): boolean {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  return code === 'ENOENT' || code === 'ESRCH';
+/** The one error policy: a process that cannot be read is skipped (see the top of this file); anything else is thrown. */
+function readSkippingUnreadable<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES') return undefined;
+    throw error;
+  }
 }

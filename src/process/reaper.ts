@@ -14,6 +14,8 @@ export interface ReaperOptions {
   readonly native: NativeProcessApi;
   /** spawn.ts's ownedPids: libuv waits for these itself; reaping one would steal its exit status from libuv. */
   readonly ownedPids: ReadonlySet<number>;
+  /** spawn.ts's claimedPids: children forked by the native part; their status goes to the callback, not to onReaped. */
+  readonly claimedPids?: ReadonlyMap<number, (status: ExitStatus) => void>;
   /** Called after each pass that reaped something; the reaper does not log. */
   readonly onReaped?: (orphans: readonly ReapedOrphan[]) => void;
   /**
@@ -32,7 +34,7 @@ export interface Reaper {
   reapZombies(): readonly ReapedOrphan[];
 }
 
-export function createReaper({ native, ownedPids, onReaped, onError }: ReaperOptions): Reaper {
+export function createReaper({ native, ownedPids, claimedPids, onReaped, onError }: ReaperOptions): Reaper {
   // The kernel re-parents every orphan in the namespace to PID 1; anywhere else
   // they go to the nearest subreaper, so we must ask to be one.
   const mode: ReaperMode = process.pid === 1 ? 'pid1' : 'subreaper';
@@ -49,7 +51,10 @@ export function createReaper({ native, ownedPids, onReaped, onError }: ReaperOpt
     const reap = (pid: number): boolean => {
       const raw = native.reapPid(pid);
       if (raw === undefined) return false;
-      reaped.push({ pid, status: decodeWaitStatus(raw) });
+      const status = decodeWaitStatus(raw);
+      const owner = claimedPids?.get(pid);
+      if (owner === undefined) reaped.push({ pid, status });
+      else owner(status);
       return true;
     };
     let blockedByOwned = false;

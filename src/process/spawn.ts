@@ -13,6 +13,8 @@ import type { ExitStatus } from './exit-status.ts';
 import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
 import { resolveProgram } from './resolve-program.ts';
+import { sweepProcessGroup } from './sweep-group.ts';
+import type { ForegroundTerminal } from './terminal.ts';
 
 // The only place that starts processes, with Node's own child_process: what a
 // supervisor needs of a spawn (a pid, an exit, its pipes) is all there, and a
@@ -49,11 +51,25 @@ const SPAWN_OPTIONS = {
 const owned = new Set<number>();
 export const ownedPids: ReadonlySet<number> = owned;
 
-export function createSpawner(): Spawner {
-  return { spawn: spawnChild };
+/**
+ * Children forked by the native part (the app on a terminal, see terminal.ts):
+ * libuv does not know them, so the reaper waits for each and hands its status
+ * to the callback here instead of counting it as an orphan.
+ */
+const claimed = new Map<number, (status: ExitStatus) => void>();
+export const claimedPids: ReadonlyMap<number, (status: ExitStatus) => void> = claimed;
+
+export interface SpawnerOptions {
+  /** The controlling terminal, when sidecar-init holds it: the app (stdio 'inherit') becomes its foreground group. */
+  readonly terminal?: ForegroundTerminal | undefined;
 }
 
-function spawnChild(request: SpawnRequest): SpawnResult {
+export function createSpawner(options: SpawnerOptions = {}): Spawner {
+  const { terminal } = options;
+  return { spawn: (request) => spawnChild(request, terminal) };
+}
+
+function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefined): SpawnResult {
   const [program, ...args] = request.command;
   const cwd = resolve(request.cwd ?? process.cwd());
   const { user } = request;
@@ -68,6 +84,9 @@ function spawnChild(request: SpawnRequest): SpawnResult {
   // multi-call binaries like busybox dispatch on it.
   // uid/gid: libuv clears supplementary groups (setgroups(0)), then setgid, setuid, in the child before exec.
   const ids = user === undefined ? {} : { gid: user.gid, ...(user.uid === undefined ? {} : { uid: user.uid }) };
+  if (terminal !== undefined && request.stdio === 'inherit') {
+    return spawnForeground(terminal, resolved.path, [program, ...args], { env, cwd, ids, user });
+  }
   // env is exactly the merged one above, so PATH resolution and the child see the same values.
   const subprocess = spawn(resolved.path, args, { ...SPAWN_OPTIONS, stdio: STDIO[request.stdio], cwd, env, argv0: program, ...ids });
   // A failed spawn, and a pipe that fails, would otherwise be unhandled 'error's that end the
@@ -109,6 +128,56 @@ function spawnChild(request: SpawnRequest): SpawnResult {
     // 'close': the process has exited and its stdout and stderr (if piped) have ended.
     outputDone: new Promise((resolve) => subprocess.once('close', () => resolve())),
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
+    // After the exit, so the leader itself is never signalled here; its pid is the group's id.
+    sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
+  };
+  return { ok: true, child };
+}
+
+/** Long enough never to fire in practice; it only holds the event loop open. */
+const KEEP_ALIVE_MS = 2 ** 30;
+
+/** The app on the terminal: forked by the native part, reaped by the reaper (claimedPids), the terminal taken back at its exit. */
+function spawnForeground(
+  terminal: ForegroundTerminal,
+  path: string,
+  argv: readonly string[],
+  { env, cwd, ids, user }: { env: NodeJS.ProcessEnv; cwd: string; ids: { uid?: number; gid?: number }; user: SpawnRequest['user'] },
+): SpawnResult {
+  let pid: number;
+  try {
+    pid = terminal.spawn(
+      path,
+      argv,
+      env,
+      cwd,
+      ids.gid === undefined ? undefined : { gid: ids.gid, ...(ids.uid === undefined ? {} : { uid: ids.uid }) },
+    );
+  } catch {
+    const failure = explainExecFailure(path, cwd, user);
+    return spawnFailed(failure.code, failure.reason);
+  }
+  let running = true;
+  // libuv holds no handle for this child, and signal listeners do not keep
+  // Node's loop alive: this timer does, until the reaper reports the exit.
+  const keepAlive = setInterval(ignore, KEEP_ALIVE_MS);
+  // Registered synchronously: the SIGCHLD of its exit is handled on a later turn of the loop.
+  const exited = new Promise<ExitStatus>((resolve) => {
+    claimed.set(pid, (status) => {
+      running = false;
+      claimed.delete(pid);
+      clearInterval(keepAlive);
+      terminal.reclaim();
+      resolve(status);
+    });
+  });
+  const child: Child = {
+    pid,
+    exited,
+    outputDone: exited.then(() => undefined),
+    signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
+    // It leads its own process group (the terminal's foreground group), whose id is its pid.
+    sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
   };
   return { ok: true, child };
 }

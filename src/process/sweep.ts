@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { isLiveEntry, listDescendants } from './proc-table.ts';
+import { isLiveEntry, listDescendants, readProcTable } from './proc-table.ts';
 import type { Reaper } from './reaper.ts';
 
 // There is no event for "a process that is not our child died", so the sweep
@@ -40,7 +40,7 @@ export async function sweepDescendants({ reaper, graceMs, hurry, exclude = new S
   let killEnd = graceEnd + KILL_SETTLE_MS;
   for (;;) {
     reaper.reapZombies();
-    const live = listDescendants(process.pid).filter((entry) => isLiveEntry(entry) && !exclude.has(entry.pid));
+    const live = listDescendants(process.pid, await readProcTable()).filter((entry) => isLiveEntry(entry) && !exclude.has(entry.pid));
     const now = performance.now();
     if (hurry?.aborted === true && now < graceEnd) {
       graceEnd = now;

@@ -53,7 +53,7 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
 export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<Plan, 'processes'>> = {}): Plan {
   const plan = buildPlan({
     processes: specs.map((spec) => ({ ...spec, after: spec.after })),
-    globals: { grace: TEST_GRACE_MS, logLevel: 'info' },
+    globals: { grace: TEST_GRACE_MS, logLevel: 'info', terminationLog: { kind: 'none' } },
   });
   return { ...plan, ...overrides };
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compileLogPattern } from './log-pattern.ts';
+import { CMDLINE_PATTERN, compileLinearPattern, LOG_PATTERN } from './linear-pattern.ts';
+
+const compileLogPattern = (pattern: string) => compileLinearPattern(pattern, LOG_PATTERN);
 
 const messageOf = (pattern: string): string => {
   const compiled = compileLogPattern(pattern);
@@ -7,7 +9,7 @@ const messageOf = (pattern: string): string => {
   return compiled.message;
 };
 
-describe('compileLogPattern', () => {
+describe('compileLinearPattern', () => {
   it('matches a catastrophic-backtracking pattern in linear time', () => {
     const compiled = compileLogPattern('^(a+)+$');
     expect(compiled.ok).toBe(true);
@@ -15,9 +17,10 @@ describe('compileLogPattern', () => {
     // With the backtracking engine this one test takes longer than the suite
     // (2^40 paths); the linear engine answers at once. No timing asserted:
     // the test finishing at all is the proof.
-    expect(compiled.regex.test(`${'a'.repeat(40)}!`)).toBe(false);
-    expect(compiled.regex.test('a'.repeat(40))).toBe(true);
-    expect(compiled.regex.flags).toContain('l');
+    expect(compiled.pattern.regex.test(`${'a'.repeat(40)}!`)).toBe(false);
+    expect(compiled.pattern.regex.test('a'.repeat(40))).toBe(true);
+    expect(compiled.pattern.regex.flags).toContain('l');
+    expect(compiled.pattern.source).toBe('^(a+)+$');
   });
 
   it('accepts the everyday patterns', () => {
@@ -37,5 +40,12 @@ describe('compileLogPattern', () => {
   it('reports a syntax error as such, and an empty pattern with an example', () => {
     expect(messageOf('(ready')).toBe('log probe: Invalid regular expression: /(ready/: Unterminated group');
     expect(messageOf('')).toMatch(/needs a pattern, e\.g\. log:/);
+  });
+
+  it('words its messages for the field it compiles: a cmdline matcher names no probe', () => {
+    const compiled = compileLinearPattern('(a)\\1', CMDLINE_PATTERN);
+    expect(compiled.ok ? '' : compiled.message).toMatch(/^"\(a\)\\\\1" uses a backreference/);
+    const empty = compileLinearPattern('', CMDLINE_PATTERN);
+    expect(empty.ok ? '' : empty.message).toBe('cmdline needs a regular expression, e.g. cmdline:linkerd2-proxy');
   });
 });

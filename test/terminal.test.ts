@@ -1,0 +1,164 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { announced, fixture, shellJoin } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { findMarkedProcesses, killMarkedProcesses, waitForNoLeftovers } from './support/leftovers.ts';
+import { BIN_COMMAND, MARKER_VARIABLE } from './support/supervisor.ts';
+
+// Interactive use, as `docker run -it IMAGE bash` gives it: sidecar-init on a
+// real pseudo-terminal (util-linux `script` allocates it and makes it the
+// controlling terminal), bash as the app, keys typed into the terminal.
+
+const { events: createEvents } = useHarness();
+const PROMPT = 'PROMPT> ';
+const WAIT_MS = 20_000;
+const POLL_MS = 10;
+
+interface Terminal {
+  /** Everything the terminal showed so far. */
+  screen(): string;
+  /** Types into the terminal. */
+  type(keys: string): void;
+  /** Resolves once the screen, after `from`, matches; returns the index just past the match. */
+  waitFor(pattern: RegExp, from: number): Promise<number>;
+  readonly exited: Promise<number | null>;
+  readonly marker: string;
+}
+
+/**
+ * Resolves once a process of the run with this cmdline (NUL-separated) leads
+ * the terminal's foreground group: only then do keys typed reach it. Polls
+ * /proc, bounded, as there is no event for it.
+ */
+async function waitForForeground(marker: string, cmdline: string): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    for (const pid of findMarkedProcesses(marker)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'latin1') !== `${cmdline}\x00`) continue;
+        const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+        const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (pgrp === tpgid) return;
+      } catch {
+        // Gone while we looked.
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no process ${JSON.stringify(cmdline)} came to the foreground`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+function startOnTerminal(argv: readonly string[], env: Record<string, string>): Terminal {
+  const marker = randomUUID();
+  // -e: script exits with the command's code; -f: every byte is passed on at once.
+  const child = spawn('script', ['-qefc', shellJoin(...argv), '/dev/null'], {
+    env: { ...process.env, ...env, [MARKER_VARIABLE]: marker, TERM: 'dumb' },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  let screen = '';
+  const waiters = new Set<() => void>();
+  child.stdout.on('data', (chunk: Buffer) => {
+    screen += chunk.toString('utf8');
+    for (const waiter of waiters) waiter();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    marker,
+    screen: () => screen,
+    type: (keys) => child.stdin.write(keys),
+    exited,
+    waitFor(pattern, from) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(screen.slice(from));
+          if (match === null) return;
+          waiters.delete(check);
+          clearTimeout(timer);
+          resolve(from + match.index + match[0].length);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          child.kill('SIGKILL');
+          killMarkedProcesses(marker);
+          reject(new Error(`the terminal never showed ${pattern}; it shows:\n${screen}`));
+        }, WAIT_MS);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+describe('on a terminal', () => {
+  for (const pid1 of [false, true]) {
+    it(`gives the app the foreground: job control, Ctrl-C to the foreground job only, the exit code passed on${pid1 ? ' (as PID 1)' : ''}`, async () => {
+      const events = createEvents();
+      const rcfile = join(events.dir, 'bashrc');
+      writeFileSync(rcfile, `PS1='${PROMPT}'\n`);
+      const argv = [
+        ...(pid1 ? ['unshare', '--pid', '--fork', '--mount-proc'] : []),
+        ...BIN_COMMAND,
+        '--log-level',
+        'warn',
+        '--sidecar',
+        `side=${fixture('record-terminal.sh', 'side')}`,
+        '--ready',
+        `side=${announced('side')}`,
+        '--',
+        'bash',
+        '--noprofile',
+        '--rcfile',
+        rcfile,
+        '-i',
+      ];
+      const terminal = startOnTerminal(argv, { EVENTS: events.file });
+      let at = await terminal.waitFor(new RegExp(PROMPT), 0);
+      await events.waitFor('side start');
+
+      // bash has job control only if it leads its own group and that group is the terminal's
+      // foreground: read with builtins only, as any command would run as a foreground job of its own.
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion, typed into bash
+      terminal.type('read -r s < /proc/$$/stat; s=${s##*) }; set -- $s; echo "pid=$$ pgid=$3 tpgid=$6"\n');
+      const ids = /pid=(\d+) pgid=(\d+) tpgid=(\d+)/;
+      at = await terminal.waitFor(ids, at);
+      const [, pid, pgid, tpgid] = ids.exec(terminal.screen()) ?? [];
+      expect({ pgid, tpgid }).toEqual({ pgid: pid, tpgid: pid });
+
+      terminal.type('sleep 100 &\n');
+      at = await terminal.waitFor(/\[1\] \d+/, at);
+      terminal.type('jobs\n');
+      at = await terminal.waitFor(/\[1\]\+\s+Running\s+sleep 100 &/, at);
+      terminal.type('fg\n');
+      await waitForForeground(terminal.marker, 'sleep\x00100');
+      // Ctrl-C: the terminal sends SIGINT to its foreground group, the job alone.
+      terminal.type('\x03');
+      at = await terminal.waitFor(new RegExp(PROMPT), at);
+      terminal.type('echo "status=$?"\n');
+      at = await terminal.waitFor(/status=(\d+)/, at);
+      expect(/status=(\d+)/.exec(terminal.screen().slice(at - 20))?.[1]).toBe('130');
+      const beforeJobs = at;
+      terminal.type('jobs; echo "jobs-done"\n');
+      at = await terminal.waitFor(/\njobs-done/, at);
+      // The interrupted job is gone: `jobs` lists nothing.
+      expect(terminal.screen().slice(beforeJobs, at)).not.toMatch(/Running|Stopped/);
+
+      // Ctrl-Z stops the foreground job; the shell gets the terminal back.
+      terminal.type('sleep 101\n');
+      await waitForForeground(terminal.marker, 'sleep\x00101');
+      terminal.type('\x1a');
+      at = await terminal.waitFor(/\[1\]\+\s+Stopped\s+sleep 101/, at);
+      terminal.type('kill -KILL %1; wait; echo "killed"\n');
+      at = await terminal.waitFor(/\nkilled/, at);
+
+      terminal.type('exit 7\n');
+      expect(await terminal.exited).toBe(7);
+      const sidecar = events.sequence().filter((entry) => entry.startsWith('side '));
+      // The sidecar never read the terminal and heard none of its signals; it was stopped at teardown.
+      expect(sidecar).toEqual(['side stdin-not-terminal', 'side start', 'side stop']);
+      expect(await waitForNoLeftovers(terminal.marker)).toEqual([]);
+    });
+  }
+});

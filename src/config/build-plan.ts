@@ -48,6 +48,8 @@ export function buildPlan(parts: PlanParts): Plan {
     processes,
     drain: globals.drain,
     signalRewrites: globals.rewrite ?? {},
+    announce: globals.announce,
+    until: globals.until,
   };
 }
 

@@ -3,6 +3,7 @@ import { PRESET_NAMES, PRESETS, isPresetName, type PresetMatch } from '../extern
 import { CMDLINE_PATTERN, compileLinearPattern, type LinearPattern } from '../plan/linear-pattern.ts';
 import { DEFAULT_MAX_MATCHES } from '../plan/process-match.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
+import { parseAnnouncedFile } from './announce.ts';
 import type { ExternalMatch, ExternalSpec, ExternalStopSpec, ProbeSpec, ReadinessSpec } from './plan.ts';
 import { withReadinessDefaults } from './probe.ts';
 import { fail, ok, quote, type Result } from './result.ts';
@@ -15,7 +16,7 @@ import { ID_RANGE, type WholeNumberRange, wholeNumber } from './whole-number.ts'
 // A preset gives all three for a known proxy; the user's fields override it,
 // readiness field by field.
 
-const EXTERNAL_SPEC_HINT = `use a preset (${PRESET_NAMES.join(', ')}) or a matcher: comm:NAME, cmdline:REGEX, uid:N`;
+const EXTERNAL_SPEC_HINT = `use a preset (${PRESET_NAMES.join(', ')}), a matcher (comm:NAME, cmdline:REGEX, uid:N) or announced:FILE`;
 const DEFAULT_STOP_METHOD = 'POST';
 
 const MAX_MATCHES_RANGE: WholeNumberRange = { what: 'a number of matches', min: 1 };
@@ -94,6 +95,14 @@ export const EXTERNAL_FIELDS = {
     .boolean()
     .optional()
     .meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: false }),
+  announced: parsedWith(z.string(), parseAnnouncedFile)
+    .optional()
+    .meta({
+      description:
+        "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
+        'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
+      examples: ['/shared/proxy'],
+    }),
   allowHost: z.boolean().optional().meta({
     description:
       "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
@@ -111,6 +120,8 @@ export interface ExternalFieldValues {
   readonly stopOnFailure?: boolean | undefined;
   readonly optional?: boolean | undefined;
   readonly allowHost?: boolean | undefined;
+  /** Absolute, resolved by the schema. */
+  readonly announced?: string | undefined;
 }
 
 /** The readiness as written, its probe possibly left to the preset or to the process's presence. */
@@ -121,6 +132,7 @@ export function createExternal(
   fields: ExternalFieldValues,
   readiness: ReadinessDraft | undefined,
 ): { external: ExternalSpec; readiness: ReadinessSpec } {
+  if (fields.announced !== undefined) return createAnnouncedExternal(fields, fields.announced, readiness);
   const preset = fields.preset !== undefined && isPresetName(fields.preset) ? PRESETS[fields.preset] : undefined;
   const written = fields.match ?? (preset === undefined ? {} : compilePresetMatch(preset.match));
   const match: ExternalMatch = { ...written, maxMatches: written.maxMatches ?? DEFAULT_MAX_MATCHES };
@@ -136,6 +148,32 @@ export function createExternal(
       optional: fields.optional ?? false,
       allowHost: fields.allowHost ?? false,
       notFoundHint: preset?.notFoundHint,
+    },
+    readiness: readiness === undefined ? withReadinessDefaults({ probe }) : { ...readiness, probe },
+  };
+}
+
+/**
+ * announced: FILE: found, ready and stopped through the file alone; its match
+ * is unused (nothing is looked for in /proc) and it is never signalled, so
+ * its stop is only whether to wait for `exited` (stop: none does not).
+ */
+function createAnnouncedExternal(
+  fields: ExternalFieldValues,
+  file: string,
+  readiness: ReadinessDraft | undefined,
+): { external: ExternalSpec; readiness: ReadinessSpec } {
+  const probe = readiness?.probe ?? { kind: 'announced', file };
+  return {
+    external: {
+      preset: undefined,
+      match: { maxMatches: DEFAULT_MAX_MATCHES },
+      stop: fields.stop === 'none' ? { kind: 'none' } : { kind: 'stop', http: undefined, signal: undefined },
+      stopOnFailure: fields.stopOnFailure ?? true,
+      optional: fields.optional ?? false,
+      allowHost: false,
+      announced: file,
+      notFoundHint: undefined,
     },
     readiness: readiness === undefined ? withReadinessDefaults({ probe }) : { ...readiness, probe },
   };
@@ -168,9 +206,10 @@ function createStop(stop: ExternalFieldValues['stop'], presetQuitUrl: string | u
 export interface ExternalSpecFields {
   readonly preset?: string;
   readonly match?: { readonly comm?: string; readonly cmdline?: string; readonly uid?: number };
+  readonly announced?: string;
 }
 
-/** --external NAME=SPEC: SPEC is a preset name or one matcher (comm:NAME, cmdline:REGEX, uid:N). */
+/** --external NAME=SPEC: SPEC is a preset name, one matcher (comm:NAME, cmdline:REGEX, uid:N) or announced:FILE. */
 export function parseExternalSpec(text: string): Result<ExternalSpecFields> {
   if (isPresetName(text)) return ok({ preset: text });
   const colon = text.indexOf(':');
@@ -190,6 +229,10 @@ export function parseExternalSpec(text: string): Result<ExternalSpecFields> {
       return /^[0-9]+$/.test(value) && uid <= ID_RANGE.max
         ? ok({ match: { uid } })
         : fail(`${quote(value)} is not a UID; use a whole number, e.g. uid:1337`);
+    }
+    case 'announced': {
+      const file = parseAnnouncedFile(value);
+      return file.ok ? ok({ announced: value }) : file;
     }
     default:
       return fail(`${quote(text)} is neither a preset nor a matcher; ${EXTERNAL_SPEC_HINT}`);

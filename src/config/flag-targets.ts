@@ -29,7 +29,7 @@ const FLAG_FIELDS: Readonly<Record<string, string>> = {
 /** Each target flag names a process that exists and has the flag's field, once per flag; problems in command-line order. */
 export function checkFlagTargets(flags: FlagConfig, entries: readonly Entry[], report: Report): void {
   checkTargets(flags.ready, entries, report);
-  checkTargets(flags.quit, entries, report);
+  checkTargets(flags.quit, entries, report, (_url, target) => quitOfAnnounced(target));
   checkTargets(flags.restart, entries, report, (policy, target) => checkPolicyForRole(policy, target.role));
   checkTargets(flags.stopSignal, entries, report);
   checkTargets(flags.user, entries, report);
@@ -70,6 +70,13 @@ function checkTargets<Value>(
       if (problem !== undefined) report(flag.origin, problem);
     }
   }
+}
+
+/** An announced external's stop is waiting for its file; there is no endpoint to call. */
+function quitOfAnnounced(target: Entry): string | undefined {
+  const file = target.draft?.external?.announced;
+  if (file === undefined) return undefined;
+  return `${quote(target.name ?? '')} is announced:${file}, another container's sidecar-init: it is never called or signalled, only waited for until its file says exited`;
 }
 
 /** An external is never started, so nothing about starting or signalling a child of ours applies to it. */

@@ -1,3 +1,5 @@
+import { ANNOUNCED_STATES } from '../util/announced-state.ts';
+import { DEFAULT_UNTIL_STATE } from './announce.ts';
 import { formatDuration } from './duration.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from './plan.ts';
@@ -51,6 +53,16 @@ export const GLOBAL_OPTIONS = {
     form: 'value',
     argument: '<path|none>',
     help: `write the one-line reason for the exit to PATH, or none (default: ${DEFAULT_TERMINATION_LOG}, when it is there: Kubernetes shows it)`,
+  },
+  announce: {
+    form: 'value',
+    argument: '<file>',
+    help: "keep this run's state (starting, ready, stopping, exited) in FILE, for other containers' --until and announced:FILE",
+  },
+  until: {
+    form: 'value',
+    argument: '<file[=state]>',
+    help: `run until another container's --announce FILE says STATE (${ANNOUNCED_STATES.join(', ')}; default: ${DEFAULT_UNTIL_STATE}), then stop as if the app exited 0`,
   },
   output: {
     form: 'value',

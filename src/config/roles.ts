@@ -45,6 +45,7 @@ const ROLE_FIELDS: Readonly<Record<string, readonly Role[]>> = {
   stopOnFailure: ['external'],
   optional: ['external'],
   allowHost: ['external'],
+  announced: ['external'],
 };
 
 /** What a role needs beyond its fields' own checks. */
@@ -73,12 +74,39 @@ const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
   app: { fields: { command: CommandSchema } },
   external: {
     check: (value, context) => {
+      if ('announced' in value) {
+        checkAnnounced(value, context);
+        return;
+      }
       if ('preset' in value || 'match' in value) return;
-      const message = 'an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }';
+      const message =
+        'an external needs a preset, a match or announced: how to find its process, ' +
+        'e.g. preset: istio, match: { comm: envoy } or announced: /shared/proxy';
       context.addIssue({ code: 'custom', message, input: value });
     },
   },
 };
+
+/**
+ * An `announced` external is known by its file alone: nothing is looked for
+ * in /proc (no preset, match or allowHost) and nothing is called or signalled
+ * (a stop is only `none`, not waiting for it to say exited).
+ */
+function checkAnnounced(value: Record<string, unknown>, context: z.core.$RefinementCtx<Record<string, unknown>>): void {
+  const found = ['preset', 'match', 'allowHost'].filter((key) => key in value);
+  if (found.length > 0) {
+    const message =
+      `announced is instead of ${found.join(' and ')}: another container's sidecar-init is known by its file alone, ` +
+      `never looked for in /proc; remove ${found.join(' and ')}`;
+    context.addIssue({ code: 'custom', message, input: value, path: [found[0]!] });
+  }
+  if (isRecord(value.stop) && ('http' in value.stop || 'signal' in value.stop)) {
+    const message =
+      'an announced external is never called or signalled: at teardown it is waited for until its file says exited; ' +
+      'give stop: none to not wait, or leave stop out';
+    context.addIssue({ code: 'custom', message, input: value, path: ['stop'] });
+  }
+}
 
 const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import type { Accounts } from './accounts.ts';
+import { AnnounceSchema, DEFAULT_UNTIL_STATE, UntilSchema } from './announce.ts';
 import { duration } from './duration.ts';
 import { DrainSchema } from './hook.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
@@ -43,6 +44,17 @@ export const GLOBAL_FIELDS = {
         `by default ${DEFAULT_TERMINATION_LOG}, when it is there.`,
       examples: [DEFAULT_TERMINATION_LOG, '/run/sidecar-init/termination', 'none'],
     }),
+  announce: AnnounceSchema.optional().meta({
+    description:
+      'A file on a volume shared with other containers where this run keeps its state (starting, ready, stopping, exited), ' +
+      'written atomically; relative to the directory sidecar-init starts in.',
+    examples: ['/shared/app'],
+  }),
+  until: UntilSchema.optional().meta({
+    description:
+      `Run until another container's announce file says STATE (default ${DEFAULT_UNTIL_STATE}) or a later one, ` +
+      'then stop as if the app had exited 0: FILE, FILE=STATE or {file, state}.',
+  }),
   output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
     description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
     default: DEFAULT_OUTPUT_MODE,

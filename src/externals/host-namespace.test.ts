@@ -17,13 +17,16 @@ describe('refuseHostExternals', () => {
           role: external
           match: { comm: agent, uid: 998 }
           allowHost: true
+        - name: proxy
+          role: external
+          announced: /shared/proxy
         - name: job
           role: app
           command: ./job
     `,
   });
 
-  it('names every external without allowHost, and how to allow it, where /proc shows the host’s processes', () => {
+  it('names every external without allowHost, and how to allow it, where /proc shows the host’s processes; never an announced one, which is not looked for there', () => {
     expect(refuseHostExternals(plan, true)).toMatch(
       /^external mesh: sidecar-init sees the host's processes .* set allowHost: true on it in the config file\.$/,
     );

@@ -5,12 +5,16 @@ import { seesHostProcesses } from '../process/namespace-mode.ts';
 // to a container of the same pod. In the host's initial namespace every
 // user's processes are visible, and a loose matcher would signal an unrelated
 // one (someone's `sleep`, the reader of sidecar-init's own log). So there an
-// external is looked for only when its entry says allowHost: true.
+// external is looked for only when its entry says allowHost: true. An
+// `announced` external is never looked for in /proc (its file is all there
+// is to it), so it is never refused.
 
-/** Why the plan cannot run here, or undefined: an external without allowHost, and /proc showing the host's processes. */
+/** Why the plan cannot run here, or undefined: an external found in /proc without allowHost, and /proc showing the host's processes. */
 export function refuseHostExternals(plan: Plan, onHost: boolean = seesHostProcesses()): string | undefined {
   if (!onHost) return undefined;
-  const refused = plan.processes.filter((spec) => spec.external !== undefined && !spec.external.allowHost).map((spec) => spec.name);
+  const refused = plan.processes
+    .filter((spec) => spec.external !== undefined && spec.external.announced === undefined && !spec.external.allowHost)
+    .map((spec) => spec.name);
   if (refused.length === 0) return undefined;
   const names = refused.join(', ');
   return (

@@ -35,6 +35,7 @@ describe('the plan of an external', () => {
         optional: true,
         stopOnFailure: true,
         allowHost: false,
+        announced: null,
       },
       {
         preset: null,
@@ -43,6 +44,7 @@ describe('the plan of an external', () => {
         optional: false,
         stopOnFailure: false,
         allowHost: true,
+        announced: null,
       },
       null,
     ]);

@@ -18,6 +18,10 @@ export function planText(plan: Plan): string {
   }
   const rewrites = Object.entries(view.signalRewrites);
   if (view.statusAddr !== null) lines.push(`status server: http://${view.statusAddr} (/healthz, /readyz, /status, /metrics)`);
+  if (view.announce !== null) lines.push(`announce: ${view.announce} keeps this run's state (starting, ready, stopping, exited)`);
+  if (view.until !== null) {
+    lines.push(`until: ${view.until.file} says ${view.until.state} (or later), then stops as if the app exited 0`);
+  }
   if (rewrites.length > 0) lines.push(`signal rewrites: ${rewrites.map(([from, to]) => `${from} -> ${to ?? 'dropped'}`).join(', ')}`);
   lines.push('');
   lines.push('processes (in start order):');
@@ -105,6 +109,8 @@ function externalLines(
     );
   }
   const kept = external.stopOnFailure ? '' : '; left running when sidecar-init exits non-zero';
-  lines.push(field('stop', `${external.stop}${external.stop === 'none' ? '' : ', then waited for within the budget'}${kept}`));
+  const waited =
+    external.stop === 'none' ? '' : external.announced === null ? ', then waited for within the budget' : ', within the budget';
+  lines.push(field('stop', `${external.stop}${waited}${kept}`));
   return lines;
 }

@@ -21,6 +21,10 @@ export interface PlanView {
   readonly logFormat: string | null;
   /** HOST:PORT, or null without a status server. */
   readonly statusAddr: string | null;
+  /** --announce: the file this run's state is kept in, or null. */
+  readonly announce: string | null;
+  /** --until: the other container's file and the state that ends this run, or null. */
+  readonly until: { readonly file: string; readonly state: string } | null;
 }
 
 export interface ProcessView {
@@ -69,6 +73,8 @@ export interface ProcessView {
     readonly stopOnFailure: boolean;
     /** Looked for even where /proc shows the host's processes. */
     readonly allowHost: boolean;
+    /** announced:FILE: another container's sidecar-init, known by its --announce file (then match is that, too); else null. */
+    readonly announced: string | null;
   } | null;
 }
 
@@ -93,6 +99,8 @@ export function planView(plan: Plan): PlanView {
     logLevel: plan.logLevel,
     logFormat: plan.logFormat ?? null,
     statusAddr: plan.statusAddr === undefined ? null : formatAddress(plan.statusAddr.host, plan.statusAddr.port),
+    announce: plan.announce ?? null,
+    until: plan.until === undefined ? null : { file: plan.until.file, state: plan.until.state },
   };
 }
 
@@ -207,18 +215,21 @@ function externalView(external: ProcessSpec['external']): ProcessView['external'
   const stopText =
     stop.kind === 'none'
       ? 'none'
-      : [
-          stop.http === undefined ? undefined : `${stop.http.method} ${stop.http.url}`,
-          stop.signal ?? (stop.http === undefined ? 'SIGTERM' : undefined),
-        ]
-          .filter((part) => part !== undefined)
-          .join(', then ');
+      : external.announced !== undefined
+        ? `wait for ${external.announced} to say exited`
+        : [
+            stop.http === undefined ? undefined : `${stop.http.method} ${stop.http.url}`,
+            stop.signal ?? (stop.http === undefined ? 'SIGTERM' : undefined),
+          ]
+            .filter((part) => part !== undefined)
+            .join(', then ');
   return {
     preset: external.preset ?? null,
-    match: describeMatch(external.match),
+    match: external.announced === undefined ? describeMatch(external.match) : `announced:${external.announced}`,
     stop: stopText,
     optional: external.optional,
     stopOnFailure: external.stopOnFailure,
     allowHost: external.allowHost,
+    announced: external.announced ?? null,
   };
 }

@@ -1,0 +1,123 @@
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { fixtureArgv } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { FIXTURES, startSupervisor } from './support/supervisor.ts';
+
+// Containers of a pod that cannot share a PID namespace: each sidecar-init
+// runs as PID 1 of a namespace of its own (unshare --pid --fork --mount-proc),
+// and the two share nothing but a directory, as two containers share an
+// emptyDir. The proxy side runs until the app side's file says exited; the
+// app side waits for the proxy side's file to say ready, and at teardown for
+// it to say exited.
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+
+/** What an --announce file says now. */
+function announcedIn(file: string): { state: string; exitCode?: number } {
+  return JSON.parse(readFileSync(file, 'utf8')) as { state: string; exitCode?: number };
+}
+
+describe('two sidecar-inits in separate PID namespaces, coordinated through files', () => {
+  it('starts the app once the proxy side is ready, and the proxy side stops once the app side has exited', async () => {
+    const events = createEvents();
+    const proxyFile = join(events.dir, 'proxy');
+    const appFile = join(events.dir, 'app');
+    // The app records its start, then whether the proxy side said ready at that moment, then exits 3.
+    const job = [
+      'NAME=app',
+      '. "$0"',
+      'record start',
+      'grep -q \'"state":"ready"\' "$1" && record saw-proxy-ready',
+      'record exit-3',
+      'exit 3',
+    ].join('; ');
+    const env = { EVENTS: events.file };
+    // The app side first: it has to wait for a proxy side that is not there yet.
+    const appSide = track(
+      startSupervisor(
+        [
+          '--grace',
+          '10s',
+          '--announce',
+          appFile,
+          '--external',
+          `proxy=announced:${proxyFile}`,
+          '--',
+          '/bin/sh',
+          '-c',
+          job,
+          `${FIXTURES}record.sh`,
+          proxyFile,
+        ],
+        { pid1: true, env },
+      ),
+    );
+    await appSide.waitForLog((line) => line.event === 'starting');
+    const proxySide = track(
+      startSupervisor(['--grace', '10s', '--announce', proxyFile, '--until', appFile, '--', ...fixtureArgv('serve.sh', 'proxy')], {
+        pid1: true,
+        env,
+      }),
+    );
+
+    const [appExit, proxyExit] = await Promise.all([appSide.exited, proxySide.exited]);
+    expect(appExit).toEqual({ code: 3, signal: null });
+    expect(proxyExit).toEqual({ code: 0, signal: null });
+
+    const sequence = events.sequence();
+    expect(sequence.filter((entry) => entry.startsWith('app '))).toEqual(['app start', 'app saw-proxy-ready', 'app exit-3']);
+    // The proxy ran before the app was up and was stopped only after the app was down.
+    expect(sequence.filter((entry) => entry.startsWith('proxy '))).toEqual(['proxy start', 'proxy stop']);
+    expect(sequence.indexOf('proxy stop')).toBeGreaterThan(sequence.indexOf('app exit-3'));
+
+    expect(appSide.logs.filter((line) => line.proc === 'proxy').map((line) => line.event)).toEqual(
+      expect.arrayContaining(['external-found', 'ready']),
+    );
+    expect(proxySide.logs.find((line) => line.event === 'until-reached')).toMatchObject({ file: appFile, state: 'exited' });
+    expect(announcedIn(appFile)).toMatchObject({ state: 'exited', exitCode: 3 });
+    expect(announcedIn(proxyFile)).toMatchObject({ state: 'exited', exitCode: 0 });
+    await expectNothingLeft(appSide);
+    await expectNothingLeft(proxySide);
+  });
+
+  it('--until FILE=ready ends the run, with 0, once the file says ready', async () => {
+    const events = createEvents();
+    const other = join(events.dir, 'other');
+    /** As another sidecar-init writes it: a fresh file renamed into place. */
+    const announce = (state: string): void => {
+      writeFileSync(`${other}.tmp`, `${JSON.stringify({ state, pid: 1, at: new Date().toISOString() })}\n`);
+      renameSync(`${other}.tmp`, other);
+    };
+    announce('starting');
+    const run = track(
+      startSupervisor(['--grace', '10s', '--until', `${other}=ready`, '--', ...fixtureArgv('serve.sh', 'app')], {
+        pid1: true,
+        env: { EVENTS: events.file },
+      }),
+    );
+    await events.waitFor('app start');
+    // The app is up while the file says starting: that state is not the one waited for.
+    expect(run.process.exitCode).toBeNull();
+    announce('ready');
+    expect(await run.exited).toEqual({ code: 0, signal: null });
+    expect(events.sequence()).toEqual(['app start', 'app stop']);
+    expect(run.logs.find((line) => line.event === 'until-reached')).toMatchObject({ file: other, state: 'ready' });
+    await expectNothingLeft(run);
+  });
+
+  it('refuses a state that is not an announced one, naming the flag, exit 2, nothing started', async () => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(['--until', `${join(events.dir, 'other')}=done`, '--', ...fixtureArgv('serve.sh', 'app')], {
+        env: { EVENTS: events.file },
+      }),
+    );
+    expect(await run.exited).toEqual({ code: 2, signal: null });
+    expect(run.stderr()).toContain(
+      `--until ${join(events.dir, 'other')}=done: "done" is not an announced state; use starting, ready, stopping or exited`,
+    );
+    expect(events.sequence()).toEqual([]);
+  });
+});

@@ -39,6 +39,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return await printPlan(command);
     case 'run':
       return await run(command);
+    case 'webhook':
+      return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
     default:
       return assertNever(command);
   }

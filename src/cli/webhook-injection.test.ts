@@ -1,8 +1,11 @@
+// What the webhook does to a pod (src/webhook/plan-injection.ts), with the checker
+// of command lines the CLI gives it: the same one `sidecar-init validate` runs.
+
 import { Pod } from 'kubernetes-models/v1';
 import { describe, expect, it } from 'vitest';
 import { patched } from '../../test/support/json-patch.ts';
-import { checkInjectedArgs } from '../cli/check-injected-args.ts';
-import { type Injection, planInjection } from './plan-injection.ts';
+import { checkInjectedArgs } from './check-injected-args.ts';
+import { type Injection, planInjection } from '../webhook/plan-injection.ts';
 
 const IMAGE = 'registry.example.com/tools/sidecar-init:0.1.0';
 const OPTIONS = { image: IMAGE, checkArgs: checkInjectedArgs };

@@ -7,7 +7,7 @@ import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
 import { writeAllSync } from './observe/write-sync.ts';
-import { loadNativeProcessApi, NativeAddonError } from './process/native.ts';
+import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
 import { assertNever } from './util/assert-never.ts';
 
@@ -39,6 +39,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return await printPlan(command);
     case 'run':
       return await run(command);
+    case 'install':
+      return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
     case 'webhook':
       return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
     default:
@@ -49,17 +51,14 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
 /**
  * Ends the process with `code`. main() returns only once sidecar-init's own
  * lines are written or their flush deadline has passed; _exit (when the native
- * addon is there) keeps a write stuck on a stalled log pipe from holding the
+ * addon was loaded) keeps a write stuck on a stalled log pipe from holding the
  * exit, which process.exit would wait for.
  */
 export function exitProcess(code: number): never {
   // _exit skips Node's own exit work, which includes writing the compile cache.
   module.flushCompileCache?.();
-  try {
-    loadNativeProcessApi().exitNow(code);
-  } catch {
-    // No addon (it is reported where it matters, before anything starts).
-  }
+  // Only an addon already loaded: a usage error or --version never writes one, and a run never writes it twice.
+  loadedNativeProcessApi()?.exitNow(code);
   process.exit(code);
 }
 

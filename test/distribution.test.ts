@@ -1,10 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, BIN_COMMAND } from './support/supervisor.ts';
 
 // What users get: bin/sidecar-init on whichever Node they have, and the single
@@ -43,11 +42,6 @@ describe('bin/sidecar-init', () => {
 });
 
 describe.skipIf(!IS_EXECUTABLE)('the single executable', () => {
-  const dirs: string[] = [];
-  afterAll(() => {
-    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-  });
-
   // On an image without any Node: test/pod/image.test.ts.
   it('runs with an empty environment and passes the exit code', () => {
     const result = runBare(['--log-level', 'warn', '--', 'sh', '-c', 'exit 3']);
@@ -70,20 +64,7 @@ describe.skipIf(!IS_EXECUTABLE)('the single executable', () => {
     expect(readFileSync(checksum, 'utf8')).toBe(`${digest}  ${basename(BIN)}\n`);
   });
 
-  it('writes its addon once into the directory it is given and reuses it', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-addon-'));
-    dirs.push(dir);
-    const env = { ...BARE_ENV, SIDECAR_INIT_NATIVE_DIR: dir };
-    expect(runBare(['--log-level', 'warn', '--', 'true'], env).status).toBe(0);
-    const written = spawnSync('ls', [dir], { encoding: 'utf8' }).stdout.trim().split('\n');
-    expect(written).toHaveLength(1);
-    expect(written[0]).toMatch(/^sidecar-init-\d+-[0-9a-f]+-[0-9a-f]{8}\.node$/);
-    const first = statSync(join(dir, written[0]!));
-    expect(runBare(['--log-level', 'warn', '--', 'true'], env).status).toBe(0);
-    const second = statSync(join(dir, written[0]!));
-    expect([second.ino, second.mtimeMs]).toEqual([first.ino, first.mtimeMs]);
-  });
-
+  // Where its addon is written, how often, and with other users' files in the way: addon-placement.test.ts.
   it('refuses in one line, exit 1, starting nothing, when every place for its addon is noexec', () => {
     // A private mount namespace where /dev/shm, /tmp and /var/tmp are noexec
     // tmpfs, as /dev/shm is in Docker, podman and containerd. The executable's

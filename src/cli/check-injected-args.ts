@@ -27,6 +27,7 @@ export function checkInjectedArgs(argv: readonly string[], env: Readonly<Record<
     case 'validate':
     case 'plan':
     case 'webhook':
+    case 'install':
       return { ok: false, message: `the flags start with the ${command.kind} command, not a run` };
   }
 }

@@ -9,6 +9,8 @@ export type CliCommand =
   | { readonly kind: 'plan'; readonly cli: CliInput; readonly configFile: string | undefined; readonly json: boolean }
   /** Check the same inputs a run would use, without starting anything. */
   | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string }
+  /** Copy the single executable and its addon into `dir` (`sidecar-init install DIR`). */
+  | { readonly kind: 'install'; readonly dir: string }
   /** Serve the mutating admission webhook that injects sidecar-init into annotated pods. */
   | ({ readonly kind: 'webhook' } & WebhookSettings)
   /**

@@ -9,6 +9,7 @@ import { VERSION } from './version.ts';
 export const PROGRAM_NAME = 'sidecar-init';
 export const VALIDATE_COMMAND = 'validate';
 export const PLAN_COMMAND = 'plan';
+export const INSTALL_COMMAND = 'install';
 export const CONFIG_ENV = 'SIDECAR_INIT_CONFIG';
 
 export type ProgramMode = 'run' | typeof VALIDATE_COMMAND | typeof PLAN_COMMAND;
@@ -64,16 +65,22 @@ const STATUS_ADDR_HELP = 'serve /healthz, /readyz, /status and /metrics on HOST:
 const OUTPUT_HELP = `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: inherit)`;
 const LOG_FORMAT_HELP = `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`;
 
+/** Shown by `install --help` and in the run help's list of commands. */
+export const INSTALL_HELP = `      copy this single executable and its native addon into DIR (an existing directory this user can write),
+      as DIR/${PROGRAM_NAME} and DIR/${PROGRAM_NAME}.node, e.g. from an init container into a shared volume`;
+
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
   ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
-Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}" or "${PLAN_COMMAND}".
+Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}" or "${INSTALL_COMMAND}".
 
 Commands:
   ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]
       check a configuration without starting anything; exit 0, or 2 listing every problem
   ${PROGRAM_NAME} ${PLAN_COMMAND} [--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]
       print the start and stop order, probes, restarts, signals and hooks without starting anything
+  ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR
+${INSTALL_HELP}
 
 Every option that is not about one named process can also be set as SIDECAR_INIT_<OPTION>
 (SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9901, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);

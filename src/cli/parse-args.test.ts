@@ -203,7 +203,7 @@ describe('parseArgs', () => {
       'app.jar',
     ];
     const command = parseArgs(argv, NO_ENV);
-    if (command.kind === 'exit' || command.kind === 'webhook') throw new Error('not a run');
+    if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'webhook') throw new Error(`not a run: ${command.kind}`);
     const plan = loadPlan({ ...command, readFile });
     expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGTERM: 'SIGQUIT' } });
     expect(plan.processes).toMatchObject([
@@ -219,12 +219,29 @@ describe('parseArgs', () => {
       ['validate', '-c', 'x.yaml', '--', 'python', 'job.py'],
     ]) {
       const command = parseArgs(argv, NO_ENV);
-      if (command.kind === 'exit' || command.kind === 'webhook') throw new Error('not a run');
+      if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'webhook')
+        throw new Error(`not a run: ${command.kind}`);
       const plan = loadPlan({ ...command, readFile });
       expect(plan.processes.map((process) => [process.name, process.command])).toEqual([
         ['proxy', ['envoy']],
         ['app', ['python', 'job.py']],
       ]);
     }
+  });
+
+  it('takes install DIR as a command only as the first argument, with exactly one directory', () => {
+    expect(parseArgs(['install', '/shared/bin'], NO_ENV)).toEqual({ kind: 'install', dir: '/shared/bin' });
+    expect(parseArgs(['install', '--', '-odd'], NO_ENV)).toEqual({ kind: 'install', dir: '-odd' });
+    expect(parseArgs(['--', 'install', '/x'], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['install', '/x'] } });
+    for (const argv of [['install'], ['install', 'a', 'b'], ['install', '--force'], ['install', '']]) {
+      const command = parseArgs(argv, NO_ENV);
+      expect(command).toMatchObject({ kind: 'exit', code: 2 });
+      if (command.kind === 'exit') expect(command.output).toMatch(/^error: install takes one directory: sidecar-init install DIR\n/);
+    }
+    expect(parseArgs(['install', '--help'], NO_ENV)).toMatchObject({
+      kind: 'exit',
+      code: 0,
+      output: expect.stringMatching(/^Usage: sidecar-init install DIR\n/),
+    });
   });
 });

@@ -6,7 +6,10 @@ import {
   createCollectedFlags,
   createProgram,
   HELP_HINT,
+  INSTALL_COMMAND,
+  INSTALL_HELP,
   PLAN_COMMAND,
+  PROGRAM_NAME,
   type ProgramMode,
   VALIDATE_COMMAND,
 } from './create-program.ts';
@@ -32,7 +35,7 @@ interface ProgramOptions {
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
- * command. `validate` and `plan` are commands only as the very first argument,
+ * command. `validate`, `plan` and `install` are commands only as the very first argument,
  * so an app named validate runs as `sidecar-init -- validate`. Commander's own
  * subcommand dispatch would take it even after `--`, so the mode is chosen here.
  */
@@ -40,6 +43,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
   if (argv.length === 2 && argv.includes('--verbose') && (argv.includes('--version') || argv.includes('-V'))) {
     return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
   }
+  if (argv[0] === INSTALL_COMMAND) return parseInstall(argv.slice(1));
   if (argv[0] === WEBHOOK_COMMAND) return parseWebhookArgs(argv.slice(1));
   const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
   const collected = createCollectedFlags();
@@ -93,4 +97,21 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
       }
       return { kind: 'validate', cli, configFile };
   }
+}
+
+const INSTALL_USAGE = `Usage: ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR\n\n${INSTALL_HELP.replaceAll(/^ {6}/gm, '')}\n`;
+
+/** `install DIR`: exactly one operand, no options but help. */
+function parseInstall(args: readonly string[]): CliCommand {
+  if (args.length === 1 && (args[0] === '-h' || args[0] === '--help')) return { kind: 'exit', code: EXIT_SUCCESS, output: INSTALL_USAGE };
+  const operands = args[0] === '--' ? args.slice(1) : args;
+  const [dir] = operands;
+  if (operands.length !== 1 || dir === undefined || dir === '' || (dir.startsWith('-') && args[0] !== '--')) {
+    return {
+      kind: 'exit',
+      code: EXIT_USAGE,
+      output: `error: ${INSTALL_COMMAND} takes one directory: ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR\n${HELP_HINT}\n`,
+    };
+  }
+  return { kind: 'install', dir };
 }

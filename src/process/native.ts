@@ -1,7 +1,8 @@
-import { lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { constants } from 'node:os';
-import { getAsset, isSea } from 'node:sea';
+import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
+import { EmbeddedAddonError, loadEmbeddedAddon } from './embedded-addon.ts';
 import type { ExitStatus } from './exit-status.ts';
 
 /** The syscalls behind the reaper (src/process/native/reaper.c). */
@@ -24,10 +25,6 @@ export interface NativeProcessApi {
 }
 
 export const NATIVE_ADDON_ENV = 'SIDECAR_INIT_NATIVE_ADDON';
-/** Where the single executable writes its embedded addon, before the usual places (see extractDirs). */
-export const NATIVE_DIR_ENV = 'SIDECAR_INIT_NATIVE_DIR';
-/** The single executable's asset holding the addon (scripts/build-binary.mjs). */
-export const ADDON_ASSET = 'reaper.node';
 
 // The platforms a prebuilt addon exists for. Anything else is refused before
 // the first process starts, rather than failing on a cryptic dlopen error.
@@ -40,6 +37,8 @@ export class NativeAddonError extends Error {
 }
 
 const loadedByPath = new Map<string, NativeProcessApi>();
+/** The single executable's addon, or why it could not be loaded: tried once per process, so it is written once per start. */
+let embedded: NativeProcessApi | NativeAddonError | undefined;
 
 /**
  * Loads the addon once per path: $SIDECAR_INIT_NATIVE_ADDON if set; in the
@@ -56,7 +55,7 @@ export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): Nati
   if (process.platform !== 'linux' || !SUPPORTED_ARCHES.includes(process.arch)) {
     throw new NativeAddonError(`${SUPPORTED}; this is ${platform}`);
   }
-  if (isSea()) return loadEmbedded(env);
+  if (isSea()) return loadEmbeddedOnce(env);
   // Relative to this module: the bundle (dist/sidecar-init.cjs) has the addon
   // beside it in dist/native/; sources run from src/process/ and use the build's.
   const name = `reaper-${platform}.node`;
@@ -80,88 +79,23 @@ function isPresent(path: string): boolean {
   return statSync(path, { throwIfNoEntry: false }) !== undefined;
 }
 
-/**
- * The single executable carries the addon as an asset, and dlopen needs a file
- * on an exec-mounted filesystem. Node offers no memfd_create, and /dev/shm is
- * mounted noexec by Docker, podman and containerd, so the addon is written,
- * content-addressed and owned by us, into the first directory where it loads:
- * $SIDECAR_INIT_NATIVE_DIR, /dev/shm, $XDG_RUNTIME_DIR, $TMPDIR, /tmp, /var/tmp.
- * A later start finds its file already there (same bytes, our uid) and writes
- * nothing, so a read-only root with a writable /tmp, or any exec tmpfs, is enough.
- */
-function loadEmbedded(env: NodeJS.ProcessEnv): NativeProcessApi {
-  const bytes = new Uint8Array(getAsset(ADDON_ASSET));
-  const failures: string[] = [];
-  for (const dir of extractDirs(env)) {
-    const file = `${dir}/sidecar-init-${process.getuid?.() ?? 0}-${fingerprint(bytes)}.node`;
-    let stage = 'write';
+/** The addon if one was loaded already (the exit uses it), without loading or writing anything. */
+export function loadedNativeProcessApi(): NativeProcessApi | undefined {
+  if (embedded !== undefined) return embedded instanceof NativeAddonError ? undefined : embedded;
+  return loadedByPath.values().next().value;
+}
+
+function loadEmbeddedOnce(env: NodeJS.ProcessEnv): NativeProcessApi {
+  if (embedded === undefined) {
     try {
-      placeAddon(file, bytes);
-      stage = 'load';
-      return loadOnce(file, (error) => error);
+      embedded = loadEmbeddedAddon((path) => loadAddon(path, (error) => error), env, process.execPath);
     } catch (error) {
-      failures.push(
-        `${dir}: ${stage === 'load' ? describeLoadFailure(String(error instanceof Error ? error.message : error)) : describeFsError(error)}`,
-      );
+      if (!(error instanceof EmbeddedAddonError || error instanceof NativeAddonError)) throw error;
+      embedded = new NativeAddonError(error.message, { cause: error });
     }
   }
-  throw new NativeAddonError(
-    `cannot load the embedded native reaper addon: it needs a writable directory not mounted noexec (${failures.join('; ')}); ` +
-      `mount one (e.g. an emptyDir at /tmp) or set ${NATIVE_DIR_ENV}=DIR`,
-  );
-}
-
-function extractDirs(env: NodeJS.ProcessEnv): string[] {
-  const dirs = [env[NATIVE_DIR_ENV], '/dev/shm', env.XDG_RUNTIME_DIR, env.TMPDIR, '/tmp', '/var/tmp'];
-  return [...new Set(dirs.filter((dir): dir is string => dir !== undefined && dir !== '').map((dir) => dir.replace(/\/+$/, '') || '/'))];
-}
-
-/** A short content address: FNV-1a over the bytes (no crypto module to load at start). */
-function fingerprint(bytes: Uint8Array): string {
-  let hash = 0x811c9dc5;
-  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193) >>> 0;
-  return `${bytes.length.toString(16)}-${hash.toString(16).padStart(8, '0')}`;
-}
-
-/**
- * Reuses `file` only if it is a regular file of our uid (or root), writable by
- * no one else, with exactly our bytes; then nobody else can change it before
- * dlopen maps it. Otherwise writes it beside and renames it into place, so a
- * concurrent start sees the old file or the new one, never half of one.
- */
-function placeAddon(file: string, bytes: Uint8Array): void {
-  const uid = process.getuid?.() ?? 0;
-  let existing: ReturnType<typeof lstatSync> | undefined;
-  try {
-    existing = lstatSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-  }
-  if (existing !== undefined) {
-    const trusted = existing.isFile() && (existing.uid === uid || existing.uid === 0) && (Number(existing.mode) & 0o022) === 0;
-    if (trusted && Number(existing.size) === bytes.length && Buffer.from(bytes).equals(readFileSync(file))) return;
-  }
-  const partial = `${file}.${process.pid}.tmp`;
-  try {
-    writeFileSync(partial, bytes, { flag: 'wx', mode: 0o555 });
-    renameSync(partial, file);
-  } catch (error) {
-    rmSync(partial, { force: true });
-    throw error;
-  }
-}
-
-function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EROFS') return 'read-only';
-  if (code === 'EACCES' || code === 'EPERM') return 'not writable';
-  if (code === 'ENOENT') return 'missing';
-  return code ?? String(error);
-}
-
-function describeLoadFailure(message: string): string {
-  if (/failed to map segment|operation not permitted/i.test(message)) return 'mounted noexec';
-  return message;
+  if (embedded instanceof NativeAddonError) throw embedded;
+  return embedded;
 }
 
 function loadOnce(path: string, describe: (error: string) => string): NativeProcessApi {

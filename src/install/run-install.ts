@@ -1,0 +1,28 @@
+import { isSea } from 'node:sea';
+import { writeAllSync } from '../observe/write-sync.ts';
+import { embeddedAddon } from '../process/embedded-addon.ts';
+import { InstallError, installExecutable } from './install-executable.ts';
+
+const STDOUT_FD = 1;
+const STDERR_FD = 2;
+
+/** `sidecar-init install DIR`: one line per file written, or one line saying why nothing was (main.ts exits 2 then). */
+export function runInstall(dir: string): 'installed' | 'refused' {
+  if (!isSea()) {
+    writeAllSync(
+      STDERR_FD,
+      'sidecar-init: install copies the single executable, and this is sidecar-init run by Node (the npm package); ' +
+        'run install with the single executable (a release, or dist/sidecar-init from npm run build:binary)\n',
+    );
+    return 'refused';
+  }
+  try {
+    const files = installExecutable(dir, process.execPath, embeddedAddon());
+    writeAllSync(STDOUT_FD, files.map((file) => `installed ${file.path} (${file.size} bytes, sha256 ${file.sha256})\n`).join(''));
+    return 'installed';
+  } catch (error) {
+    if (!(error instanceof InstallError)) throw error;
+    writeAllSync(STDERR_FD, `sidecar-init: ${error.message}\n`);
+    return 'refused';
+  }
+}

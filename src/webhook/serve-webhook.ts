@@ -27,6 +27,8 @@ export interface WebhookSettings {
 
 interface WebhookOptions extends WebhookSettings {
   readonly logger: Logger;
+  /** Set on SIGTERM: answers close their connection, so keep-alive clients cannot hold the exit. */
+  readonly stopping: { value: boolean };
 }
 
 /** A review is a pod spec and some metadata; the API server caps requests at 3 MiB, a pod is far below. */
@@ -43,7 +45,7 @@ export const HEALTH_PATH = '/healthz';
 /** Serves until SIGTERM or SIGINT, then finishes the reviews in flight; resolves with the exit code. */
 export async function serveWebhook(settings: WebhookSettings): Promise<number> {
   const logger = createLogger(settings.logLevel, 'json');
-  const code = await serve({ ...settings, logger });
+  const code = await serve({ ...settings, logger, stopping: { value: false } });
   await flushLog(LOG_FLUSH_DEADLINE_MS);
   return code;
 }
@@ -85,6 +87,7 @@ async function serve(options: WebhookOptions): Promise<number> {
     const stop = (signal: NodeJS.Signals): void => {
       logger.info({ event: 'stopping', signal }, 'webhook stopping after the reviews in flight');
       clearInterval(reload);
+      options.stopping.value = true;
       server.close(() => resolve());
       server.closeIdleConnections();
     };
@@ -114,7 +117,8 @@ function respond(request: IncomingMessage, response: ServerResponse, options: We
     const fields = { event: 'review', decision: outcome.decision, pod: outcome.pod, detail: outcome.detail };
     if (outcome.decision === 'malformed' || outcome.decision === 'denied') options.logger.warn(fields, outcome.decision);
     else if (outcome.decision !== 'not-a-pod-create') options.logger.info(fields, outcome.decision);
-    send(response, outcome.status, outcome.body, outcome.status === 200 ? 'application/json' : 'text/plain');
+    const headers: Record<string, string> = options.stopping.value ? { connection: 'close' } : {};
+    send(response, outcome.status, outcome.body, outcome.status === 200 ? 'application/json' : 'text/plain', headers);
   });
   request.on('error', () => response.destroy());
 }

@@ -16,7 +16,8 @@ import {
 // sidecar-init is not PID 1 there (the infra container is), and the proxy runs
 // as its own UID. Liveness bounds only; the figures are in bench/pod-latency.ts.
 
-const SIDECAR_INIT = '/opt/sidecar-init/bin/sidecar-init';
+/** Copied in by the examples' install init container. */
+const SIDECAR_INIT = '/opt/sidecar-init/sidecar-init';
 const APP = 'report';
 
 afterEach(removePods);

@@ -12,6 +12,7 @@ import * as reapOrphans from './reap-orphans.ts';
 import * as reapStorm from './reap-storm.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
+import * as webhookReviews from './webhook-reviews.ts';
 
 const missing = missingTools();
 if (missing.length > 0) {
@@ -31,3 +32,4 @@ await logProbeLatency.run();
 await readinessWake.run();
 await outputPrefix.run();
 await statusMemory.run();
+await webhookReviews.run();

@@ -15,6 +15,9 @@
 # second Node is downloaded. DEMO_IMAGE needs Node for the demo's own programs.
 ARG BUILD_IMAGE=node:24-bookworm-slim
 ARG DEMO_IMAGE=node:24-bookworm-slim
+# RUNTIME_IMAGE needs glibc, libgcc and libstdc++ and nothing else (the
+# executable's needs); distroless's nonroot user runs it.
+ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
 
 FROM ${BUILD_IMAGE} AS build
 # gcc builds the native reaper addon; binutils strips the executable.
@@ -34,7 +37,17 @@ RUN --mount=type=secret,id=npm-ca \
     && npm install --no-audit --no-fund
 COPY . .
 RUN SIDECAR_INIT_NODE="$(command -v node)" node scripts/build-binary.mjs \
-    && cd dist && sha256sum -c sidecar-init.sha256
+    && cd dist && sha256sum -c sidecar-init.sha256 \
+    && mkdir /out && ./sidecar-init install /out
+
+# sidecar-init for Kubernetes without rebuilding your image (docker build
+# --target sidecar-init): the executable and its addon, as `sidecar-init
+# install` lays them out, on a glibc base. As an init container it runs
+# `install /opt/sidecar-init` into an emptyDir; it also serves `webhook`.
+FROM ${RUNTIME_IMAGE} AS sidecar-init
+COPY --from=build /out/ /usr/local/bin/
+USER 65532:65532
+ENTRYPOINT ["/usr/local/bin/sidecar-init"]
 
 FROM ${DEMO_IMAGE}
 COPY --from=build /src/dist/sidecar-init /usr/local/bin/sidecar-init

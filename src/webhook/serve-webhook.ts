@@ -52,6 +52,12 @@ export async function serveWebhook(settings: WebhookSettings): Promise<number> {
 
 async function serve(options: WebhookOptions): Promise<number> {
   const { logger } = options;
+  // Subscribed first: whoever reads the listening line may send SIGTERM at
+  // once, and a signal without a listener would kill the process outright.
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', resolve);
+    process.once('SIGINT', resolve);
+  });
   let tls: Tls;
   try {
     tls = readTls(options.certFile, options.keyFile);
@@ -83,16 +89,13 @@ async function serve(options: WebhookOptions): Promise<number> {
     logger.info({ event: 'certificate-reloaded' }, 'reloaded the TLS certificate and key');
   }, CERT_CHECK_INTERVAL_MS);
   reload.unref();
+  const signal = await stopSignal;
+  logger.info({ event: 'stopping', signal }, 'webhook stopping after the reviews in flight');
+  clearInterval(reload);
+  options.stopping.value = true;
   await new Promise<void>((resolve) => {
-    const stop = (signal: NodeJS.Signals): void => {
-      logger.info({ event: 'stopping', signal }, 'webhook stopping after the reviews in flight');
-      clearInterval(reload);
-      options.stopping.value = true;
-      server.close(() => resolve());
-      server.closeIdleConnections();
-    };
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
+    server.close(() => resolve());
+    server.closeIdleConnections();
   });
   return 0;
 }

@@ -93,6 +93,36 @@ export function post(port: number, ca: Buffer, body: string | Buffer, path = '/m
   });
 }
 
+/**
+ * A POST that declares a body of `declaredBytes` but sends only its first KiB,
+ * then waits for the answer: how an oversized review is refused, without the
+ * client still writing when the server closes the connection.
+ */
+export function postOversized(port: number, ca: Buffer, declaredBytes: number): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path: '/mutate',
+        method: 'POST',
+        ca,
+        headers: { 'content-type': 'application/json', 'content-length': declaredBytes },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => {
+          resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+          outgoing.destroy();
+        });
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.write(Buffer.alloc(1024, 0x20));
+  });
+}
+
 /** The AdmissionReview the API server sends for a pod being created. */
 export function podReview(pod: unknown, namespace = 'default'): { uid: string; body: string } {
   const uid = randomUUID();

@@ -4,6 +4,9 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { checkInjectedArgs } from '../src/cli/check-injected-args.ts';
+import { handleReview } from '../src/webhook/handle-review.ts';
+import { rememberVerdicts } from '../src/webhook/remember-verdicts.ts';
 import { median, NODE, SIDECAR_INIT, SIDECAR_INIT_BINARY } from './measure.ts';
 
 // The injection webhook under the API server's load: CONCURRENCY pod reviews
@@ -20,6 +23,8 @@ import { median, NODE, SIDECAR_INIT, SIDECAR_INIT_BINARY } from './measure.ts';
 const CONCURRENCY = 200;
 const ROUNDS = 3;
 const START_TIMEOUT_MS = 30_000;
+/** Reviews handled in this process, without HTTP, for the webhook's own cost per review. */
+const IN_PROCESS_REVIEWS = 2_000;
 const LISTENING = /"event":"listening","host":"[^"]*","port":(\d+)/;
 
 const BARE_SERVER = `
@@ -159,6 +164,13 @@ export async function run(): Promise<void> {
       ...(SIDECAR_INIT_BINARY === undefined ? [] : [{ name: 'sidecar-init webhook (executable)', argv: [SIDECAR_INIT_BINARY, ...flags] }]),
     ];
     console.log(`\nwebhook: ${CONCURRENCY} pod reviews at once over HTTPS, kept-alive connections (ms per review, ${ROUNDS} rounds)`);
+    const body = reviewBody(job.spec.template, 'in-process');
+    const options = { image: 'registry.example.com/tools/sidecar-init:0.1.0', checkArgs: rememberVerdicts(checkInjectedArgs) };
+    for (let index = 0; index < IN_PROCESS_REVIEWS / 10; index += 1) handleReview(body, options);
+    const started = performance.now();
+    for (let index = 0; index < IN_PROCESS_REVIEWS; index += 1) handleReview(body, options);
+    const perReview = (performance.now() - started) / IN_PROCESS_REVIEWS;
+    console.log(`  ${"the webhook's own work (in process)".padEnd(40)} ${perReview.toFixed(2).padStart(6)} ms per review`);
     for (const server of servers) {
       const times = await measure(server, job.spec.template, ca);
       const line = `median ${median(times).toFixed(1).padStart(6)}   p95 ${percentile(times, 0.95).toFixed(1).padStart(6)}   max ${Math.max(

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { LogLevel } from '../config/plan.ts';
 import { createLogger, flushLog } from '../observe/logger.ts';
 import { handleReview } from './handle-review.ts';
+import { rememberVerdicts } from './remember-verdicts.ts';
 import type { CheckArgs } from './plan-injection.ts';
 
 // `sidecar-init webhook`: the mutating admission webhook, served over HTTPS
@@ -45,7 +46,7 @@ export const HEALTH_PATH = '/healthz';
 /** Serves until SIGTERM or SIGINT, then finishes the reviews in flight; resolves with the exit code. */
 export async function serveWebhook(settings: WebhookSettings): Promise<number> {
   const logger = createLogger(settings.logLevel, 'json');
-  const code = await serve({ ...settings, logger, stopping: { value: false } });
+  const code = await serve({ ...settings, checkArgs: rememberVerdicts(settings.checkArgs), logger, stopping: { value: false } });
   await flushLog(LOG_FLUSH_DEADLINE_MS);
   return code;
 }

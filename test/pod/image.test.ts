@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,9 @@ const NODE_BASE = 'localhost/sidecar-init-test/node-build:current';
 const IMAGE = 'localhost/sidecar-init-test/sidecar-init:current';
 const BUILD_STAGE = 'localhost/sidecar-init-test/sidecar-init-build:current';
 const COPIED = 'localhost/sidecar-init-test/copied:current';
+/** The Dockerfile's sidecar-init target, on a glibc base made from Debian's packages (distroless cc stands for it). */
+const GLIBC_BASE = 'localhost/sidecar-init-test/glibc:bookworm';
+const TARGET = 'localhost/sidecar-init-test/sidecar-init-target:current';
 const BINARY = '/usr/local/bin/sidecar-init';
 const MINUTE = 60_000;
 
@@ -70,6 +73,7 @@ async function buildImages(): Promise<void> {
   await ok(join(ROOT, 'scripts/podman/setup.sh'), [], 10 * MINUTE);
   await ok(join(ROOT, 'scripts/podman/base-image.sh'), [PLAIN_BASE, 'python3'], 15 * MINUTE);
   await ok(join(ROOT, 'scripts/podman/base-image.sh'), [GCC_BASE, 'gcc,libc6-dev,binutils'], 15 * MINUTE);
+  await ok('env', ['VARIANT=extract', join(ROOT, 'scripts/podman/base-image.sh'), GLIBC_BASE, 'libc6,libgcc-s1,libstdc++6'], 15 * MINUTE);
   await withContext(async (context) => {
     cpSync(process.execPath, join(context, 'node'));
     const npm = await packNpm(context);
@@ -102,6 +106,8 @@ RUN mkdir -p /usr/local/lib/node_modules/npm \\
   ];
   await ok('podman', ['build', '--quiet', ...common, '--target', 'build', '--tag', BUILD_STAGE, ROOT], 20 * MINUTE);
   await ok('podman', ['build', '--quiet', ...common, '--tag', IMAGE, ROOT], 20 * MINUTE);
+  const runtime = ['--build-arg', `RUNTIME_IMAGE=${GLIBC_BASE}`];
+  await ok('podman', ['build', '--quiet', ...common, ...runtime, '--target', 'sidecar-init', '--tag', TARGET, ROOT], 20 * MINUTE);
   await withContext(async (context) => {
     cpSync(join(ROOT, 'test/fixtures/make-orphans.sh'), join(context, 'make-orphans'));
     writeFileSync(
@@ -204,5 +210,42 @@ describe('the image', () => {
     expect(result.stderr).toMatch(
       /^sidecar-init: cannot load the embedded native reaper addon: .*\/dev\/shm: mounted noexec.*SIDECAR_INIT_NATIVE_DIR=DIR\n$/,
     );
+  });
+
+  it('as the sidecar-init target: the executable and its addon on glibc, run as nonroot, installed into a volume from a read-only root', async () => {
+    const config = JSON.parse(await ok('podman', ['image', 'inspect', '--format', '{{json .Config}}', TARGET])) as {
+      Entrypoint: string[];
+      User: string;
+    };
+    expect(config.Entrypoint).toEqual([BINARY]);
+    expect(config.User).toBe('65532:65532');
+    const container = (await ok('podman', ['create', TARGET])).trim();
+    try {
+      const files = (await ok('sh', ['-c', `podman export ${container} | tar -t`])).split('\n');
+      expect(files.filter((file) => file.startsWith('usr/local/bin/') && file !== 'usr/local/bin/').sort()).toEqual([
+        'usr/local/bin/sidecar-init',
+        'usr/local/bin/sidecar-init.node',
+      ]);
+      expect(files).not.toContain('bin/sh');
+    } finally {
+      await run('podman', ['rm', '--force', container]);
+    }
+    // The copy-in form: an init container fills a shared folder, the app's own image runs sidecar-init from it.
+    const shared = mkdtempSync(join(tmpdir(), 'sidecar-init-shared-'));
+    try {
+      chmodSync(shared, 0o777);
+      const installed = await runIn(TARGET, ['--read-only', '--volume', `${shared}:/opt/sidecar-init`], ['install', '/opt/sidecar-init']);
+      expect(installed.stderr).toBe('');
+      expect(installed.code).toBe(0);
+      const app = await runIn(
+        PLAIN_BASE,
+        ['--read-only', '--user', '1000', '--volume', `${shared}:/opt/sidecar-init:ro`, '--entrypoint', '/opt/sidecar-init/sidecar-init'],
+        ['--log-level', 'warn', '--', 'sh', '-c', 'exit 6'],
+      );
+      expect(app.stderr).toBe('');
+      expect(app.code).toBe(6);
+    } finally {
+      rmSync(shared, { recursive: true, force: true });
+    }
   });
 });

@@ -135,3 +135,64 @@ function checkPodRules(workload: Document, pod: PodSpec, documents: readonly Doc
     if (configMap !== undefined) expect(names).toContain(configMap.name);
   }
 }
+
+describe('examples/k8s/webhook/', () => {
+  const documents = [...readExample('webhook/webhook.yaml'), ...readExample('webhook/certificate.yaml')];
+  const find = (kind: string): unknown => documents.find((document) => document.kind === kind);
+
+  it('never stands in the way of a pod: failurePolicy Ignore, a timeout, the label selector, CREATE of pods only, not its own namespace', () => {
+    const configuration = find('MutatingWebhookConfiguration') as { webhooks: Record<string, unknown>[] };
+    expect(configuration.webhooks).toHaveLength(1);
+    expect(configuration.webhooks[0]).toMatchObject({
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      failurePolicy: 'Ignore',
+      objectSelector: { matchLabels: { 'sidecar-init.io/inject': 'true' } },
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      namespaceSelector: {
+        matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: expect.arrayContaining(['sidecar-init']) }],
+      },
+    });
+    expect(configuration.webhooks[0]?.timeoutSeconds).toBeLessThanOrEqual(10);
+  });
+
+  it('fits together: the Service reaches the webhook’s port, the certificate names the Service and fills the Secret the webhook reads', () => {
+    const deployment = find('Deployment') as {
+      metadata: { namespace: string };
+      spec: { template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
+    };
+    const service = find('Service') as {
+      metadata: { name: string; namespace: string };
+      spec: { selector: Record<string, string>; ports: { port: number; targetPort: string }[] };
+    };
+    const configuration = find('MutatingWebhookConfiguration') as {
+      metadata: { annotations: Record<string, string> };
+      webhooks: { clientConfig: { service: Record<string, unknown> } }[];
+    };
+    const certificate = find('Certificate') as {
+      metadata: { name: string; namespace: string };
+      spec: { secretName: string; dnsNames: string[] };
+    };
+    const webhook = deployment.spec.template.spec.containers[0];
+    expect(deployment.spec.template.metadata.labels).toMatchObject(service.spec.selector);
+    expect(webhook?.args?.slice(0, 1)).toEqual(['webhook']);
+    expect(webhook?.image).toBe(INSTALL_IMAGE);
+    expect(webhook?.args?.[webhook.args.indexOf('--image') + 1]).toBe(INSTALL_IMAGE);
+    const ports = webhook?.ports as { name: string; containerPort: number }[];
+    expect(ports.map((port) => port.name)).toContain(service.spec.ports[0]?.targetPort);
+    expect(webhook?.args?.[webhook.args.indexOf('--addr') + 1]).toBe(`:${ports[0]?.containerPort}`);
+    expect(configuration.webhooks[0]?.clientConfig.service).toEqual({
+      name: service.metadata.name,
+      namespace: service.metadata.namespace,
+      path: '/mutate',
+      port: service.spec.ports[0]?.port,
+    });
+    expect(certificate.spec.dnsNames).toContain(`${service.metadata.name}.${service.metadata.namespace}.svc`);
+    expect(configuration.metadata.annotations['cert-manager.io/inject-ca-from']).toBe(
+      `${certificate.metadata.namespace}/${certificate.metadata.name}`,
+    );
+    const secret = deployment.spec.template.spec.volumes?.find((volume) => volume.secret !== undefined)?.secret as { secretName: string };
+    expect(secret.secretName).toBe(certificate.spec.secretName);
+    expect(deployment.metadata.namespace).toBe(service.metadata.namespace);
+  });
+});

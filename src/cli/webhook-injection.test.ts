@@ -171,6 +171,25 @@ describe('planInjection', () => {
     expect(message).toMatch(/nope/);
   });
 
+  it('judges the command line with the container’s SIDECAR_INIT_* variables, and leaves a -c file to the container’s start', () => {
+    const withEnv = pod({ 'sidecar-init.io/inject': 'true' });
+    withEnv.spec.containers[0] = { ...withEnv.spec.containers[0], env: [{ name: 'SIDECAR_INIT_GRACE', value: 'soon' }] };
+    const denied = planInjection(withEnv as never, OPTIONS);
+    expect(denied.kind === 'deny' && denied.message).toMatch(/SIDECAR_INIT_GRACE.*"soon" is not a duration/);
+    const { pod: result } = inject(
+      pod({ 'sidecar-init.io/inject': 'true', 'sidecar-init.io/args': '-c /etc/sidecar-init/sidecar-init.yaml' }),
+    );
+    expect(result.spec.containers[0]?.command).toEqual([
+      '/opt/sidecar-init/sidecar-init',
+      '-c',
+      '/etc/sidecar-init/sidecar-init.yaml',
+      '--',
+      '/app/report-job',
+      '--day',
+      'today',
+    ]);
+  });
+
   it('denies flags that hold an app, a container that does not exist and an unclosed quote', () => {
     for (const annotations of <Record<string, string>[]>[
       { 'sidecar-init.io/args': '-- /bin/true' },

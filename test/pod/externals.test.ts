@@ -66,6 +66,8 @@ describe('a Job whose proxy is a sibling container', () => {
     expect(supervisor[0]).toMatchObject({ event: 'starting' });
     expect(supervisor[0]?.msg).toMatch(/shared namespace with \d+ foreign process/);
     expect(supervisor.at(-1)).toMatchObject({ event: 'exit', exitCode: code });
+    // sidecar-init ran from the emptyDir the install init container filled, in a locked-down container.
+    expect(await pod.confinement(APP)).toEqual({ readOnlyRoot: true, user: '1000:1000' });
   });
 
   test('an init step listed after the external runs only once the proxy is ready', async () => {

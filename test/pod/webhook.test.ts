@@ -94,5 +94,6 @@ describe('a Job injected by sidecar-init webhook, served from sidecar-init’s i
     expect(supervisor[0]?.msg).toMatch(/shared namespace with \d+ foreign process/);
     expect(supervisor.at(-1)).toMatchObject({ event: 'exit', exitCode: code });
     expect(jsonLines(await pod.logs('istio-proxy')).map((line) => line.event)).toContain('quit');
+    expect(await pod.confinement('report')).toEqual({ readOnlyRoot: true, user: '1000:1000' });
   });
 });

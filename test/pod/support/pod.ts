@@ -136,6 +136,8 @@ export interface PlayedPod {
   waitForCompletion(timeoutMs?: number): Promise<ContainerState[]>;
   state(name: string): Promise<ContainerState>;
   logs(name: string): Promise<string>;
+  /** How podman ran the container: a read-only root, and as which user. */
+  confinement(name: string): Promise<{ readonly readOnlyRoot: boolean; readonly user: string }>;
   /** The kubelet's way of stopping a pod: SIGTERM to every container at once, SIGKILL after `seconds`. */
   stopAll(seconds: number): Promise<void>;
   /** podman pod rm -f: for afterEach. */
@@ -255,6 +257,14 @@ function createPlayedPod(name: string, containers: readonly string[], volumes: r
       return Promise.all(containers.map(state));
     },
     state,
+    async confinement(entry) {
+      const [inspected] = JSON.parse(await podman(['inspect', containerName(entry)])) as {
+        HostConfig: { ReadonlyRootfs: boolean };
+        Config: { User: string };
+      }[];
+      if (inspected === undefined) throw new Error(`podman inspect ${containerName(entry)}: nothing`);
+      return { readOnlyRoot: inspected.HostConfig.ReadonlyRootfs, user: inspected.Config.User };
+    },
     logs: async (entry) => {
       const result = await run('podman', ['logs', containerName(entry)]);
       return result.stdout + result.stderr;

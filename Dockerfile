@@ -1,10 +1,16 @@
-# sidecar-init image. /usr/local/bin/sidecar-init is the single executable
-# (npm run build:binary): it needs no Node, only a glibc-based Linux on x86-64
-# or arm64. The ENTRYPOINT is sidecar-init; the default command runs the demo
-# from examples/. To give your own image the same entrypoint:
+# sidecar-init image: /usr/local/bin/sidecar-init, the single executable
+# (npm run build:binary), its native addon beside it (sidecar-init.node, as
+# `sidecar-init install` writes it) and a glibc base, nothing else: no shell,
+# no Node. It needs a glibc-based Linux on x86-64 or arm64. Use it
 #
-#   COPY --from=sidecar-init /usr/local/bin/sidecar-init /usr/local/bin/sidecar-init
+# - as an init container that installs sidecar-init into a shared volume for
+#   the app container's entrypoint:  args: ["install", "/sidecar-init"]
+# - or to give your own image the same entrypoint:
+#
+#   COPY --from=sidecar-init /usr/local/bin/sidecar-init /usr/local/bin/sidecar-init.node /usr/local/bin/
 #   ENTRYPOINT ["/usr/local/bin/sidecar-init"]
+#
+# The demo (examples/, on Node) is the `demo` target: --target demo.
 #
 # Build: docker build -t sidecar-init .  (or podman build; --platform linux/arm64
 # for arm64). Behind a TLS-intercepting proxy, hand npm its CA for the build only:
@@ -13,11 +19,11 @@
 # Bases as arguments, so a mirror or a locally built image can stand in.
 # BUILD_IMAGE needs Node >= 22 with npm; its Node becomes the executable, so no
 # second Node is downloaded. DEMO_IMAGE needs Node for the demo's own programs.
+# RUNTIME_IMAGE needs glibc, libstdc++ and libgcc_s (what Node links) and
+# nothing more: distroless/cc is exactly that.
 ARG BUILD_IMAGE=node:24-bookworm-slim
 ARG DEMO_IMAGE=node:24-bookworm-slim
-# RUNTIME_IMAGE needs glibc, libgcc and libstdc++ and nothing else (the
-# executable's needs); distroless's nonroot user runs it.
-ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12:nonroot
+ARG RUNTIME_IMAGE=gcr.io/distroless/cc-debian12
 
 FROM ${BUILD_IMAGE} AS build
 # gcc builds the native reaper addon; binutils strips the executable.
@@ -36,23 +42,24 @@ RUN --mount=type=secret,id=npm-ca \
     && npm pkg delete devDependencies.sidecar-init-node-runtime \
     && npm install --no-audit --no-fund
 COPY . .
+# `install` writes the executable and its addon, each checked, into /out: the
+# image's sidecar-init loads the addon from beside itself, so it needs no
+# writable or exec-mounted folder at start.
 RUN SIDECAR_INIT_NODE="$(command -v node)" node scripts/build-binary.mjs \
     && cd dist && sha256sum -c sidecar-init.sha256 \
     && mkdir /out && ./sidecar-init install /out
 
-# sidecar-init for Kubernetes without rebuilding your image (docker build
-# --target sidecar-init): the executable and its addon, as `sidecar-init
-# install` lays them out, on a glibc base. As an init container it runs
-# `install /opt/sidecar-init` into an emptyDir; it also serves `webhook`.
-FROM ${RUNTIME_IMAGE} AS sidecar-init
+FROM ${DEMO_IMAGE} AS demo
 COPY --from=build /out/ /usr/local/bin/
-USER 65532:65532
-ENTRYPOINT ["/usr/local/bin/sidecar-init"]
-
-FROM ${DEMO_IMAGE}
-COPY --from=build /src/dist/sidecar-init /usr/local/bin/sidecar-init
 COPY --from=build /src/dist/sidecar-init.sha256 /src/dist/THIRD-PARTY-NOTICES.txt /src/LICENSE /usr/local/share/sidecar-init/
 WORKDIR /app
 COPY examples ./examples
 ENTRYPOINT ["/usr/local/bin/sidecar-init"]
 CMD ["-c", "examples/demo.yaml"]
+
+# The default target, last: the executable, its addon, their checksum and
+# notices on a glibc base.
+FROM ${RUNTIME_IMAGE}
+COPY --from=build /out/ /usr/local/bin/
+COPY --from=build /src/dist/sidecar-init.sha256 /src/dist/THIRD-PARTY-NOTICES.txt /src/LICENSE /usr/local/share/sidecar-init/
+ENTRYPOINT ["/usr/local/bin/sidecar-init"]

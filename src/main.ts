@@ -88,12 +88,15 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   const { resolveLogFormat } = await import('./observe/log-format.ts');
   const { createLogger, flushLog } = await import('./observe/logger.ts');
   const { killDescendantsNow } = await import('./process/kill-descendants.ts');
+  const { writeTerminationMessage } = await import('./observe/termination-message.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
   const crash = (error: unknown): number => {
     const killed = killDescendantsNow();
     logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
+    const reason = error instanceof Error ? error.message : String(error);
+    writeTerminationMessage(plan.terminationLog, `sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`, logger);
     return EXIT_INTERNAL;
   };
   const crashAndExit = (error: unknown): void => {
@@ -104,7 +107,10 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   process.on('unhandledRejection', crashAndExit);
   let exitCode: number;
   try {
-    exitCode = await supervise(plan, logger, native);
+    const finished = await supervise(plan, logger, native);
+    // Last, once everything is down: Kubernetes shows it as the container's termination message.
+    writeTerminationMessage(plan.terminationLog, finished.message, logger);
+    exitCode = finished.exitCode;
   } catch (error) {
     exitCode = crash(error);
   }
@@ -112,7 +118,8 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   return exitCode;
 }
 
-async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<number> {
+/** Runs the plan to its end: the exit code, and the text of the `finished` line that explains it. */
+async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<{ exitCode: number; message: string }> {
   const { createBatchedCount } = await import('./observe/batched-count.ts');
   const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./lifecycle/supervise.ts');
@@ -180,7 +187,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();
   logger.info({ event: 'exit', exitCode }, 'exiting');
-  return exitCode;
+  return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */

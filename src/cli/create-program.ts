@@ -62,6 +62,8 @@ const DRAIN_HELP = 'first on termination, before any stop signal: wait DURATION,
 const REWRITE_HELP = 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)';
 const SUCCESS_CODE_HELP = 'an exit code of the app that counts as 0, e.g. 143 (repeatable)';
 const STATUS_ADDR_HELP = 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. 0.0.0.0:9901 (default: no status server)';
+const TERMINATION_LOG_HELP =
+  'write the one-line reason for the exit to PATH, or none (default: /dev/termination-log, when it is there: Kubernetes shows it)';
 const OUTPUT_HELP = `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: inherit)`;
 const LOG_FORMAT_HELP = `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`;
 
@@ -117,6 +119,7 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})`)
     .option('--log-format <format>', LOG_FORMAT_HELP)
     .option('--status-addr <host:port>', STATUS_ADDR_HELP)
+    .option('--termination-log <path|none>', TERMINATION_LOG_HELP)
     .option('--output <mode>', OUTPUT_HELP)
     .helpOption('-h, --help', 'show this help')
     // Options after the first operand are the app's: `sidecar-init python -u job.py`.

@@ -27,6 +27,7 @@ interface ProgramOptions {
   readonly logLevel?: string;
   readonly logFormat?: string;
   readonly statusAddr?: string;
+  readonly terminationLog?: string;
   readonly output?: string;
   readonly drain?: string;
   readonly singleChild?: boolean;
@@ -80,6 +81,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     logLevel: pick('logLevel', options.logLevel, environment.logLevel),
     logFormat: pick('logFormat', options.logFormat, environment.logFormat),
     statusAddr: pick('statusAddr', options.statusAddr, environment.statusAddr),
+    terminationLog: pick('terminationLog', options.terminationLog, environment.terminationLog),
     output: pick('output', options.output, environment.output),
     sources,
     app: [...program.args],

@@ -8,6 +8,7 @@ import {
   type Plan,
   type ProcessSpec,
   type StatusAddress,
+  type TerminationLog,
 } from './plan.ts';
 
 export interface PlanParts {
@@ -17,6 +18,7 @@ export interface PlanParts {
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
+  readonly terminationLog: TerminationLog;
   /** For processes without their own output; undefined: inherit. */
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
@@ -53,6 +55,7 @@ export function buildPlan(parts: PlanParts): Plan {
     logLevel: parts.logLevel,
     logFormat: parts.logFormat,
     statusAddr: parts.statusAddr,
+    terminationLog: parts.terminationLog,
     processes,
     drain: parts.drain,
     signalRewrites: parts.signalRewrites,

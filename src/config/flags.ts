@@ -3,7 +3,18 @@ import { type Argv, parseCommand } from './command.ts';
 import { parseDuration } from './duration.ts';
 import { parseDrainFlag } from './hook.ts';
 import { isLogLevel, LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
-import type { DrainSpec, LogFormat, LogLevel, OutputMode, ProbeSpec, ProcessUser, RestartPolicy, Role, StatusAddress } from './plan.ts';
+import type {
+  DrainSpec,
+  LogFormat,
+  LogLevel,
+  OutputMode,
+  ProbeSpec,
+  ProcessUser,
+  RestartPolicy,
+  Role,
+  StatusAddress,
+  TerminationLog,
+} from './plan.ts';
 import { parseProbe } from './probe.ts';
 import { parseExternalSpec, parseQuitUrl } from './external.ts';
 import { createExternalDraft, createProcessDraft, type Entry } from './process.ts';
@@ -12,6 +23,7 @@ import { parseRestartPolicy } from './restart.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { parseRewriteFlags, parseStopSignal, type SignalRewrites } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
+import { parseTerminationLog } from './termination-log.ts';
 import { parseUser } from './user.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
 
@@ -39,6 +51,7 @@ export interface FlagConfig {
   readonly logLevel: LogLevel | undefined;
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
+  readonly terminationLog: TerminationLog | undefined;
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
@@ -72,6 +85,7 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
     logLevel: option('logLevel', cli.logLevel, parseLogLevel),
     logFormat: option('logFormat', cli.logFormat, oneOf('a log format', LOG_FORMATS)),
     statusAddr: option('statusAddr', cli.statusAddr, parseStatusAddress),
+    terminationLog: option('terminationLog', cli.terminationLog, parseTerminationLog),
     output: option('output', cli.output, oneOf('an output mode', OUTPUT_MODES)),
     drain: option('drain', cli.drain, parseDrainFlag),
     rewrites: parseRewriteFlags(cli.rewrite, (index, message, first) =>

@@ -75,6 +75,7 @@ describe('loadPlan', () => {
     expect(load({ yaml: CONFIG_EXAMPLE })).toEqual({
       graceMs: 25_000,
       logLevel: DEFAULT_LOG_LEVEL,
+      terminationLog: { kind: 'if-present', path: '/dev/termination-log' },
       drain: undefined,
       signalRewrites: {},
       processes: [

@@ -9,6 +9,7 @@ import { parseFlags } from './flags.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from './plan.ts';
 import { createProblemList, fileOrigin } from './problem.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
+import { DEFAULT_TERMINATION_LOG_TARGET } from './termination-log.ts';
 import { checkPrivileges, type Identity } from './user.ts';
 
 export interface LoadPlanInput {
@@ -53,6 +54,7 @@ export function loadPlan(input: LoadPlanInput): Plan {
     logLevel: flags.logLevel ?? file.logLevel ?? DEFAULT_LOG_LEVEL,
     logFormat: flags.logFormat ?? file.logFormat,
     statusAddr: flags.statusAddr ?? file.statusAddr,
+    terminationLog: flags.terminationLog ?? file.terminationLog ?? DEFAULT_TERMINATION_LOG_TARGET,
     output: flags.output ?? file.output,
     drain: flags.drain ?? file.drain,
     signalRewrites: { ...file.rewrites, ...flags.rewrites },

@@ -204,6 +204,8 @@ export interface Plan {
   readonly logFormat: LogFormat | undefined;
   /** The status server's address; undefined: no status server. */
   readonly statusAddr: StatusAddress | undefined;
+  /** Where the one-line reason for the exit is written at the end. */
+  readonly terminationLog: TerminationLog;
   /** Every process in list order; exactly one has role 'app' and it is last. */
   readonly processes: readonly ProcessSpec[];
   readonly drain: DrainSpec | undefined;
@@ -213,6 +215,16 @@ export interface Plan {
    */
   readonly signalRewrites: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
 }
+
+/**
+ * The termination message's file: Kubernetes' path only when it is there
+ * (if-present: anything that fails is a debug line), a file given (a failure is
+ * a warning), or none.
+ */
+export type TerminationLog =
+  | { readonly kind: 'if-present'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'none' };
 
 export const DEFAULT_GRACE_MS = 25_000;
 export const DEFAULT_PROBE_PERIOD_MS = 100;

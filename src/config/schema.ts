@@ -11,12 +11,14 @@ import {
   type LogLevel,
   type OutputMode,
   type StatusAddress,
+  type TerminationLog,
 } from './plan.ts';
 import { type Entry, ProcessSchema, readFileEntry } from './process.ts';
 import type { Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema, type SignalRewrites, toRewrites } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
+import { DEFAULT_TERMINATION_LOG, parseTerminationLog } from './termination-log.ts';
 
 // The config file: its shape and every value, checked in one pass that turns
 // what the user wrote into plan values. The JSON Schema for editors is
@@ -33,6 +35,14 @@ export const ConfigSchema = mapping({
     .meta({
       description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
       examples: ['0.0.0.0:9901', '127.0.0.1:9901', ':9901'],
+    }),
+  terminationLog: parsedWith(z.string(), parseTerminationLog)
+    .optional()
+    .meta({
+      description:
+        'Where the one-line reason for the exit is written (Kubernetes shows it as the termination message), or none; ' +
+        `by default ${DEFAULT_TERMINATION_LOG}, when it is there.`,
+      examples: [DEFAULT_TERMINATION_LOG, '/run/sidecar-init/termination', 'none'],
     }),
   output: z.enum(OUTPUT_MODES).optional().meta({
     description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
@@ -62,6 +72,7 @@ export interface FileConfig {
   readonly logLevel: LogLevel | undefined;
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
+  readonly terminationLog: TerminationLog | undefined;
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
@@ -75,6 +86,7 @@ export const EMPTY_FILE_CONFIG: FileConfig = {
   logLevel: undefined,
   logFormat: undefined,
   statusAddr: undefined,
+  terminationLog: undefined,
   output: undefined,
   drain: undefined,
   rewrites: {},
@@ -95,6 +107,7 @@ export function checkFile(value: unknown, report: Report): FileConfig {
     logLevel: data.logLevel,
     logFormat: data.logFormat,
     statusAddr: data.statusAddr,
+    terminationLog: data.terminationLog,
     output: data.output,
     drain: data.drain,
     rewrites: toRewrites(data.rewrite),

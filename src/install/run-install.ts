@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { isSea } from 'node:sea';
 import { writeAllSync } from '../observe/write-sync.ts';
 import { embeddedAddon } from '../process/embedded-addon.ts';
@@ -5,6 +6,7 @@ import { InstallError, installExecutable } from './install-executable.ts';
 
 const STDOUT_FD = 1;
 const STDERR_FD = 2;
+const SELF_EXE = '/proc/self/exe';
 
 /** `sidecar-init install DIR`: one line per file written, or one line saying why nothing was (main.ts exits 2 then). */
 export function runInstall(dir: string): 'installed' | 'refused' {
@@ -17,7 +19,7 @@ export function runInstall(dir: string): 'installed' | 'refused' {
     return 'refused';
   }
   try {
-    const files = installExecutable(dir, process.execPath, embeddedAddon());
+    const files = installExecutable(dir, runningExecutable(), embeddedAddon());
     writeAllSync(STDOUT_FD, files.map((file) => `installed ${file.path} (${file.size} bytes, sha256 ${file.sha256})\n`).join(''));
     return 'installed';
   } catch (error) {
@@ -25,4 +27,13 @@ export function runInstall(dir: string): 'installed' | 'refused' {
     writeAllSync(STDERR_FD, `sidecar-init: ${error.message}\n`);
     return 'refused';
   }
+}
+
+/**
+ * The file this process runs: /proc/self/exe is its inode even when the path
+ * has since been replaced (an upgrade in place), so the copy is always of
+ * the executable whose addon is embedded here.
+ */
+function runningExecutable(): string {
+  return statSync(SELF_EXE, { throwIfNoEntry: false }) === undefined ? process.execPath : SELF_EXE;
 }

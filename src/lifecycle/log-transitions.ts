@@ -122,16 +122,23 @@ export function logRestartScheduled(
   log.of(effect.name).warn(fields, `restart ${effect.attempt} in ${effect.delayMs}ms`);
 }
 
-/** The lifecycle's last line; with a non-zero code it names the process and the reason, so no failure goes unexplained. */
+/**
+ * The lifecycle's last line; with a non-zero code it names the process and the
+ * reason, so no failure goes unexplained. Returns its text (the termination message).
+ */
 export function logFinished(
   { log, graph }: TransitionLog,
   state: LifecycleState,
   exitCode: number,
   budgetUsed: { readonly budgetUsedMs?: number },
-): void {
+): string {
   const reason = state.stopReason;
   const fields = { event: 'finished', exitCode, ...budgetUsed };
-  if (exitCode === 0 || reason === undefined) return log.pod.info(fields, 'all processes stopped');
+  if (exitCode === 0 || reason === undefined) {
+    const message = 'all processes stopped';
+    log.pod.info(fields, message);
+    return message;
+  }
   const app = state.procs.get(graph.app.name);
   const appExit = app?.status === 'exited' ? app.exit : undefined;
   const proc = 'name' in reason ? reason.name : reason.kind === 'signal' && appExit === undefined ? undefined : graph.app.name;
@@ -139,6 +146,7 @@ export function logFinished(
   const level = reason.kind === 'app-exited' || reason.kind === 'signal' ? 'info' : 'warn';
   const message = `all processes stopped; exit code ${exitCode}: ${describeExitReason(reason, graph.app.name, appExit)}`;
   log.pod[level]({ ...fields, reason: reason.kind, proc }, message);
+  return message;
 }
 
 /** Why the supervisor exits as it does, for its last line; `appExit` is how the app ended, if it ran. */

@@ -35,6 +35,8 @@ export interface Supervision {
   readonly hurry: AbortSignal;
   /** What the status server shows, as of now; `reapedOrphans` comes from the reaper, which the runner does not see. */
   status(reapedOrphans: number): StatusSnapshot;
+  /** The text of the `finished` line (exit code, reason, the process at fault) once done has resolved. */
+  finishedMessage(): string | undefined;
 }
 
 /**
@@ -71,6 +73,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   const spawns = new Map<string, number>();
   const lastExits = new Map<string, LastExit>();
   let finishedAt: number | undefined;
+  let finishedMessage: string | undefined;
 
   function handle(event: LifecycleEvent): void {
     if (event.type === 'spawned') spawns.set(event.name, (spawns.get(event.name) ?? 0) + 1);
@@ -120,7 +123,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         finishedAt = at;
         runner.timers.clear();
         runner.aborts.abortAll();
-        logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
+        finishedMessage = logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
         return finish(effect.exitCode);
       default:
         return assertNever(effect);
@@ -138,6 +141,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     hurry: hurry.signal,
     remainingGraceMs: () =>
       state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
+    finishedMessage: () => finishedMessage,
     status: (reapedOrphans) =>
       describeStatus(graph, state, { spawns, lastExits, pidOf: transitionLog.pidOf, finishedAt, reapedOrphans }, performance.now()),
   };

@@ -15,15 +15,16 @@ const LABEL = 'io.github.sidecar-init.test-standin=true';
 /** Debian without Node: where users COPY the executable (shared with the pod tests). */
 const PLAIN_BASE = 'localhost/sidecar-init-test/base:bookworm';
 const GCC_BASE = 'localhost/sidecar-init-test/gcc-base:bookworm';
+/** Stands in for distroless/cc: glibc, libstdc++ and libgcc_s from Debian's packages, no shell. */
+const GLIBC_BASE = 'localhost/sidecar-init-test/glibc-runtime:bookworm';
 /** Stands in for node:24-bookworm-slim: Debian, a C compiler, this checkout's Node and npm. */
 const NODE_BASE = 'localhost/sidecar-init-test/node-build:current';
 const IMAGE = 'localhost/sidecar-init-test/sidecar-init:current';
+const DEMO_IMAGE = 'localhost/sidecar-init-test/sidecar-init-demo:current';
 const BUILD_STAGE = 'localhost/sidecar-init-test/sidecar-init-build:current';
 const COPIED = 'localhost/sidecar-init-test/copied:current';
-/** The Dockerfile's sidecar-init target, on a glibc base made from Debian's packages (distroless cc stands for it). */
-const GLIBC_BASE = 'localhost/sidecar-init-test/glibc:bookworm';
-const TARGET = 'localhost/sidecar-init-test/sidecar-init-target:current';
 const BINARY = '/usr/local/bin/sidecar-init';
+const ADDON = '/usr/local/bin/sidecar-init.node';
 const MINUTE = 60_000;
 
 interface Result {
@@ -69,11 +70,21 @@ function caBundle(): string {
   return configured !== undefined && existsSync(configured) ? configured : '/etc/ssl/certs/ca-certificates.crt';
 }
 
+/** Only the packages' files (mmdebstrap's extract variant: no dpkg, no shell), imported as an image. */
+async function buildGlibcBase(): Promise<void> {
+  if ((await run('podman', ['image', 'exists', GLIBC_BASE])).code === 0) return;
+  await withContext(async (context) => {
+    const rootfs = join(context, 'rootfs.tar');
+    await ok('mmdebstrap', ['--variant=extract', '--include=libc6,libgcc-s1,libstdc++6', 'bookworm', rootfs], 15 * MINUTE);
+    await ok('podman', ['import', rootfs, GLIBC_BASE], 5 * MINUTE);
+  });
+}
+
 async function buildImages(): Promise<void> {
   await ok(join(ROOT, 'scripts/podman/setup.sh'), [], 10 * MINUTE);
+  await buildGlibcBase();
   await ok(join(ROOT, 'scripts/podman/base-image.sh'), [PLAIN_BASE, 'python3'], 15 * MINUTE);
   await ok(join(ROOT, 'scripts/podman/base-image.sh'), [GCC_BASE, 'gcc,libc6-dev,binutils'], 15 * MINUTE);
-  await ok('env', ['VARIANT=extract', join(ROOT, 'scripts/podman/base-image.sh'), GLIBC_BASE, 'libc6,libgcc-s1,libstdc++6'], 15 * MINUTE);
   await withContext(async (context) => {
     cpSync(process.execPath, join(context, 'node'));
     const npm = await packNpm(context);
@@ -99,6 +110,8 @@ RUN mkdir -p /usr/local/lib/node_modules/npm \\
     `BUILD_IMAGE=${NODE_BASE}`,
     '--build-arg',
     `DEMO_IMAGE=${NODE_BASE}`,
+    '--build-arg',
+    `RUNTIME_IMAGE=${GLIBC_BASE}`,
     '--secret',
     `id=npm-ca,src=${caBundle()}`,
     '--file',
@@ -106,8 +119,7 @@ RUN mkdir -p /usr/local/lib/node_modules/npm \\
   ];
   await ok('podman', ['build', '--quiet', ...common, '--target', 'build', '--tag', BUILD_STAGE, ROOT], 20 * MINUTE);
   await ok('podman', ['build', '--quiet', ...common, '--tag', IMAGE, ROOT], 20 * MINUTE);
-  const runtime = ['--build-arg', `RUNTIME_IMAGE=${GLIBC_BASE}`];
-  await ok('podman', ['build', '--quiet', ...common, ...runtime, '--target', 'sidecar-init', '--tag', TARGET, ROOT], 20 * MINUTE);
+  await ok('podman', ['build', '--quiet', ...common, '--target', 'demo', '--tag', DEMO_IMAGE, ROOT], 20 * MINUTE);
   await withContext(async (context) => {
     cpSync(join(ROOT, 'test/fixtures/make-orphans.sh'), join(context, 'make-orphans'));
     writeFileSync(
@@ -121,6 +133,25 @@ ENTRYPOINT ["${BINARY}"]
     );
     await ok('podman', ['build', '--quiet', '--tag', COPIED, context], 5 * MINUTE);
   });
+}
+
+/** The files (not folders) of an image's filesystem, sorted: a container created (never started) and exported. */
+async function filesOf(image: string): Promise<string[]> {
+  const id = (await ok('podman', ['create', '--network', 'none', '--entrypoint', '/none', image])).trim();
+  try {
+    const listing = await new Promise<string>((resolve, reject) => {
+      execFile('sh', ['-c', `podman export ${id} | tar -t`], { maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout) =>
+        error === null ? resolve(stdout) : reject(error),
+      );
+    });
+    return listing
+      .split('\n')
+      .map((line) => line.replace(/^\.\//, ''))
+      .filter((line) => line !== '' && !line.endsWith('/'))
+      .sort();
+  } finally {
+    await run('podman', ['rm', '--force', id]);
+  }
 }
 
 function runIn(image: string, podmanArgs: readonly string[], args: readonly string[]): Promise<Result> {
@@ -137,14 +168,73 @@ function logEvents(stderr: string): { event?: string; mode?: string; count?: num
 describe('the image', () => {
   beforeAll(buildImages, 45 * MINUTE);
 
-  it('has the single executable as its entrypoint and the demo as its command', async () => {
+  it('is the executable and its addon on the glibc base, nothing else, with the executable as its entrypoint', async () => {
+    const base = new Set(await filesOf(GLIBC_BASE));
+    expect((await filesOf(IMAGE)).filter((file) => !base.has(file))).toEqual([
+      BINARY.slice(1),
+      ADDON.slice(1),
+      'usr/local/share/sidecar-init/LICENSE',
+      'usr/local/share/sidecar-init/THIRD-PARTY-NOTICES.txt',
+      'usr/local/share/sidecar-init/sidecar-init.sha256',
+    ]);
     const config = JSON.parse(await ok('podman', ['image', 'inspect', '--format', '{{json .Config}}', IMAGE])) as {
+      Entrypoint: string[];
+      Cmd?: string[] | null;
+    };
+    expect(config.Entrypoint).toEqual([BINARY]);
+    expect(config.Cmd ?? []).toEqual([]);
+    // No shell in it: the app here is sidecar-init itself, refusing a missing folder with exit 2; the addon loads from
+    // beside the executable, so a read-only root without any tmpfs is enough.
+    const result = await runIn(
+      IMAGE,
+      ['--read-only', '--read-only-tmpfs=false'],
+      ['--log-level', 'warn', '--', BINARY, 'install', '/missing'],
+    );
+    expect(result.stderr).toBe(
+      'sidecar-init: cannot install into /missing: no such directory; give a directory that exists and this user can write\n',
+    );
+    expect(result.code).toBe(2);
+  });
+
+  it('installs sidecar-init into a volume, as an init container, and the copy runs in another image with nothing writable', async () => {
+    const volume = mkdtempSync(join(tmpdir(), 'sidecar-init-volume-'));
+    try {
+      chmodSync(volume, 0o777);
+      const installed = await runIn(IMAGE, ['--user', '65532', '-v', `${volume}:/sidecar-init`], ['install', '/sidecar-init']);
+      expect(installed.stderr).toBe('');
+      expect(installed.code).toBe(0);
+      expect(installed.stdout).toMatch(
+        /^installed \/sidecar-init\/sidecar-init \(\d+ bytes, sha256 [0-9a-f]{64}\)\ninstalled \/sidecar-init\/sidecar-init\.node /,
+      );
+      const result = await runIn(
+        PLAIN_BASE,
+        [
+          '--read-only',
+          '--read-only-tmpfs=false',
+          '--user',
+          '1000',
+          '-v',
+          `${volume}:/sidecar-init:ro`,
+          '--entrypoint',
+          '/sidecar-init/sidecar-init',
+        ],
+        ['--log-level', 'warn', '--', 'sh', '-c', 'exit 3'],
+      );
+      expect(result.stderr).toBe('');
+      expect(result.code).toBe(3);
+    } finally {
+      rmSync(volume, { recursive: true, force: true });
+    }
+  });
+
+  it('has a demo target: the executable as its entrypoint and the demo as its command', async () => {
+    const config = JSON.parse(await ok('podman', ['image', 'inspect', '--format', '{{json .Config}}', DEMO_IMAGE])) as {
       Entrypoint: string[];
       Cmd: string[];
     };
     expect(config.Entrypoint).toEqual([BINARY]);
     expect(config.Cmd).toEqual(['-c', 'examples/demo.yaml']);
-    const demo = await runIn(IMAGE, [], []);
+    const demo = await runIn(DEMO_IMAGE, [], []);
     expect(demo.code).toBe(0);
     expect(logEvents(demo.stderr).map((line) => line.event)).toContain('finished');
   });
@@ -210,42 +300,5 @@ describe('the image', () => {
     expect(result.stderr).toMatch(
       /^sidecar-init: cannot load the embedded native reaper addon: .*\/dev\/shm: mounted noexec.*SIDECAR_INIT_NATIVE_DIR=DIR\n$/,
     );
-  });
-
-  it('as the sidecar-init target: the executable and its addon on glibc, run as nonroot, installed into a volume from a read-only root', async () => {
-    const config = JSON.parse(await ok('podman', ['image', 'inspect', '--format', '{{json .Config}}', TARGET])) as {
-      Entrypoint: string[];
-      User: string;
-    };
-    expect(config.Entrypoint).toEqual([BINARY]);
-    expect(config.User).toBe('65532:65532');
-    const container = (await ok('podman', ['create', TARGET])).trim();
-    try {
-      const files = (await ok('sh', ['-c', `podman export ${container} | tar -t`])).split('\n');
-      expect(files.filter((file) => file.startsWith('usr/local/bin/') && file !== 'usr/local/bin/').sort()).toEqual([
-        'usr/local/bin/sidecar-init',
-        'usr/local/bin/sidecar-init.node',
-      ]);
-      expect(files).not.toContain('bin/sh');
-    } finally {
-      await run('podman', ['rm', '--force', container]);
-    }
-    // The copy-in form: an init container fills a shared folder, the app's own image runs sidecar-init from it.
-    const shared = mkdtempSync(join(tmpdir(), 'sidecar-init-shared-'));
-    try {
-      chmodSync(shared, 0o777);
-      const installed = await runIn(TARGET, ['--read-only', '--volume', `${shared}:/opt/sidecar-init`], ['install', '/opt/sidecar-init']);
-      expect(installed.stderr).toBe('');
-      expect(installed.code).toBe(0);
-      const app = await runIn(
-        PLAIN_BASE,
-        ['--read-only', '--user', '1000', '--volume', `${shared}:/opt/sidecar-init:ro`, '--entrypoint', '/opt/sidecar-init/sidecar-init'],
-        ['--log-level', 'warn', '--', 'sh', '-c', 'exit 6'],
-      );
-      expect(app.stderr).toBe('');
-      expect(app.code).toBe(6);
-    } finally {
-      rmSync(shared, { recursive: true, force: true });
-    }
   });
 });

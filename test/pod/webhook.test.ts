@@ -40,6 +40,9 @@ beforeAll(async () => {
       '--network',
       'host',
       '--read-only',
+      // The user examples/k8s/webhook/webhook.yaml runs it as.
+      '--user',
+      '65532:65532',
       '--volume',
       `${work}:/tls:ro`,
       SIDECAR_INIT_IMAGE,

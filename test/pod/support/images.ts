@@ -109,10 +109,10 @@ RUN chmod -R a+rX /app
 }
 
 /**
- * sidecar-init's image as the Dockerfile's sidecar-init target makes it: what
+ * sidecar-init's image as the Dockerfile makes it by default: what
  * `sidecar-init install` writes (the executable and its addon beside it) on a
- * glibc base, run as distroless's nonroot user. Its entrypoint serves the
- * install init container and the webhook alike.
+ * glibc base. Its entrypoint serves the install init container and the
+ * webhook alike; the manifests give both their user (65532).
  */
 async function buildSidecarInit(): Promise<void> {
   await withContext(async (context) => {
@@ -122,7 +122,6 @@ async function buildSidecarInit(): Promise<void> {
       `FROM ${GLIBC_BASE}
 LABEL ${STANDIN_LABEL}
 COPY bin/ /usr/local/bin/
-USER 65532:65532
 ENTRYPOINT ["/usr/local/bin/sidecar-init"]
 `,
     );

@@ -2,7 +2,6 @@ import { Command, CommanderError } from 'commander';
 import { isLogLevel, LOG_LEVELS } from '../config/literals.ts';
 import { listAlternatives, quote } from '../config/result.ts';
 import { parseStatusAddress } from '../config/status-address.ts';
-import { checkInjectedArgs } from './check-injected-args.ts';
 import type { CliCommand } from './cli-command.ts';
 import { HELP_HINT, PROGRAM_NAME } from './create-program.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
@@ -66,7 +65,8 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
     keyFile: flags.key ?? '',
     image: flags.image ?? '',
     logLevel,
-    checkArgs: checkInjectedArgs,
+    // Imported when the webhook starts: it brings the config loader, which no other command's parsing needs.
+    loadCheckArgs: async () => (await import('./check-injected-args.ts')).checkInjectedArgs,
   };
 }
 

@@ -22,11 +22,16 @@ export interface WebhookSettings {
   /** The sidecar-init image the install init container runs. */
   readonly image: string;
   readonly logLevel: LogLevel;
-  /** How `sidecar-init validate` judges a command line, for the flags the webhook writes. */
-  readonly checkArgs: CheckArgs;
+  /**
+   * How `sidecar-init validate` judges a command line, for the flags the
+   * webhook writes; loaded when the webhook starts, so that parsing argv
+   * (every start of sidecar-init) never evaluates the config loader.
+   */
+  readonly loadCheckArgs: () => Promise<CheckArgs>;
 }
 
-interface WebhookOptions extends WebhookSettings {
+interface WebhookOptions extends Omit<WebhookSettings, 'loadCheckArgs'> {
+  readonly checkArgs: CheckArgs;
   readonly logger: Logger;
   /** Set on SIGTERM: answers close their connection, so keep-alive clients cannot hold the exit. */
   readonly stopping: { value: boolean };
@@ -46,7 +51,8 @@ export const HEALTH_PATH = '/healthz';
 /** Serves until SIGTERM or SIGINT, then finishes the reviews in flight; resolves with the exit code. */
 export async function serveWebhook(settings: WebhookSettings): Promise<number> {
   const logger = createLogger(settings.logLevel, 'json');
-  const code = await serve({ ...settings, checkArgs: rememberVerdicts(settings.checkArgs), logger, stopping: { value: false } });
+  const checkArgs = rememberVerdicts(await settings.loadCheckArgs());
+  const code = await serve({ ...settings, checkArgs, logger, stopping: { value: false } });
   await flushLog(LOG_FLUSH_DEADLINE_MS);
   return code;
 }

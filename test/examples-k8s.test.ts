@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
 import {
   COPIED_EXECUTABLE,
   type Container,
@@ -135,6 +136,21 @@ function checkPodRules(workload: Document, pod: PodSpec, documents: readonly Doc
     if (configMap !== undefined) expect(names).toContain(configMap.name);
   }
 }
+
+it('every Kubernetes manifest in the README follows the API schema of its kind', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const manifests = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
+    .map((match) => match[1] ?? '')
+    .filter((block) => /^apiVersion:/m.test(block));
+  expect(manifests.length).toBeGreaterThanOrEqual(2);
+  for (const manifest of manifests) {
+    for (const document of parseAllDocuments(manifest).map((parsed) => parsed.toJS() as Document)) {
+      expect(() => validateAgainstSchema(document)).not.toThrow();
+      const pod = document.kind === 'Pod' ? (document.spec as unknown as PodSpec) : document.spec?.template?.spec;
+      if (pod !== undefined) checkPodRules(document, pod, [document]);
+    }
+  }
+});
 
 describe('examples/k8s/webhook/', () => {
   const documents = [...readExample('webhook/webhook.yaml'), ...readExample('webhook/certificate.yaml')];

@@ -84,9 +84,9 @@ export function planInjection(pod: JsonRecord, options: InjectionOptions): Injec
   const command = commandOf(target, annotations);
   if (command.kind === 'deny') return command;
   if (command.kind === 'missing') {
+    // Kubernetes may cut a warning past 256 characters: the name of a container is at most 63.
     return skip(
-      `sidecar-init was not injected: container "${wanted}" has no command, so the webhook cannot tell what to run; ` +
-        `add command: [...] (the image's ENTRYPOINT) to it, or the annotation ${COMMAND}`,
+      `sidecar-init not injected: container "${wanted}" has no command; add command: [...] (the image's ENTRYPOINT) or the annotation ${COMMAND}`,
     );
   }
   const flags = annotations[ARGS] === undefined ? { ok: true as const, value: [] } : splitAnnotation(ARGS, annotations[ARGS]);

@@ -20,8 +20,8 @@ export const APP_IMAGE = 'registry.example.com/batch/report-job:1.0';
 export const BAKED_IMAGE = 'registry.example.com/batch/report-web:1.0';
 /** sidecar-init's own image: the single executable and its addon on a glibc base, nothing else. */
 export const SIDECAR_INIT_IMAGE = 'registry.example.com/tools/sidecar-init:0.1.0';
-/** Debian's libc6, libgcc-s1 and libstdc++6 unpacked, no package manager or shell: what the executable needs. */
-const GLIBC_BASE = 'localhost/sidecar-init-test/glibc:bookworm';
+/** Debian's libc6, libgcc-s1 and libstdc++6 unpacked, no package manager or shell: what the executable needs (RUNTIME_IMAGE's stand-in). */
+export const GLIBC_BASE = 'localhost/sidecar-init-test/glibc-runtime:bookworm';
 const GLIBC_PACKAGES = 'libc6,libgcc-s1,libstdc++6';
 const EXECUTABLE = join(ROOT, 'dist/sidecar-init');
 
@@ -53,12 +53,17 @@ export async function buildImages(log: (line: string) => void): Promise<void> {
   const base = await run(join(ROOT, 'scripts/podman/base-image.sh'), [BASE_IMAGE, 'python3'], 900_000);
   if (base.code !== 0) throw new Error(`scripts/podman/base-image.sh failed: ${base.stderr}`);
   log(base.stdout.trim().split('\n').at(-1) ?? '');
-  const glibc = await run(join(ROOT, 'scripts/podman/base-image.sh'), [GLIBC_BASE, GLIBC_PACKAGES], 900_000, { VARIANT: 'extract' });
-  if (glibc.code !== 0) throw new Error(`scripts/podman/base-image.sh (glibc) failed: ${glibc.stderr}`);
+  await buildGlibcBase();
   await buildStandins();
   await buildApp();
   await buildSidecarInit();
   log(`images ready: ${APP_IMAGE}, ${BAKED_IMAGE}, ${SIDECAR_INIT_IMAGE}, ${Object.keys(PROXY_IMAGES).join(', ')}`);
+}
+
+/** GLIBC_BASE, once per machine: only the packages' files (mmdebstrap's extract variant), imported as an image. */
+export async function buildGlibcBase(): Promise<void> {
+  const glibc = await run(join(ROOT, 'scripts/podman/base-image.sh'), [GLIBC_BASE, GLIBC_PACKAGES], 900_000, { VARIANT: 'extract' });
+  if (glibc.code !== 0) throw new Error(`scripts/podman/base-image.sh (glibc) failed: ${glibc.stderr}`);
 }
 
 async function buildStandins(): Promise<void> {

@@ -42,6 +42,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return await run(command);
     case 'install':
       return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
+    case 'webhook':
+      return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
     default:
       return assertNever(command);
   }

@@ -14,6 +14,7 @@ import * as reapOrphans from './reap-orphans.ts';
 import * as reapStorm from './reap-storm.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
+import * as webhookReviews from './webhook-reviews.ts';
 
 const missing = missingTools();
 if (missing.length > 0) {
@@ -34,4 +35,5 @@ await readinessWake.run();
 await outputPrefix.run();
 await statusMemory.run();
 await statusFlood.run();
+await webhookReviews.run();
 planScale.run();

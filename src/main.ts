@@ -55,6 +55,8 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
       return await run(command);
     case 'install':
       return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
+    case 'webhook':
+      return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
     default:
       return assertNever(command);
   }

@@ -16,6 +16,7 @@ import {
 import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { describeBuild } from './version.ts';
+import { parseWebhookArgs, WEBHOOK_COMMAND } from './webhook-args.ts';
 
 export type { CliCommand } from './cli-command.ts';
 
@@ -33,6 +34,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
   }
   if (argv[0] === INSTALL_COMMAND) return parseInstall(argv.slice(1));
+  if (argv[0] === WEBHOOK_COMMAND) return parseWebhookArgs(argv.slice(1));
   const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
   const collected = createCollectedFlags();
   const output = { text: '' };

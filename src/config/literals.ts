@@ -26,3 +26,7 @@ void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered, logFor
 export function isRestartPolicy(value: unknown): value is RestartPolicy {
   return (RESTART_POLICIES as readonly unknown[]).includes(value);
 }
+
+export function isLogLevel(value: unknown): value is LogLevel {
+  return (LOG_LEVELS as readonly unknown[]).includes(value);
+}

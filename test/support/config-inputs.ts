@@ -75,6 +75,10 @@ const SCALARS = [
   '*alias',
   '&anchor',
   '<<',
+  '/shared/app',
+  '/shared/app=exited',
+  'ready',
+  'none',
 ] as const;
 const KEYS = [
   'processes',
@@ -82,6 +86,11 @@ const KEYS = [
   'logLevel',
   'logFormat',
   'statusAddr',
+  'terminationLog',
+  'announce',
+  'until',
+  'file',
+  'state',
   'output',
   'drain',
   'rewrite',
@@ -127,6 +136,9 @@ const KEYS = [
   'signal',
   'stopOnFailure',
   'optional',
+  'allowHost',
+  'maxMatches',
+  'announced',
   'SIGTERM',
   'SIGHUP',
   'proccesses',
@@ -281,7 +293,7 @@ const yamlText = fc.oneof(
 const FLAG_VALUES = {
   '--init': ['step=true', 'step=', '=true', 'bad name=true', 'step=sh -c "exit 0"'],
   '--sidecar': ['proxy=sleep 10', 'proxy', 'proxy=', 'app=sleep 1', 'proxy=sleep "unterminated'],
-  '--external': ['envoy=istio', 'envoy=comm:envoy', 'envoy=nonsense', 'proxy=linkerd'],
+  '--external': ['envoy=istio', 'envoy=comm:envoy', 'envoy=nonsense', 'proxy=linkerd', 'proxy=announced:/shared/proxy', 'proxy=announced:'],
   '--ready': ['proxy=tcp://127.0.0.1:1', 'proxy=tcp://:x', 'nobody=exec:true', 'proxy=log:[', 'proxy'],
   '--quit': ['envoy=http://127.0.0.1:15000/quitquitquit', 'envoy=ftp://x', 'proxy=http://x'],
   '--restart': ['proxy=always', 'step=always', 'proxy=sometimes', 'app=on-failure'],
@@ -295,6 +307,9 @@ const FLAG_VALUES = {
   '--log-format': ['json', 'text', 'xml'],
   '--status-addr': ['127.0.0.1:0', ':9090', 'x', '[::1]:99999'],
   '--output': ['prefix', 'json', 'inherit', 'rainbow'],
+  '--termination-log': ['/tmp/termination', 'none', 'relative'],
+  '--announce': ['/shared/app', 'shared/app', '', '/shared/'],
+  '--until': ['/shared/proxy', '/shared/proxy=ready', '/shared/proxy=done', '=ready'],
   '--single-child': [],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -305,8 +320,34 @@ const flag: fc.Arbitrary<readonly string[]> = fc
     return values.length === 0 ? fc.constant([name]) : fc.constantFrom(...values).map((value) => [name, value]);
   });
 
-const ENV_VALUES = ['10s', 'x', '', 'true', 'maybe', 'TERM:QUIT,HUP:none', '143,x', 'debug', 'json', '127.0.0.1:0', 'prefix'];
-const ENV_NAMES = ['GRACE', 'DRAIN', 'REWRITE', 'SINGLE_CHILD', 'SUCCESS_CODE', 'LOG_LEVEL', 'LOG_FORMAT', 'STATUS_ADDR', 'OUTPUT'];
+const ENV_VALUES = [
+  '10s',
+  'x',
+  '',
+  'true',
+  'maybe',
+  'TERM:QUIT,HUP:none',
+  '143,x',
+  'debug',
+  'json',
+  '127.0.0.1:0',
+  'prefix',
+  '/shared/app=ready',
+];
+const ENV_NAMES = [
+  'GRACE',
+  'DRAIN',
+  'REWRITE',
+  'SINGLE_CHILD',
+  'SUCCESS_CODE',
+  'LOG_LEVEL',
+  'LOG_FORMAT',
+  'STATUS_ADDR',
+  'TERMINATION_LOG',
+  'ANNOUNCE',
+  'UNTIL',
+  'OUTPUT',
+];
 
 export const configInputs = fc.record({
   mode: fc.constantFrom<readonly string[]>([], [], ['validate'], ['plan'], ['plan', '--json']),

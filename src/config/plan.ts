@@ -39,6 +39,8 @@ export type ProbeSpec =
   | { readonly kind: 'log'; readonly pattern: string }
   /** Passes while the file exists. */
   | { readonly kind: 'file'; readonly path: string }
+  /** Passes when grpc.health.v1.Health/Check for service ('' is the whole server) answers SERVING. */
+  | { readonly kind: 'grpc'; readonly host: string; readonly port: number; readonly service: string }
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
   | { readonly kind: 'process'; readonly match: ExternalMatch };
 

@@ -151,6 +151,8 @@ export function describeProbe(probe: ProbeSpec): string {
       return `log:${probe.pattern}`;
     case 'file':
       return `file:${probe.path}`;
+    case 'grpc':
+      return `grpc://${formatAddress(probe.host, probe.port)}${probe.service === '' ? '' : `/${probe.service}`}`;
     case 'process':
       return `a process with ${describeMatch(probe.match)}`;
     default:

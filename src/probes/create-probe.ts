@@ -6,6 +6,7 @@ import { createPresenceProbe } from '../externals/presence-probe.ts';
 import { toProcessMatcher } from '../externals/to-matcher.ts';
 import { createExecProbe } from './exec-probe.ts';
 import { createFileProbe } from './file-probe.ts';
+import { createGrpcProbe } from './grpc-probe.ts';
 import { createHttpProbe } from './http-probe.ts';
 import type { LogMatcher } from './log-matcher.ts';
 import { createLogProbe } from './log-probe.ts';
@@ -32,6 +33,8 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
       return createHttpProbe(spec.url, { headers: spec.headers, expectStatus: spec.expectStatus });
     case 'exec':
       return createExecProbe(spec.command, deps);
+    case 'grpc':
+      return createGrpcProbe(spec.host, spec.port, spec.service);
     case 'file':
       return createFileProbe(resolve(deps.cwd ?? process.cwd(), spec.path));
     case 'log':

@@ -126,6 +126,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { runHook } = await import('./hooks/run-hook.ts');
   const { createProbe } = await import('./probes/create-probe.ts');
   const { createLogMatcher } = await import('./probes/log-matcher.ts');
+  const { openReadinessChannel } = await import('./probes/open-channel.ts');
   const { watchLiveness } = await import('./probes/watch-liveness.ts');
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
   const spawner = createSpawner();
@@ -152,8 +153,10 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const supervision = startSupervision(plan, {
     spawner,
     probes: {
-      create: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher }),
+      create: (probe, owner, logMatcher, channel) =>
+        createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
       createLogMatcher,
+      openChannel: openReadinessChannel,
       watchReadiness,
       watchLiveness,
     },

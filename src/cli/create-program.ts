@@ -49,7 +49,7 @@ const DESCRIPTION: Record<ProgramMode, string> = {
 };
 
 const READY_HELP =
-  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX or file:PATH (repeatable)';
+  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N (repeatable)';
 const EXTERNAL_HELP =
   'a process of another container (shareProcessNamespace), waited for and stopped in its turn: a preset (istio, linkerd, cloud-sql-proxy, ...) or comm:NAME, cmdline:REGEX, uid:N (repeatable)';
 const QUIT_HELP = "an external's stop endpoint, POSTed at teardown, e.g. mesh=http://127.0.0.1:15020/quitquitquit (repeatable)";

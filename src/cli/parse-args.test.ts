@@ -129,7 +129,9 @@ describe('parseArgs', () => {
     ]) {
       expect(command.kind === 'exit' && command.output).toContain(flag);
     }
-    expect(command.kind === 'exit' && command.output).toMatch(/grpc:\/\/HOST:PORT\[\/SERVICE\],\s+exec:CMD,\s+log:REGEX\s+or\s+file:PATH/);
+    expect(command.kind === 'exit' && command.output).toMatch(
+      /grpc:\/\/HOST:PORT\[\/SERVICE\],\s+exec:CMD,\s+log:REGEX,\s+file:PATH,\s+notify\s+or\s+fd:N/,
+    );
   });
 
   it('shows the version on stdout and exits 0', () => {

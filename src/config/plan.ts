@@ -41,6 +41,14 @@ export type ProbeSpec =
   | { readonly kind: 'file'; readonly path: string }
   /** Passes when grpc.health.v1.Health/Check for service ('' is the whole server) answers SERVING. */
   | { readonly kind: 'grpc'; readonly host: string; readonly port: number; readonly service: string }
+  /**
+   * systemd's notify socket (readiness of a started process only): passes once it
+   * sends READY=1. watchdogMs: once ready, WATCHDOG=1 must come at least this
+   * often, or the liveness rule applies; undefined: no watchdog.
+   */
+  | { readonly kind: 'notify'; readonly watchdogMs: number | undefined }
+  /** s6's notification-fd (readiness of a started process only): passes once it writes a newline to descriptor fd. */
+  | { readonly kind: 'fd'; readonly fd: number }
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
   | { readonly kind: 'process'; readonly match: ExternalMatch };
 

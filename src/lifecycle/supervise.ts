@@ -57,6 +57,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     timers: createTimers((timer) => queue.dispatch({ type: 'timer', timer })),
     children: new Map(),
     logMatchers: new Map(),
+    channels: new Map(),
     prefixWidth: Math.max(0, ...plan.processes.filter((spec) => spec.output === 'prefix').map((spec) => spec.name.length)),
     dispatch: queue.dispatch,
   };
@@ -139,6 +140,18 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     remainingGraceMs: () =>
       state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
     status: (reapedOrphans) =>
-      describeStatus(graph, state, { spawns, lastExits, pidOf: transitionLog.pidOf, finishedAt, reapedOrphans }, performance.now()),
+      describeStatus(
+        graph,
+        state,
+        {
+          spawns,
+          lastExits,
+          pidOf: transitionLog.pidOf,
+          statusTextOf: (name) => runner.channels.get(name)?.status,
+          finishedAt,
+          reapedOrphans,
+        },
+        performance.now(),
+      ),
   };
 }

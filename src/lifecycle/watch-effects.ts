@@ -29,7 +29,7 @@ function startReadiness(runner: Runner, spec: ProcessSpec): void {
   const { deps, dispatch } = runner;
   const logger = runner.log.of(spec.name);
   const signal = runner.aborts.open(watchKey('readiness', spec.name));
-  const probe = deps.probes.create(spec.readiness.probe, spec, runner.logMatchers.get(spec.name));
+  const probe = deps.probes.create(spec.readiness.probe, spec, runner.logMatchers.get(spec.name), runner.channels.get(spec.name));
   logProbeStarted(logger, 'readiness', probe);
   deps.probes.watchReadiness(
     probe,

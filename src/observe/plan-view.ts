@@ -1,3 +1,4 @@
+import { formatDuration } from '../config/duration.ts';
 import type { DrainSpec, ExternalMatch, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { startWaves, stopWaves } from './plan-waves.ts';
@@ -151,6 +152,10 @@ export function describeProbe(probe: ProbeSpec): string {
       return `log:${probe.pattern}`;
     case 'file':
       return `file:${probe.path}`;
+    case 'notify':
+      return probe.watchdogMs === undefined ? 'notify' : `notify, watchdog ${formatDuration(probe.watchdogMs)}`;
+    case 'fd':
+      return `fd:${probe.fd}`;
     case 'grpc':
       return `grpc://${formatAddress(probe.host, probe.port)}${probe.service === '' ? '' : `/${probe.service}`}`;
     case 'process':

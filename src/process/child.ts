@@ -1,4 +1,5 @@
 import type { ProcessUser } from '../config/plan.ts';
+import type { Readable } from 'node:stream';
 import type { ExitStatus } from './exit-status.ts';
 
 // The small interface the lifecycle uses to run processes. The child_process-backed
@@ -19,6 +20,8 @@ export interface SpawnRequest {
   readonly onOutput?: OutputListener;
   /** With stdio 'tee' or 'inherit-tee': each line rewritten on its way to the container log; unchanged without it. */
   readonly lines?: LineOutput;
+  /** s6's notification-fd: the child gets the write end of a pipe at this descriptor (3 or more); see Child.readinessPipe. */
+  readonly readinessFd?: number | undefined;
 }
 
 /** output: prefix (NAME | LINE, the name padded to `width`) or json ({time, proc, stream, msg}). */
@@ -62,6 +65,8 @@ export interface Child {
    * is expected during teardown and not an error.
    */
   signal(signal: NodeJS.Signals, scope?: SignalScope): boolean;
+  /** The read end of the pipe at SpawnRequest.readinessFd; undefined without one. */
+  readonly readinessPipe?: Readable | undefined;
 }
 
 export type SpawnResult =

@@ -69,7 +69,8 @@ function spawnChild(request: SpawnRequest): SpawnResult {
   // uid/gid: libuv clears supplementary groups (setgroups(0)), then setgid, setuid, in the child before exec.
   const ids = user === undefined ? {} : { gid: user.gid, ...(user.uid === undefined ? {} : { uid: user.uid }) };
   // env is exactly the merged one above, so PATH resolution and the child see the same values.
-  const subprocess = spawn(resolved.path, args, { ...SPAWN_OPTIONS, stdio: STDIO[request.stdio], cwd, env, argv0: program, ...ids });
+  const stdio = withReadinessFd(STDIO[request.stdio], request.readinessFd);
+  const subprocess = spawn(resolved.path, args, { ...SPAWN_OPTIONS, stdio, cwd, env, argv0: program, ...ids });
   // A failed spawn, and a pipe that fails, would otherwise be unhandled 'error's that end the
   // supervisor; a failed spawn is explained below, a broken pipe only ends that output early.
   subprocess.on('error', ignore);
@@ -109,8 +110,20 @@ function spawnChild(request: SpawnRequest): SpawnResult {
     // 'close': the process has exited and its stdout and stderr (if piped) have ended.
     outputDone: new Promise((resolve) => subprocess.once('close', () => resolve())),
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
+    readinessPipe:
+      request.readinessFd === undefined ? undefined : ((subprocess.stdio[request.readinessFd] as Readable | null) ?? undefined),
   };
   return { ok: true, child };
+}
+
+/**
+ * s6's notification-fd: a pipe at descriptor fd, the descriptors between the
+ * standard ones and it left closed ('ignore' past 2 opens nothing in libuv).
+ */
+function withReadinessFd(base: StdioOptions, fd: number | undefined): StdioOptions {
+  if (fd === undefined) return base;
+  const standard = typeof base === 'string' ? [base, base, base] : [...base];
+  return [...standard, ...Array.from({ length: fd - 3 }, () => 'ignore' as const), 'pipe'];
 }
 
 function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, running: boolean): boolean {

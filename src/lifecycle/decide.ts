@@ -3,6 +3,7 @@ import type { Decision, DecideContext } from './draft.ts';
 import { createDraft } from './draft.ts';
 import type { Draft } from './draft.ts';
 import type { LifecycleEvent, TimerKey } from './events.ts';
+import { handleControl, handleControlPreStopDone } from './control.ts';
 import { handleExited } from './exits.ts';
 import { handleExternalDeadline, handleExternalFound, handleExternalStopped } from './externals.ts';
 import {
@@ -58,7 +59,10 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       break;
     case 'hook-done':
       if (event.hook === 'postStart') handlePostStartDone(context, draft, event.name, event.ok);
-      else handlePreStopDone(draft, event.name);
+      else {
+        handlePreStopDone(draft, event.name);
+        handleControlPreStopDone(context, draft, event.name);
+      }
       break;
     case 'drain-done':
       handleDrainDone(context, draft);
@@ -74,6 +78,9 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       break;
     case 'external-stopped':
       handleExternalStopped(draft, event.name);
+      break;
+    case 'control':
+      handleControl(context, draft, event.id, event.command);
       break;
     default:
       assertNever(event);

@@ -53,6 +53,8 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
     case 'external-found':
     case 'external-stopped':
       return; // logged by the runner, which has the PIDs and the outcome
+    case 'control':
+      return; // logged by the runner with its reply
     case 'spawned':
     case 'readiness':
     case 'liveness-failed':

@@ -12,6 +12,7 @@ const SIGNAL_LOG: Readonly<Record<SignalPurpose, { level: 'info' | 'warn'; messa
   unhealthy: { level: 'warn', message: 'stopping to restart' },
   expire: { level: 'warn', message: 'grace budget exhausted' },
   kill: { level: 'warn', message: 'killed' },
+  control: { level: 'info', message: 'signalled on request' },
 };
 
 export function spawnProcess(runner: Runner, spec: ProcessSpec): void {

@@ -5,7 +5,8 @@ import { createAborts } from './aborts.ts';
 import type { DecideContext } from './decide.ts';
 import { decide, isHurried } from './decide.ts';
 import { createEventQueue } from './event-queue.ts';
-import type { Effect, LifecycleEvent, LifecycleEventBody } from './events.ts';
+import { type ControlReply, createControlReplies } from './control-replies.ts';
+import type { ControlCommand, Effect, LifecycleEvent, LifecycleEventBody } from './events.ts';
 import { logFinished, logRestartScheduled, logTransition } from './log-transitions.ts';
 import { createProcessGraph } from './graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
@@ -35,6 +36,8 @@ export interface Supervision {
   readonly hurry: AbortSignal;
   /** What the status server shows, as of now; `reapedOrphans` comes from the reaper, which the runner does not see. */
   status(reapedOrphans: number): StatusSnapshot;
+  /** A control socket request from a client with this uid; resolves with the lifecycle's answer. */
+  control(command: ControlCommand, uid: number): Promise<ControlReply>;
 }
 
 /**
@@ -62,6 +65,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     dispatch: queue.dispatch,
   };
   const transitionLog = { log, graph, graceMs: plan.graceMs, pidOf: (name: string) => runner.children.get(name)?.pid };
+  const controls = createControlReplies(log);
   const hurry = new AbortController();
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => {
@@ -117,6 +121,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         return killExternal(runner, effect.name);
       case 'external-skipped':
         return logExternalSkipped(runner, effect.name, effect.why);
+      case 'control-reply':
+        return controls.reply(effect);
       case 'finish':
         finishedAt = at;
         runner.timers.clear();
@@ -135,6 +141,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
 
   return {
     dispatch: queue.dispatch,
+    control: (command, uid) => controls.ask(command, uid, queue.dispatch),
     done,
     hurry: hurry.signal,
     remainingGraceMs: () =>

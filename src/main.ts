@@ -39,6 +39,13 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       return await printPlan(command);
     case 'run':
       return await run(command);
+    case 'ctl': {
+      const { runCtl } = await import('./control/control-client.ts');
+      const output = await runCtl(command);
+      writeAllSync(STDOUT_FD, output.stdout);
+      writeAllSync(STDERR_FD, output.stderr);
+      return output.code;
+    }
     default:
       return assertNever(command);
   }
@@ -117,6 +124,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { startSupervision } = await import('./lifecycle/supervise.ts');
   const { flushOutput } = await import('./observe/pipe-output.ts');
   const { serveStatus } = await import('./observe/serve-status.ts');
+  const { serveControlSocket } = await import('./control/serve-control-socket.ts');
   const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
@@ -171,6 +179,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   supervision.dispatch({ type: 'boot' });
   // After boot, so it never delays startup; loaded only when an address is configured.
   const statusServer = await serveStatus(plan.statusAddr, { snapshot: () => supervision.status(reapedOrphans) }, logger);
+  // Likewise: `sidecar-init ctl` reaches the lifecycle only through its events.
+  const controlSocket = await serveControlSocket(plan.controlPath, supervision, () => reapedOrphans, logger);
   const exitCode = await supervision.done;
 
   // A second SIGTERM/SIGINT (during teardown or now) skips what is left of the budget here too.
@@ -181,6 +191,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();
+  await controlSocket?.close();
   logger.info({ event: 'exit', exitCode }, 'exiting');
   return exitCode;
 }

@@ -1,4 +1,5 @@
 import type { CliInput } from '../config/cli-input.ts';
+import type { ControlRequest } from '../control/protocol.ts';
 
 /** What the command line asks for; the caller (main.ts) acts on it and sets the exit code. */
 export type CliCommand =
@@ -8,6 +9,8 @@ export type CliCommand =
   | { readonly kind: 'plan'; readonly cli: CliInput; readonly configFile: string | undefined; readonly json: boolean }
   /** Check the same inputs a run would use, without starting anything. */
   | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string }
+  /** `sidecar-init ctl`: one request to a running sidecar-init's control socket. */
+  | { readonly kind: 'ctl'; readonly path: string; readonly request: ControlRequest; readonly json: boolean }
   /**
    * Help, version or a usage error: write `output` (to stdout when `code` is 0,
    * else to stderr) and exit with `code`.

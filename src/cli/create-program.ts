@@ -61,6 +61,7 @@ const DRAIN_HELP = 'first on termination, before any stop signal: wait DURATION,
 const REWRITE_HELP = 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)';
 const SUCCESS_CODE_HELP = 'an exit code of the app that counts as 0, e.g. 143 (repeatable)';
 const STATUS_ADDR_HELP = 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. 0.0.0.0:9901 (default: no status server)';
+const CONTROL_HELP = 'a control socket for `sidecar-init ctl` at PATH, mode 0600 (default: none)';
 const OUTPUT_HELP = `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: inherit)`;
 const LOG_FORMAT_HELP = `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`;
 
@@ -74,6 +75,8 @@ Commands:
       check a configuration without starting anything; exit 0, or 2 listing every problem
   ${PROGRAM_NAME} ${PLAN_COMMAND} [--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]
       print the start and stop order, probes, restarts, signals and hooks without starting anything
+  ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart NAME|stop NAME|start NAME|signal NAME SIGNAL
+      talk to a running sidecar-init through its control socket (see ${PROGRAM_NAME} ctl --help)
 
 Every option that is not about one named process can also be set as SIDECAR_INIT_<OPTION>
 (SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9901, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);
@@ -108,6 +111,7 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULT_LOG_LEVEL})`)
     .option('--log-format <format>', LOG_FORMAT_HELP)
     .option('--status-addr <host:port>', STATUS_ADDR_HELP)
+    .option('--control <path>', CONTROL_HELP)
     .option('--output <mode>', OUTPUT_HELP)
     .helpOption('-h, --help', 'show this help')
     // Options after the first operand are the app's: `sidecar-init python -u job.py`.

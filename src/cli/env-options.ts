@@ -21,6 +21,7 @@ export interface EnvOptions {
   readonly logLevel?: string;
   readonly logFormat?: string;
   readonly statusAddr?: string;
+  readonly control?: string;
   readonly output?: string;
   /** Comma-separated, as the flag would be repeated. */
   readonly rewrite?: readonly string[];
@@ -30,7 +31,7 @@ export interface EnvOptions {
 
 export type EnvOptionsResult = { readonly ok: true; readonly options: EnvOptions } | { readonly ok: false; readonly message: string };
 
-const SCALARS = ['grace', 'drain', 'logLevel', 'logFormat', 'statusAddr', 'output'] as const satisfies readonly GlobalOption[];
+const SCALARS = ['grace', 'drain', 'logLevel', 'logFormat', 'statusAddr', 'control', 'output'] as const satisfies readonly GlobalOption[];
 const LISTS = ['rewrite', 'successCode'] as const satisfies readonly GlobalOption[];
 const TRUE_WORDS = ['true', '1'];
 const FALSE_WORDS = ['false', '0'];

@@ -205,7 +205,7 @@ describe('parseArgs', () => {
       'app.jar',
     ];
     const command = parseArgs(argv, NO_ENV);
-    if (command.kind === 'exit') throw new Error(command.output);
+    if (command.kind === 'exit' || command.kind === 'ctl') throw new Error(command.kind === 'exit' ? command.output : 'unexpected ctl');
     const plan = loadPlan({ ...command, readFile });
     expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGTERM: 'SIGQUIT' } });
     expect(plan.processes).toMatchObject([
@@ -221,7 +221,7 @@ describe('parseArgs', () => {
       ['validate', '-c', 'x.yaml', '--', 'python', 'job.py'],
     ]) {
       const command = parseArgs(argv, NO_ENV);
-      if (command.kind === 'exit') throw new Error(command.output);
+      if (command.kind === 'exit' || command.kind === 'ctl') throw new Error(command.kind === 'exit' ? command.output : 'unexpected ctl');
       const plan = loadPlan({ ...command, readFile });
       expect(plan.processes.map((process) => [process.name, process.command])).toEqual([
         ['proxy', ['envoy']],

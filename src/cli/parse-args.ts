@@ -12,6 +12,7 @@ import {
 } from './create-program.ts';
 import { envVariable, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
+import { CTL_COMMAND, parseCtlArgs } from './parse-ctl.ts';
 import { describeBuild } from './version.ts';
 
 export type { CliCommand } from './cli-command.ts';
@@ -23,6 +24,7 @@ interface ProgramOptions {
   readonly logLevel?: string;
   readonly logFormat?: string;
   readonly statusAddr?: string;
+  readonly control?: string;
   readonly output?: string;
   readonly drain?: string;
   readonly singleChild?: boolean;
@@ -39,6 +41,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
   if (argv.length === 2 && argv.includes('--verbose') && (argv.includes('--version') || argv.includes('-V'))) {
     return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
   }
+  if (argv[0] === CTL_COMMAND) return parseCtlArgs(argv.slice(1), env);
   const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
   const collected = createCollectedFlags();
   const output = { text: '' };
@@ -74,6 +77,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     logLevel: pick('logLevel', options.logLevel, environment.logLevel),
     logFormat: pick('logFormat', options.logFormat, environment.logFormat),
     statusAddr: pick('statusAddr', options.statusAddr, environment.statusAddr),
+    control: pick('control', options.control, environment.control),
     output: pick('output', options.output, environment.output),
     sources,
     app: [...program.args],

@@ -17,6 +17,7 @@ export interface PlanParts {
   readonly logLevel: LogLevel;
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
+  readonly controlPath: string | undefined;
   /** For processes without their own output; undefined: inherit. */
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
@@ -53,6 +54,7 @@ export function buildPlan(parts: PlanParts): Plan {
     logLevel: parts.logLevel,
     logFormat: parts.logFormat,
     statusAddr: parts.statusAddr,
+    controlPath: parts.controlPath,
     processes,
     drain: parts.drain,
     signalRewrites: parts.signalRewrites,

@@ -18,6 +18,7 @@ export type GlobalOption =
   | 'logLevel'
   | 'logFormat'
   | 'statusAddr'
+  | 'control'
   | 'output';
 
 export const GLOBAL_OPTION_FLAGS: Readonly<Record<GlobalOption, string>> = {
@@ -29,6 +30,7 @@ export const GLOBAL_OPTION_FLAGS: Readonly<Record<GlobalOption, string>> = {
   logLevel: '--log-level',
   logFormat: '--log-format',
   statusAddr: '--status-addr',
+  control: '--control',
   output: '--output',
 };
 
@@ -57,6 +59,8 @@ export interface CliInput {
   readonly logLevel: string | undefined;
   readonly logFormat: string | undefined;
   readonly statusAddr: string | undefined;
+  /** --control PATH: the control socket. */
+  readonly control: string | undefined;
   /** --output MODE: the default for processes without their own. */
   readonly output: string | undefined;
   /**
@@ -83,6 +87,7 @@ export const EMPTY_CLI_INPUT: CliInput = {
   logLevel: undefined,
   logFormat: undefined,
   statusAddr: undefined,
+  control: undefined,
   output: undefined,
   sources: {},
   app: [],

@@ -11,6 +11,7 @@ import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { parseRestartPolicy } from './restart.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { parseRewriteFlags, parseStopSignal, type SignalRewrites } from './signals.ts';
+import { parseControlPath } from './control-path.ts';
 import { parseStatusAddress } from './status-address.ts';
 import { parseUser } from './user.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
@@ -39,6 +40,7 @@ export interface FlagConfig {
   readonly logLevel: LogLevel | undefined;
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
+  readonly controlPath: string | undefined;
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
@@ -72,6 +74,7 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
     logLevel: option('logLevel', cli.logLevel, parseLogLevel),
     logFormat: option('logFormat', cli.logFormat, oneOf('a log format', LOG_FORMATS)),
     statusAddr: option('statusAddr', cli.statusAddr, parseStatusAddress),
+    controlPath: option('control', cli.control, parseControlPath),
     output: option('output', cli.output, oneOf('an output mode', OUTPUT_MODES)),
     drain: option('drain', cli.drain, parseDrainFlag),
     rewrites: parseRewriteFlags(cli.rewrite, (index, message, first) =>

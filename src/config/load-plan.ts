@@ -53,6 +53,7 @@ export function loadPlan(input: LoadPlanInput): Plan {
     logLevel: flags.logLevel ?? file.logLevel ?? DEFAULT_LOG_LEVEL,
     logFormat: flags.logFormat ?? file.logFormat,
     statusAddr: flags.statusAddr ?? file.statusAddr,
+    controlPath: flags.controlPath ?? file.controlPath,
     output: flags.output ?? file.output,
     drain: flags.drain ?? file.drain,
     signalRewrites: { ...file.rewrites, ...flags.rewrites },

@@ -214,6 +214,8 @@ export interface Plan {
   readonly logFormat: LogFormat | undefined;
   /** The status server's address; undefined: no status server. */
   readonly statusAddr: StatusAddress | undefined;
+  /** The control socket's path (`sidecar-init ctl`); undefined: no control socket. */
+  readonly controlPath: string | undefined;
   /** Every process in list order; exactly one has role 'app' and it is last. */
   readonly processes: readonly ProcessSpec[];
   readonly drain: DrainSpec | undefined;

@@ -16,6 +16,7 @@ import { type Entry, ProcessSchema, readFileEntry } from './process.ts';
 import type { Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema, type SignalRewrites, toRewrites } from './signals.ts';
+import { parseControlPath } from './control-path.ts';
 import { parseStatusAddress } from './status-address.ts';
 
 // The config file: its shape and every value, checked in one pass that turns
@@ -33,6 +34,13 @@ export const ConfigSchema = mapping({
     .meta({
       description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
       examples: ['0.0.0.0:9901', '127.0.0.1:9901', ':9901'],
+    }),
+  control: parsedWith(z.string(), parseControlPath)
+    .optional()
+    .meta({
+      description:
+        "Path of the control socket for `sidecar-init ctl` (status, restart, stop, start, signal); mode 0600, for sidecar-init's own user and root. No socket when left out.",
+      examples: ['/run/sidecar-init.sock'],
     }),
   output: z.enum(OUTPUT_MODES).optional().meta({
     description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
@@ -62,6 +70,7 @@ export interface FileConfig {
   readonly logLevel: LogLevel | undefined;
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
+  readonly controlPath: string | undefined;
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
@@ -75,6 +84,7 @@ export const EMPTY_FILE_CONFIG: FileConfig = {
   logLevel: undefined,
   logFormat: undefined,
   statusAddr: undefined,
+  controlPath: undefined,
   output: undefined,
   drain: undefined,
   rewrites: {},
@@ -95,6 +105,7 @@ export function checkFile(value: unknown, report: Report): FileConfig {
     logLevel: data.logLevel,
     logFormat: data.logFormat,
     statusAddr: data.statusAddr,
+    controlPath: data.control,
     output: data.output,
     drain: data.drain,
     rewrites: toRewrites(data.rewrite),

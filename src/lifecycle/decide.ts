@@ -40,6 +40,8 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
   // Once everything is down only stop signals still count: a second one cuts the final sweep short.
   if (state.phase === 'done') {
     if (event.type === 'signal' && isStopSignal(event.signal)) draft.stopSignalsReceived += 1;
+    if (event.type === 'control')
+      draft.effects.push({ type: 'control-reply', id: event.id, ok: false, message: 'sidecar-init is exiting' });
     return draft.finish();
   }
   switch (event.type) {

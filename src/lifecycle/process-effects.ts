@@ -99,7 +99,8 @@ export function signalProcess(
   const child = runner.children.get(name);
   if (child === undefined) return;
   const delivered = child.signal(signal, runner.graph.spec(name).signalTarget);
-  const fields = { event: purpose === 'forward' ? 'forwarded' : 'stopping', pid: child.pid, signal, ...budgetUsed };
+  const event = purpose === 'forward' ? 'forwarded' : purpose === 'control' ? 'signalled' : 'stopping';
+  const fields = { event, pid: child.pid, signal, ...budgetUsed };
   const logger = runner.log.of(name);
   // A child that is already gone is the normal end of a race with its own exit, not an error.
   if (!delivered) logger.debug(fields, 'already gone');

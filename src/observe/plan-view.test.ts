@@ -137,3 +137,14 @@ describe('describeProbe', () => {
     expect(api?.liveness?.probe).toBe('grpc://127.0.0.1:9090');
   });
 });
+
+describe('the control socket in the plan', () => {
+  it('is named with the command that reaches it, and is null without one', () => {
+    const yaml = 'control: /run/sidecar-init.sock\nprocesses: [{ name: job, role: app, command: job }]';
+    expect(planView(load({ yaml })).controlPath).toBe('/run/sidecar-init.sock');
+    expect(planText(load({ yaml }))).toContain(
+      'control socket: /run/sidecar-init.sock (sidecar-init ctl --control /run/sidecar-init.sock status)',
+    );
+    expect(planView(load({ yaml: 'processes: [{ name: job, role: app, command: job }]' })).controlPath).toBeNull();
+  });
+});

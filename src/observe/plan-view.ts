@@ -20,6 +20,8 @@ export interface PlanView {
   readonly logFormat: string | null;
   /** HOST:PORT, or null without a status server. */
   readonly statusAddr: string | null;
+  /** The control socket for `sidecar-init ctl`. */
+  readonly controlPath: string | null;
 }
 
 export interface ProcessView {
@@ -89,6 +91,7 @@ export function planView(plan: Plan): PlanView {
     logLevel: plan.logLevel,
     logFormat: plan.logFormat ?? null,
     statusAddr: plan.statusAddr === undefined ? null : formatAddress(plan.statusAddr.host, plan.statusAddr.port),
+    controlPath: plan.controlPath ?? null,
   };
 }
 

@@ -57,6 +57,7 @@ export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<
     logLevel: 'info',
     logFormat: undefined,
     statusAddr: undefined,
+    controlPath: undefined,
     output: undefined,
     drain: undefined,
     signalRewrites: {},

@@ -79,7 +79,7 @@ function openChannel(runner: Runner, spec: ProcessSpec, logger: Logger): Readine
       onForeignSender: (pid, uid) =>
         logger.warn(
           { event: 'notify-ignored', senderPid: pid, senderUid: uid },
-          `ignored notify messages from pid ${pid}, which is not ${spec.name} or one of its descendants`,
+          `ignored notify messages from pid ${pid}, which is not ${spec.name} or one of its descendants (or had already exited)`,
         ),
     });
   } catch (error) {

@@ -50,17 +50,29 @@ function open(options: { watchdogMs?: number; user?: { uid: number; gid: number;
   return { channel, seen, until };
 }
 
-/** Runs python sending each message, in a process attached as the run's main process (or not, when `attach` is false). */
+/**
+ * Runs one python that sends each message and stays alive (a sender must still
+ * exist when its message is read, as for systemd), as a child of a shell that
+ * is attached as the run's main process (or not, when `attach` is false).
+ */
 function send(channel: ReadinessChannel, messages: string[], attach = true) {
-  const script = messages.map((message) => `${PYTHON} -c '${SEND}' '${message}'`).join('; ');
-  const child = spawn('/bin/sh', ['-c', `${script}; sleep 30`], { env: { ...process.env, ...channel.env }, stdio: 'ignore' });
+  const script = `import os, socket, sys, time
+for message in sys.argv[1:]:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect(os.environ["NOTIFY_SOCKET"]); s.send(message.encode())
+time.sleep(30)`;
+  // detached: its own process group, so the shell and its python are killed together.
+  const child = spawn('/bin/sh', ['-c', 'python3 -c "$0" "$@" & wait', script, ...messages], {
+    env: { ...process.env, ...channel.env, PATH: `/usr/bin:${process.env.PATH}` },
+    stdio: 'ignore',
+    detached: true,
+  });
   if (attach) channel.attach(child.pid!, undefined);
-  afterEachKill.push(child);
+  senders.push(child);
   return child;
 }
-const afterEachKill: ReturnType<typeof spawn>[] = [];
+const senders: ReturnType<typeof spawn>[] = [];
 afterEach(() => {
-  for (const child of afterEachKill.splice(0)) child.kill('SIGKILL');
+  for (const child of senders.splice(0)) process.kill(-child.pid!, 'SIGKILL');
 });
 
 describe('openNotifyChannel', () => {

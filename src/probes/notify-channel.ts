@@ -19,8 +19,11 @@ import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
 // (src/process/native/unix-socket.c), watched by a libuv poll handle on the
 // same loop as everything else: no thread, no cost while idle. A message whose
 // sender (the kernel's SCM_CREDENTIALS, not anything it wrote) is not the
-// run's process or one of its descendants is dropped: another container's
-// process that found the socket cannot make this one ready.
+// run's process or one of its descendants is dropped: another process that
+// found the socket cannot make this one ready. The sender must still exist
+// when its message is read (its parent links are read from /proc), as for
+// systemd's NotifyAccess=all: systemd-notify waits for that (BARRIER=1), and a
+// program that sends and exits at once may be ignored.
 
 /** Messages read per wake-up: a flood waits in the kernel's buffer, the loop never stalls on it. */
 const MESSAGES_PER_WAKE = 16;

@@ -9,9 +9,6 @@ import { openNotifyChannel } from './notify-channel.ts';
 // processes inside and outside the attached process's tree.
 
 const PYTHON = '/usr/bin/python3';
-const SEND =
-  'import os, socket, sys; s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect(os.environ["NOTIFY_SOCKET"]); s.send(sys.argv[1].encode())';
-
 let channels: ReadinessChannel[] = [];
 afterEach(() => {
   for (const channel of channels) channel.close();
@@ -61,8 +58,8 @@ for message in sys.argv[1:]:
     s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect(os.environ["NOTIFY_SOCKET"]); s.send(message.encode())
 time.sleep(30)`;
   // detached: its own process group, so the shell and its python are killed together.
-  const child = spawn('/bin/sh', ['-c', 'python3 -c "$0" "$@" & wait', script, ...messages], {
-    env: { ...process.env, ...channel.env, PATH: `/usr/bin:${process.env.PATH}` },
+  const child = spawn('/bin/sh', ['-c', `${PYTHON} -c "$0" "$@" & wait`, script, ...messages], {
+    env: { ...process.env, ...channel.env },
     stdio: 'ignore',
     detached: true,
   });

@@ -58,7 +58,8 @@ describe('notify readiness (systemd)', () => {
     expect(events.sequence()).toEqual(['svc start']);
     writeFileSync(gate, '');
     await events.waitFor('app start');
-    expect(run.logs.find((line) => line.event === 'status' && line.status === 'serving')).toBeDefined();
+    // Status lines are at most one a second: this one may come a moment after the app started.
+    await run.waitForLog((line) => line.event === 'status' && line.status === 'serving');
     expect((await getStatus(port)).processes.find((process) => process.name === 'svc')?.statusText).toBe('serving');
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
@@ -87,6 +88,50 @@ describe('notify readiness (systemd)', () => {
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
     expect(events.sequence()).toEqual(['svc start', 'app start', 'svc hung', 'svc stop', 'svc start', 'app stop', 'svc stop']);
+    await expectNothingLeft(run);
+  });
+
+  it('stays answering as PID 1 while a process floods its notify socket: status lines are bounded, SIGTERM is honoured', async () => {
+    const events = createEvents();
+    // Sends READY=1, then a different STATUS= as fast as it can, forever.
+    const flood = [
+      'import os, socket, time',
+      'def record(event):',
+      '    open(os.environ["EVENTS"], "a").write(f"{time.time_ns()} svc {event} {os.getpid()}\\n")',
+      's = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.connect(os.environ["NOTIFY_SOCKET"])',
+      's.send(b"READY=1")',
+      'record("flooding")',
+      'n = 0',
+      'while True:',
+      '    n += 1',
+      '    try: s.send(f"STATUS=busy {n}".encode())',
+      '    except BlockingIOError: pass',
+    ].join('\n');
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: svc',
+      '    role: sidecar',
+      `    command: ${yamlArgv(PYTHON, '-c', flood)}`,
+      '    readiness: { probe: notify }',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file }, pid1: true }));
+    await events.waitFor('app start', 'svc flooding');
+    // Two status lines at least (a second apart), while the flood goes on.
+    await run.waitForLog((line) => line.event === 'status' && run.logs.filter((other) => other.event === 'status').length >= 2);
+    // SIGTERM to sidecar-init itself, PID 1 of the namespace (unshare --fork is its parent).
+    const pid1 = Number(readFileSync(`/proc/${run.process.pid}/task/${run.process.pid}/children`, 'utf8').trim().split(' ')[0]);
+    const sentAt = performance.now();
+    process.kill(pid1, 'SIGTERM');
+    const exit = await run.exited;
+    // A liveness bound, not a benchmark: the flood must not keep PID 1 from its teardown.
+    expect(performance.now() - sentAt).toBeLessThan(10_000);
+    expect(exit.code).toBe(0);
+    const statusLines = run.logs.filter((line) => line.event === 'status');
+    const spanSeconds = (Date.parse(String(statusLines.at(-1)?.time)) - Date.parse(String(statusLines[0]?.time))) / 1000;
+    expect(statusLines.length).toBeLessThanOrEqual(Math.ceil(spanSeconds) + 2);
     await expectNothingLeft(run);
   });
 

@@ -27,6 +27,12 @@ import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
 
 /** Messages read per wake-up: a flood waits in the kernel's buffer, the loop never stalls on it. */
 const MESSAGES_PER_WAKE = 16;
+/**
+ * STATUS= changes reach the log at most this often (the latest one, at the end
+ * of the interval), so a process that sends thousands cannot flood sidecar-init's
+ * log; /status always shows the latest.
+ */
+const STATUS_LOG_INTERVAL_MS = 1_000;
 /** sockaddr_un's sun_path holds 108 bytes with the NUL. */
 const MAX_SOCKET_PATH_BYTES = 107;
 
@@ -67,6 +73,17 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
   let closed = false;
   let foreignReported = false;
   let watchdog: NodeJS.Timeout | undefined;
+  let statusLoggedAt = Number.NEGATIVE_INFINITY;
+  let statusTimer: NodeJS.Timeout | undefined;
+  let statusLogged: string | undefined;
+  const logStatus = (): void => {
+    clearTimeout(statusTimer);
+    statusTimer = undefined;
+    if (status === undefined || status === statusLogged || closed) return;
+    statusLogged = status;
+    statusLoggedAt = performance.now();
+    events.onStatus(status);
+  };
   const listeners = new Set<() => void>();
 
   const armWatchdog = (): void => {
@@ -88,7 +105,9 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
     const message = parseNotifyMessage(datagram.data);
     if (message.status !== undefined && message.status !== status) {
       status = message.status;
-      events.onStatus(status);
+      const waitMs = statusLoggedAt + STATUS_LOG_INTERVAL_MS - performance.now();
+      if (waitMs <= 0) logStatus();
+      else statusTimer ??= setTimeout(logStatus, waitMs);
     }
     if (message.watchdogTrigger) {
       clearTimeout(watchdog);
@@ -149,6 +168,7 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
       if (closed) return;
       closed = true;
       clearTimeout(watchdog);
+      clearTimeout(statusTimer);
       listeners.clear();
       // The watch first: libuv must stop polling a descriptor before it is closed.
       watch.close();

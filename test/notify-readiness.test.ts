@@ -66,6 +66,26 @@ describe('notify readiness (systemd)', () => {
     await expectNothingLeft(run);
   });
 
+  it('works for a sidecar run as another user: its socket is its own', async () => {
+    const script = `systemd-notify --ready --status="as $(id -u)"; exec sleep 300`;
+    const run = track(
+      startSupervisor([
+        '--sidecar',
+        `svc=${shellJoin('/bin/sh', '-c', script)}`,
+        '--user',
+        'svc=nobody',
+        '--ready',
+        'svc=notify',
+        '--',
+        '/bin/true',
+      ]),
+    );
+    expect((await run.exited).code).toBe(0);
+    expect(run.logs.find((line) => line.event === 'status')).toMatchObject({ proc: 'svc', status: 'as 65534' });
+    expect(run.logs.find((line) => line.event === 'ready')).toMatchObject({ proc: 'svc' });
+    await expectNothingLeft(run);
+  });
+
   it('restarts a process whose WATCHDOG=1 stops coming, and the new run passes readiness again', async () => {
     const events = createEvents();
     const config = writeConfig(events.dir, [

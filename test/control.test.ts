@@ -11,7 +11,19 @@ import { BIN_COMMAND, MARKER_VARIABLE, type RunningSupervisor, startSupervisor }
 // real sockets, real processes, another uid through setpriv.
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
-const NOBODY = ['setpriv', '--reuid', '65534', '--regid', '65534', '--clear-groups'];
+/**
+ * `ctl` as nobody. CAP_DAC_READ_SEARCH only lets it read node and the bundle
+ * wherever the checkout is (and reach the socket's folder); connecting needs
+ * write permission on the socket itself, which it does not grant.
+ */
+const NOBODY = [
+  'setpriv',
+  '--reuid=65534',
+  '--regid=65534',
+  '--clear-groups',
+  '--inh-caps=+dac_read_search',
+  '--ambient-caps=+dac_read_search',
+];
 
 interface CtlResult {
   readonly code: number | null;
@@ -146,7 +158,6 @@ describe('the control socket', () => {
     const events = createEvents();
     const { run, socket } = await startWithControl(events.dir, events.file);
     await events.waitFor('app start');
-    chmodSync(events.dir, 0o755); // so that uid 65534 reaches the socket's folder at all
 
     const byMode = await ctl(run, ['--control', socket, 'status'], NOBODY);
     expect(byMode.code).toBe(1);

@@ -3,9 +3,9 @@ import { chmodSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { fixtureArgv, freePort, tcpServer } from './support/commands.ts';
+import { fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { BIN_COMMAND, MARKER_VARIABLE, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
+import { BIN_COMMAND, FIXTURES, MARKER_VARIABLE, NODE, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // The control socket and `sidecar-init ctl`, against a running sidecar-init:
 // real sockets, real processes, another uid through setpriv.
@@ -149,6 +149,43 @@ describe('the control socket', () => {
     expect(await ctl(run, ['--control', socket, 'start', 'proxy'])).toMatchObject({ code: 0, stdout: 'starting proxy\n' });
     await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
 
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it("restart runs the sidecar's preStop before its stop signal", async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const socket = `${events.dir}/control.sock`;
+    const config = writeConfig(events.dir, [
+      `control: ${socket}`,
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(NODE, `${FIXTURES}tcp-server.mjs`, 'proxy', String(port))}`,
+      `    readiness: { probe: "tcp://127.0.0.1:${port}" }`,
+      `    preStop: { exec: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=proxy; record pre-stop`)} }`,
+      '    stopSignal: SIGTERM',
+      '    grace: 5s',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+    expect(await ctl(run, ['--control', socket, 'restart', 'proxy'])).toMatchObject({ code: 0 });
+    await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+    expect(events.sequence()).toEqual([
+      'proxy start',
+      'proxy listening',
+      'app start',
+      'proxy pre-stop',
+      'proxy stop',
+      'proxy start',
+      'proxy listening',
+    ]);
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
     await expectNothingLeft(run);

@@ -60,15 +60,40 @@ describe('grpc readiness', () => {
       '    role: sidecar',
       `    command: ${yamlArgv(...grpcServer('api', port, 'hang'))}`,
       '    restart: never',
-      `    readiness: { probe: "grpc://127.0.0.1:${port}", timeout: 300ms, deadline: 3s }`,
+      `    readiness: { probe: "grpc://127.0.0.1:${port}", timeout: 300ms, deadline: 5s }`,
       '  - name: app',
       '    role: app',
       `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
     ]);
     const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(1);
-    expect(run.stderr()).toContain('sidecar api failed to start: not ready within its 3000ms deadline');
+    const teardown = run.logs.find((line) => line.event === 'teardown');
+    expect(teardown).toMatchObject({ msg: 'sidecar api failed to start: not ready within its 5000ms deadline; the app will not start' });
+    // Each attempt timed out: that is what its probe last said. (The deadline leaves a loaded
+    // machine time to start the server, so the last failure is not a refused connection.)
+    expect(teardown?.lastProbeFailure).toBe('timed out after 300ms');
     expect(events.sequence()).not.toContain('app start');
+    await expectNothingLeft(run);
+  });
+});
+
+describe('a startup that fails on a grpc probe', () => {
+  it('names the status the server last answered', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: api',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...grpcServer('api', port, 'NOT_SERVING'))}`,
+      `    readiness: { probe: "grpc://127.0.0.1:${port}", deadline: 5s }`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(1);
+    expect(run.logs.find((line) => line.event === 'teardown')?.lastProbeFailure).toBe(`grpc://127.0.0.1:${port}: NOT_SERVING`);
     await expectNothingLeft(run);
   });
 });

@@ -66,6 +66,8 @@ export interface Runner {
   readonly timers: Timers;
   readonly children: Map<string, Child>;
   readonly logMatchers: Map<string, LogMatcher>;
+  /** The latest readiness probe failure per process, for the line that says why startup failed. */
+  readonly lastProbeFailures: Map<string, string>;
   /** The current run's notify socket or notification pipe, per process with such a readiness probe. */
   readonly channels: Map<string, ReadinessChannel>;
   /** Names of processes with output prefix are padded to this width, so their lines align. */

@@ -61,10 +61,17 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     children: new Map(),
     logMatchers: new Map(),
     channels: new Map(),
+    lastProbeFailures: new Map(),
     prefixWidth: Math.max(0, ...plan.processes.filter((spec) => spec.output === 'prefix').map((spec) => spec.name.length)),
     dispatch: queue.dispatch,
   };
-  const transitionLog = { log, graph, graceMs: plan.graceMs, pidOf: (name: string) => runner.children.get(name)?.pid };
+  const transitionLog = {
+    log,
+    graph,
+    graceMs: plan.graceMs,
+    pidOf: (name: string) => runner.children.get(name)?.pid,
+    lastProbeFailureOf: (name: string) => runner.lastProbeFailures.get(name),
+  };
   const controls = createControlReplies(log);
   const hurry = new AbortController();
   let finish: (code: number) => void = () => {};

@@ -29,7 +29,10 @@ function startReadiness(runner: Runner, spec: ProcessSpec): void {
   const { deps, dispatch } = runner;
   const logger = runner.log.of(spec.name);
   const signal = runner.aborts.open(watchKey('readiness', spec.name));
-  const probe = deps.probes.create(spec.readiness.probe, spec, runner.logMatchers.get(spec.name), runner.channels.get(spec.name));
+  const probe = recordingFailures(
+    deps.probes.create(spec.readiness.probe, spec, runner.logMatchers.get(spec.name), runner.channels.get(spec.name)),
+    (reason) => runner.lastProbeFailures.set(spec.name, reason),
+  );
   logProbeStarted(logger, 'readiness', probe);
   deps.probes.watchReadiness(
     probe,
@@ -63,6 +66,18 @@ function startLiveness(runner: Runner, spec: ProcessSpec): void {
     },
     signal,
   );
+}
+
+/** The probe, its failures kept as they come (an aborted attempt says nothing about the process). */
+function recordingFailures(probe: Probe, record: (reason: string) => void): Probe {
+  return {
+    ...probe,
+    check: async (timeoutMs, signal) => {
+      const outcome = await probe.check(timeoutMs, signal);
+      if (!outcome.ok && !signal.aborted) record(outcome.reason);
+      return outcome;
+    },
+  };
 }
 
 function logProbeStarted(logger: Logger, watch: WatchKind, probe: Probe): void {

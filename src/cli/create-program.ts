@@ -50,7 +50,7 @@ const DESCRIPTION: Record<ProgramMode, string> = {
 };
 
 const READY_HELP =
-  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH (repeatable)';
+  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N (repeatable)';
 const EXTERNAL_HELP =
   'a process of another container (shareProcessNamespace), waited for and stopped in its turn: a preset (istio, linkerd, cloud-sql-proxy, ...) or comm:NAME, cmdline:REGEX, uid:N (repeatable)';
 const QUIT_HELP = "an external's stop endpoint, POSTed at teardown, e.g. mesh=http://127.0.0.1:15020/quitquitquit (repeatable)";
@@ -64,6 +64,7 @@ const SUCCESS_CODE_HELP = 'an exit code of the app that counts as 0, e.g. 143 (r
 const STATUS_ADDR_HELP = 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. 0.0.0.0:9901 (default: no status server)';
 const TERMINATION_LOG_HELP =
   'write the one-line reason for the exit to PATH, or none (default: /dev/termination-log, when it is there: Kubernetes shows it)';
+const CONTROL_HELP = 'a control socket for `sidecar-init ctl` at PATH, mode 0600 (default: none)';
 const OUTPUT_HELP = `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: inherit)`;
 const LOG_FORMAT_HELP = `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`;
 
@@ -83,6 +84,8 @@ Commands:
       print the start and stop order, probes, restarts, signals and hooks without starting anything
   ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR
 ${INSTALL_HELP}
+  ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart NAME|stop NAME|start NAME|signal NAME SIGNAL
+      talk to a running sidecar-init through its control socket (see ${PROGRAM_NAME} ctl --help)
 
 Every option that is not about one named process can also be set as SIDECAR_INIT_<OPTION>
 (SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9901, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);
@@ -118,6 +121,7 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('--log-format <format>', LOG_FORMAT_HELP)
     .option('--status-addr <host:port>', STATUS_ADDR_HELP)
     .option('--termination-log <path|none>', TERMINATION_LOG_HELP)
+    .option('--control <path>', CONTROL_HELP)
     .option('--output <mode>', OUTPUT_HELP)
     .helpOption('-h, --help', 'show this help')
     // Options after the first operand are the app's: `sidecar-init python -u job.py`.

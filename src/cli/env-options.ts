@@ -22,6 +22,7 @@ export interface EnvOptions {
   readonly logFormat?: string;
   readonly statusAddr?: string;
   readonly terminationLog?: string;
+  readonly control?: string;
   readonly output?: string;
   /** Comma-separated, as the flag would be repeated. */
   readonly rewrite?: readonly string[];
@@ -38,6 +39,7 @@ const SCALARS = [
   'logFormat',
   'statusAddr',
   'terminationLog',
+  'control',
   'output',
 ] as const satisfies readonly GlobalOption[];
 const LISTS = ['rewrite', 'successCode'] as const satisfies readonly GlobalOption[];

@@ -15,6 +15,7 @@ import {
 } from './create-program.ts';
 import { envVariable, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
+import { CTL_COMMAND, parseCtlArgs } from './parse-ctl.ts';
 import { describeBuild } from './version.ts';
 
 export type { CliCommand } from './cli-command.ts';
@@ -27,6 +28,7 @@ interface ProgramOptions {
   readonly logFormat?: string;
   readonly statusAddr?: string;
   readonly terminationLog?: string;
+  readonly control?: string;
   readonly output?: string;
   readonly drain?: string;
   readonly singleChild?: boolean;
@@ -44,6 +46,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
   }
   if (argv[0] === INSTALL_COMMAND) return parseInstall(argv.slice(1));
+  if (argv[0] === CTL_COMMAND) return parseCtlArgs(argv.slice(1), env);
   const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
   const collected = createCollectedFlags();
   const output = { text: '' };
@@ -80,6 +83,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     logFormat: pick('logFormat', options.logFormat, environment.logFormat),
     statusAddr: pick('statusAddr', options.statusAddr, environment.statusAddr),
     terminationLog: pick('terminationLog', options.terminationLog, environment.terminationLog),
+    control: pick('control', options.control, environment.control),
     output: pick('output', options.output, environment.output),
     sources,
     app: [...program.args],

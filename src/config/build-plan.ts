@@ -19,6 +19,7 @@ export interface PlanParts {
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
   readonly terminationLog: TerminationLog;
+  readonly controlPath: string | undefined;
   /** For processes without their own output; undefined: inherit. */
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
@@ -56,6 +57,7 @@ export function buildPlan(parts: PlanParts): Plan {
     logFormat: parts.logFormat,
     statusAddr: parts.statusAddr,
     terminationLog: parts.terminationLog,
+    controlPath: parts.controlPath,
     processes,
     drain: parts.drain,
     signalRewrites: parts.signalRewrites,

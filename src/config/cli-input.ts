@@ -19,6 +19,7 @@ export type GlobalOption =
   | 'logFormat'
   | 'statusAddr'
   | 'terminationLog'
+  | 'control'
   | 'output';
 
 export const GLOBAL_OPTION_FLAGS: Readonly<Record<GlobalOption, string>> = {
@@ -31,6 +32,7 @@ export const GLOBAL_OPTION_FLAGS: Readonly<Record<GlobalOption, string>> = {
   logFormat: '--log-format',
   statusAddr: '--status-addr',
   terminationLog: '--termination-log',
+  control: '--control',
   output: '--output',
 };
 
@@ -60,6 +62,8 @@ export interface CliInput {
   readonly logFormat: string | undefined;
   readonly statusAddr: string | undefined;
   readonly terminationLog: string | undefined;
+  /** --control PATH: the control socket. */
+  readonly control: string | undefined;
   /** --output MODE: the default for processes without their own. */
   readonly output: string | undefined;
   /**
@@ -87,6 +91,7 @@ export const EMPTY_CLI_INPUT: CliInput = {
   logFormat: undefined,
   statusAddr: undefined,
   terminationLog: undefined,
+  control: undefined,
   output: undefined,
   sources: {},
   app: [],

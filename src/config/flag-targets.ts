@@ -2,7 +2,7 @@ import type { FlagConfig, TargetFlag } from './flags.ts';
 import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
 import { stopWithQuitUrl } from './external.ts';
 import { withReadinessDefaults } from './probe.ts';
-import type { Entry, ProcessDraft } from './process.ts';
+import { EXTERNAL_SELF_REPORTED, type Entry, type ProcessDraft } from './process.ts';
 import type { Report } from './problem.ts';
 import { checkPolicyForRole } from './restart.ts';
 import { quote } from './result.ts';
@@ -22,7 +22,16 @@ interface TargetRule<Value> {
 
 /** Each target flag names a process that exists and suits the flag, once per flag; problems in command-line order. */
 export function checkFlagTargets(flags: FlagConfig, entries: readonly Entry[], report: Report): void {
-  checkTargets(flags.ready, entries, { roles: ['sidecar', 'external'] }, report);
+  checkTargets(
+    flags.ready,
+    entries,
+    {
+      roles: ['sidecar', 'external'],
+      checkValue: (probe, target) =>
+        target.role === 'external' && (probe.kind === 'notify' || probe.kind === 'fd') ? EXTERNAL_SELF_REPORTED : undefined,
+    },
+    report,
+  );
   checkTargets(flags.quit, entries, { roles: ['external'] }, report);
   checkTargets(
     flags.restart,

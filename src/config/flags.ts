@@ -22,6 +22,7 @@ import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { parseRestartPolicy } from './restart.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { parseRewriteFlags, parseStopSignal, type SignalRewrites } from './signals.ts';
+import { parseControlPath } from './control-path.ts';
 import { parseStatusAddress } from './status-address.ts';
 import { parseTerminationLog } from './termination-log.ts';
 import { parseUser } from './user.ts';
@@ -52,6 +53,7 @@ export interface FlagConfig {
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
   readonly terminationLog: TerminationLog | undefined;
+  readonly controlPath: string | undefined;
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
@@ -86,6 +88,7 @@ export function parseFlags(cli: CliInput, report: Report): FlagConfig {
     logFormat: option('logFormat', cli.logFormat, oneOf('a log format', LOG_FORMATS)),
     statusAddr: option('statusAddr', cli.statusAddr, parseStatusAddress),
     terminationLog: option('terminationLog', cli.terminationLog, parseTerminationLog),
+    controlPath: option('control', cli.control, parseControlPath),
     output: option('output', cli.output, oneOf('an output mode', OUTPUT_MODES)),
     drain: option('drain', cli.drain, parseDrainFlag),
     rewrites: parseRewriteFlags(cli.rewrite, (index, message, first) =>

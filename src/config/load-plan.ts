@@ -55,6 +55,7 @@ export function loadPlan(input: LoadPlanInput): Plan {
     logFormat: flags.logFormat ?? file.logFormat,
     statusAddr: flags.statusAddr ?? file.statusAddr,
     terminationLog: flags.terminationLog ?? file.terminationLog ?? DEFAULT_TERMINATION_LOG_TARGET,
+    controlPath: flags.controlPath ?? file.controlPath,
     output: flags.output ?? file.output,
     drain: flags.drain ?? file.drain,
     signalRewrites: { ...file.rewrites, ...flags.rewrites },

@@ -267,6 +267,15 @@ export function readFileEntry(raw: unknown, index: number, report: Report): Entr
   return { name, role, origin, after, draft: undefined };
 }
 
+export const EXTERNAL_SELF_REPORTED =
+  'an external is never started by sidecar-init, so it gets no notify socket or notification descriptor; use tcp, http, grpc, exec or file';
+
+/** A notify or fd probe as written: the string form or the mapping's key. */
+function isSelfReportedProbe(probe: unknown): boolean {
+  if (typeof probe === 'string') return /^(notify$|fd:)/i.test(probe);
+  return isRecord(probe) && ('notify' in probe || 'fd' in probe);
+}
+
 /** What a role cannot do without: a command to start, a probe for a sidecar's readiness, a way to find an external. */
 function checkRoleNeeds(fields: Record<string, unknown>, role: Role, origin: Origin, report: Report): void {
   if (role !== 'external' && fields.command === undefined) {
@@ -274,6 +283,9 @@ function checkRoleNeeds(fields: Record<string, unknown>, role: Role, origin: Ori
   }
   if (role === 'sidecar' && isRecord(fields.readiness) && fields.readiness.probe === undefined) {
     report(at(origin, 'readiness', 'probe'), 'is required; give a string or a mapping');
+  }
+  if (role === 'external' && isRecord(fields.readiness) && isSelfReportedProbe(fields.readiness.probe)) {
+    report(at(origin, 'readiness', 'probe'), EXTERNAL_SELF_REPORTED);
   }
   if (role === 'external' && fields.preset === undefined && fields.match === undefined) {
     report(origin, 'an external needs a preset or a match: how to find its process, e.g. preset: istio or match: { comm: envoy }');

@@ -17,6 +17,7 @@ import { type Entry, ProcessSchema, readFileEntry } from './process.ts';
 import type { Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema, type SignalRewrites, toRewrites } from './signals.ts';
+import { parseControlPath } from './control-path.ts';
 import { parseStatusAddress } from './status-address.ts';
 import { DEFAULT_TERMINATION_LOG, parseTerminationLog } from './termination-log.ts';
 
@@ -43,6 +44,13 @@ export const ConfigSchema = mapping({
         'Where the one-line reason for the exit is written (Kubernetes shows it as the termination message), or none; ' +
         `by default ${DEFAULT_TERMINATION_LOG}, when it is there.`,
       examples: [DEFAULT_TERMINATION_LOG, '/run/sidecar-init/termination', 'none'],
+    }),
+  control: parsedWith(z.string(), parseControlPath)
+    .optional()
+    .meta({
+      description:
+        "Path of the control socket for `sidecar-init ctl` (status, restart, stop, start, signal); mode 0600, for sidecar-init's own user and root. No socket when left out.",
+      examples: ['/run/sidecar-init.sock'],
     }),
   output: z.enum(OUTPUT_MODES).optional().meta({
     description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
@@ -73,6 +81,7 @@ export interface FileConfig {
   readonly logFormat: LogFormat | undefined;
   readonly statusAddr: StatusAddress | undefined;
   readonly terminationLog: TerminationLog | undefined;
+  readonly controlPath: string | undefined;
   readonly output: OutputMode | undefined;
   readonly drain: DrainSpec | undefined;
   readonly rewrites: SignalRewrites;
@@ -87,6 +96,7 @@ export const EMPTY_FILE_CONFIG: FileConfig = {
   logFormat: undefined,
   statusAddr: undefined,
   terminationLog: undefined,
+  controlPath: undefined,
   output: undefined,
   drain: undefined,
   rewrites: {},
@@ -108,6 +118,7 @@ export function checkFile(value: unknown, report: Report): FileConfig {
     logFormat: data.logFormat,
     statusAddr: data.statusAddr,
     terminationLog: data.terminationLog,
+    controlPath: data.control,
     output: data.output,
     drain: data.drain,
     rewrites: toRewrites(data.rewrite),

@@ -18,6 +18,7 @@ export function planText(plan: Plan): string {
   }
   const rewrites = Object.entries(view.signalRewrites);
   if (view.statusAddr !== null) lines.push(`status server: http://${view.statusAddr} (/healthz, /readyz, /status, /metrics)`);
+  if (view.controlPath !== null) lines.push(`control socket: ${view.controlPath} (sidecar-init ctl --control ${view.controlPath} status)`);
   if (rewrites.length > 0) lines.push(`signal rewrites: ${rewrites.map(([from, to]) => `${from} -> ${to ?? 'dropped'}`).join(', ')}`);
   lines.push('');
   lines.push('processes (in start order):');

@@ -58,6 +58,7 @@ export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<
     logFormat: undefined,
     statusAddr: undefined,
     terminationLog: { kind: 'none' },
+    controlPath: undefined,
     output: undefined,
     drain: undefined,
     signalRewrites: {},

@@ -8,9 +8,11 @@ import type { ExitedProc, ProcState } from './state.ts';
 // answered with one control-reply effect, done or refused with the reason.
 // Restart and stop go the way a stop goes anywhere else: the process's
 // preStop first, then its stop signal, SIGKILL when its grace runs out. A
-// stopped sidecar stays down (held) until start; restart spawns it again at
-// once, whatever its restart policy, and it passes readiness again before it
-// counts as up. The app is never stopped this way: its exit ends the pod.
+// stopped sidecar stays down (held) until start; restart spawns it again
+// without a backoff delay, whatever its restart policy, once what its last run
+// left in its process group is gone (as for every restart), and it passes
+// readiness again before it counts as up. The app is never stopped this way:
+// its exit ends the pod.
 
 export function handleControl(context: DecideContext, draft: Draft, id: number, command: ControlCommand): void {
   const refusal = refusalOf(context, draft, command);
@@ -65,17 +67,26 @@ export function handleControlPreStopDone(context: DecideContext, draft: Draft, n
 }
 
 /**
- * A process stopped on request has exited: restarted at once, or held down.
- * Returns false when its exit is not a control stop's, for the usual rules.
+ * A process stopped on request has exited: restarted without a backoff delay
+ * (as soon as what the run left in its process group is gone, as every restart
+ * waits for: sweepGraceMs is that sweep's grace), or held down. Returns false
+ * when its exit is not a control stop's, for the usual rules.
  */
-export function handleControlExit(draft: Draft, name: string, before: ProcState, after: ExitedProc): boolean {
+export function handleControlExit(draft: Draft, name: string, before: ProcState, after: ExitedProc, sweepGraceMs: number): boolean {
   if (before.status !== 'stopping' || before.byControl === undefined) return false;
   if (before.byControl === 'stop') {
     draft.put(name, { ...after, held: true });
     return true;
   }
-  draft.put(name, { status: 'spawning', started: before.started, restarts: before.restarts, spawnedBefore: true });
-  draft.effects.push({ type: 'spawn', name });
+  draft.put(name, {
+    status: 'backoff',
+    started: before.started,
+    restarts: before.restarts,
+    exit: after.exit,
+    delayOver: true,
+    groupGone: false,
+  });
+  draft.effects.push({ type: 'sweep-group', name, graceMs: sweepGraceMs });
   return true;
 }
 

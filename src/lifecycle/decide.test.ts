@@ -510,7 +510,7 @@ describe('control requests', () => {
   const control = (id: number, command: ControlCommand): LifecycleEventBody => ({ type: 'control', id, command, uid: 0 });
   const replyOf = (effects: readonly Effect[]) => effects.find((effect) => effect.type === 'control-reply');
 
-  it('restarts a sidecar: preStop first, then its stop signal and grace; after its exit it is spawned at once and passes readiness again', () => {
+  it('restarts a sidecar: preStop first, then its stop signal and grace; after its exit, with no backoff delay but once its old process group is swept, it is spawned and passes readiness again', () => {
     const preStop = { kind: 'exec' as const, command: ['drain'] as [string], timeoutMs: 1_000 };
     const d = createDriver(
       plan([
@@ -532,8 +532,10 @@ describe('control requests', () => {
     expect(d.send(d.exited('s', signaled('SIGQUIT')))).toEqual([
       { type: 'stop-watch', name: 's', watch: 'readiness' },
       { type: 'cancel-timer', timer: { kind: 'process-grace', name: 's' } },
-      spawn('s'),
+      { type: 'sweep-group', name: 's', graceMs: 3_000 },
     ]);
+    // As every restart: never alongside what the last run left in its process group.
+    expect(d.send({ type: 'group-swept', name: 's' })).toEqual([spawn('s')]);
     expect(d.send(d.spawned('s'))).toEqual([{ type: 'start-watch', name: 's', watch: 'readiness' }]);
     d.send(ready('s'));
     expect(d.state.procs.get('s')).toMatchObject({ status: 'running', up: true });

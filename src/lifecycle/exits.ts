@@ -27,8 +27,8 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
     draft.effects.push({ type: 'cancel-hook', name, hook: 'postStart' });
   if (before.status === 'stopping') draft.effects.push({ type: 'cancel-timer', timer: { kind: 'process-grace', name } });
   if (draft.phase === 'stopping' || draft.phase === 'done') return;
-  // Stopped on request: restarted at once or held down, whatever its policy says.
-  if (handleControlExit(draft, name, before, exited)) return;
+  // Stopped on request: restarted (after the sweep of its group) or held down, whatever its policy says.
+  if (handleControlExit(draft, name, before, exited, spec.graceMs ?? LEFTOVER_GRACE_MS)) return;
 
   // A spawn that failed never ran (and is never retried).
   const ranMs = before.status === 'spawning' ? 0 : draft.at - before.spawnedAt;

@@ -3,7 +3,7 @@ import { chmodSync, statSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
+import { announced, fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { BIN_COMMAND, FIXTURES, MARKER_VARIABLE, NODE, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -186,6 +186,34 @@ describe('the control socket', () => {
       'proxy start',
       'proxy listening',
     ]);
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it('a restart on request, like every restart, starts the new run only once what the last one left in its process group is gone', async () => {
+    const events = createEvents();
+    const socket = `${events.dir}/control.sock`;
+    const config = writeConfig(events.dir, [
+      `control: ${socket}`,
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...fixtureArgv('worker-in-group.sh', 'proxy', `${events.dir}/leftover`))}`,
+      '    grace: 200ms',
+      `    readiness: { probe: "${announced('proxy')}" }`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+    expect(await ctl(run, ['--control', socket, 'restart', 'proxy'])).toMatchObject({ code: 0, stdout: 'restarting proxy\n' });
+    await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+    // The worker ignored the stop signal and then SIGTERM; SIGKILL after the grace ended it before the new run.
+    expect(events.sequence()).toEqual(['proxy start', 'app start', 'proxy leftover-gone', 'proxy start']);
+    expect(run.logs.find((line) => line.event === 'swept-group')).toMatchObject({ proc: 'proxy', outcome: 'killed' });
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
     await expectNothingLeft(run);

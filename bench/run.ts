@@ -7,6 +7,7 @@ import * as logProbeLatency from './log-probe-latency.ts';
 import * as logReadinessLatency from './log-readiness-latency.ts';
 import * as notifyLatency from './notify-latency.ts';
 import * as outputPrefix from './output-prefix.ts';
+import * as statusFlood from './status-flood.ts';
 import * as statusMemory from './status-memory.ts';
 import * as readinessLatency from './readiness-latency.ts';
 import * as readinessWake from './readiness-wake.ts';
@@ -14,6 +15,7 @@ import * as reapOrphans from './reap-orphans.ts';
 import * as reapStorm from './reap-storm.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
+import * as webhookReviews from './webhook-reviews.ts';
 
 const missing = missingTools();
 if (missing.length > 0) {
@@ -35,3 +37,5 @@ await notifyLatency.run();
 await grpcProbe.run();
 await outputPrefix.run();
 await statusMemory.run();
+await statusFlood.run();
+await webhookReviews.run();

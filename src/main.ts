@@ -6,6 +6,7 @@ import type { CliCommand } from './cli/parse-args.ts';
 import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './config/plan.ts';
+import type { AnnounceKit } from './lifecycle/runner.ts';
 import { writeAllSync } from './observe/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
@@ -48,6 +49,8 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Pro
       writeAllSync(STDERR_FD, output.stderr);
       return output.code;
     }
+    case 'webhook':
+      return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
     default:
       return assertNever(command);
   }
@@ -146,6 +149,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { watchLiveness } = await import('./probes/watch-liveness.ts');
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
   // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
+  // Loaded only with --announce or --until: most runs coordinate with no other container.
+  const announce = plan.announce === undefined && plan.until === undefined ? undefined : await createAnnounceKit(plan, logger);
   const spawner = createSpawner({ terminal: detectForegroundTerminal() });
   let reapedOrphans = 0;
   const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
@@ -180,6 +185,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     },
     hooks: { run: runHook, drain: runDrain },
     externals: createExternalKit(),
+    announce,
     logger,
   });
   // Listeners stay installed until the process exits: as PID 1 an unhandled
@@ -202,6 +208,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();
   await controlSocket?.close();
+  // Other containers wait for the final state: written before the exit, never after.
+  await announce?.announcer?.flush();
   logger.info({ event: 'exit', exitCode }, 'exiting');
   return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
 }
@@ -217,6 +225,18 @@ async function externalsRefused(plan: Plan): Promise<boolean> {
   const refusal = refuseHostExternals(plan);
   if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);
   return refusal !== undefined;
+}
+
+async function createAnnounceKit(plan: Plan, logger: Logger): Promise<AnnounceKit> {
+  const { createAnnouncer, watchAnnouncement } = await import('./announce/announce.ts');
+  const file = plan.announce;
+  const announcer =
+    file === undefined
+      ? undefined
+      : createAnnouncer(file, (error, { state }) =>
+          logger.warn({ event: 'announce-failed', err: error, state }, `could not write ${file}; the next change tries again`),
+        );
+  return { announcer, watch: watchAnnouncement };
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */

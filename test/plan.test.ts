@@ -72,7 +72,7 @@ describe('sidecar-init plan', () => {
     expect(run.stdout()).toContain('start (each wave once the one before is ready or done):\n  1. db, cache\n  2. migrate\n  3. job\n');
     expect(run.stdout()).toContain('stop (each wave once the one before is down):\n  1. job\n  2. db, cache\n');
     expect(run.stdout()).toContain('grace budget: 20s');
-    expect(run.stdout()).toContain('status server: http://0.0.0.0:9901');
+    expect(run.stdout()).toContain('status server: http://[::]:9901');
     expect(run.stdout()).toContain('    readiness:  tcp://127.0.0.1:1 every 100ms, timeout 1s, deadline 1m; once started every 2s\n');
     expect(events.sequence()).toEqual([]);
   });

@@ -16,9 +16,9 @@ interface Answer {
   readonly body: string;
 }
 
-function get(port: number, path: string, method = 'GET'): Promise<Answer> {
+function get(port: number, path: string, method = 'GET', host = '127.0.0.1'): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path, method, agent: false }, (response) => {
+    const outgoing = request({ host, port, path, method, agent: false }, (response) => {
       let body = '';
       response.setEncoding('utf8').on('data', (chunk: string) => {
         body += chunk;
@@ -257,5 +257,30 @@ describe('the status server', () => {
     writeFileSync(`${dir}/release`, '');
     expect((await run.exited).code).toBe(0);
     await expectNothingLeft(run);
+  });
+
+  it('listens where its address says: :PORT and [::]:PORT on IPv4 and IPv6, [::1]:PORT and 127.0.0.1:PORT on one loopback each', async () => {
+    const reachable = async (address: string): Promise<string[]> => {
+      const events = createEvents();
+      const run = track(
+        startSupervisor(['--status-addr', address, '--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }),
+      );
+      const port = await statusPort(run);
+      await events.waitFor('app start');
+      const answered: string[] = [];
+      for (const host of ['127.0.0.1', '::1']) {
+        const answer = await get(port, '/healthz', 'GET', host).catch((error: NodeJS.ErrnoException) => error.code);
+        if (typeof answer === 'object' && answer.status === 200) answered.push(host);
+        else expect(answer).toBe('ECONNREFUSED');
+      }
+      run.process.kill('SIGTERM');
+      expect((await run.exited).code).toBe(0);
+      await expectNothingLeft(run);
+      return answered;
+    };
+    expect(await reachable(':0')).toEqual(['127.0.0.1', '::1']);
+    expect(await reachable('[::]:0')).toEqual(['127.0.0.1', '::1']);
+    expect(await reachable('[::1]:0')).toEqual(['::1']);
+    expect(await reachable('127.0.0.1:0')).toEqual(['127.0.0.1']);
   });
 });

@@ -9,7 +9,9 @@
 #   EXTRA_PACKAGES  comma-separated Debian packages besides ca-certificates,
 #                   e.g. python3,procps
 #
-# Environment: MIRROR (default http://deb.debian.org/debian).
+# Environment: MIRROR (default http://deb.debian.org/debian); VARIANT (default
+# minbase): extract unpacks EXTRA_PACKAGES and their dependencies only, with no
+# package manager, shell or ca-certificates (a glibc base for one executable).
 set -euo pipefail
 
 if [ "$#" -lt 1 ] || [ "$#" -gt 2 ]; then
@@ -17,7 +19,8 @@ if [ "$#" -lt 1 ] || [ "$#" -gt 2 ]; then
   exit 2
 fi
 name=$1
-packages=ca-certificates${2:+,$2}
+variant=${VARIANT:-minbase}
+if [ "$variant" = extract ]; then packages=$2; else packages=ca-certificates${2:+,$2}; fi
 
 if podman image exists "$name"; then
   echo "image $name exists"
@@ -26,7 +29,7 @@ fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mmdebstrap --variant=minbase --include="$packages" bookworm "$work/rootfs.tar" ${MIRROR:-}
+mmdebstrap --variant="$variant" --include="$packages" bookworm "$work/rootfs.tar" ${MIRROR:-}
 podman import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   "$work/rootfs.tar" "$name"

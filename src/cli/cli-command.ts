@@ -1,5 +1,6 @@
 import type { CliInput } from '../config/cli-input.ts';
 import type { ControlRequest } from '../control/protocol.ts';
+import type { WebhookSettings } from '../webhook/serve-webhook.ts';
 
 /** What the command line asks for; the caller (main.ts) acts on it and sets the exit code. */
 export type CliCommand =
@@ -13,6 +14,8 @@ export type CliCommand =
   | { readonly kind: 'install'; readonly dir: string }
   /** `sidecar-init ctl`: one request to a running sidecar-init's control socket. */
   | { readonly kind: 'ctl'; readonly path: string; readonly request: ControlRequest; readonly json: boolean }
+  /** Serve the mutating admission webhook that injects sidecar-init into annotated pods. */
+  | ({ readonly kind: 'webhook' } & WebhookSettings)
   /**
    * Help, version or a usage error: write `output` (to stdout when `code` is 0,
    * else to stderr) and exit with `code`.

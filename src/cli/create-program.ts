@@ -75,7 +75,7 @@ export const INSTALL_HELP = `      copy this single executable and its native ad
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
   ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
-Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}" or "${INSTALL_COMMAND}".
+Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}", "${INSTALL_COMMAND}" or "webhook".
 
 Commands:
   ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]
@@ -86,6 +86,8 @@ Commands:
 ${INSTALL_HELP}
   ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart NAME|stop NAME|start NAME|signal NAME SIGNAL
       talk to a running sidecar-init through its control socket (see ${PROGRAM_NAME} ctl --help)
+  ${PROGRAM_NAME} webhook --cert FILE --key FILE --image REF [--addr HOST:PORT]
+      serve the admission webhook that injects sidecar-init into annotated pods (webhook --help)
 
 Every option that is not about one named process can also be set as SIDECAR_INIT_<OPTION>
 (SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9901, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);

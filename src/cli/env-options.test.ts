@@ -41,7 +41,7 @@ describe('SIDECAR_INIT_<OPTION>', () => {
       graceMs: 10_000,
       logLevel: 'debug',
       logFormat: 'text',
-      statusAddr: { host: '0.0.0.0', port: 9901 },
+      statusAddr: { host: '::', port: 9901 },
       drain: { kind: 'delay', ms: 3_000 },
       signalRewrites: { SIGTERM: 'SIGQUIT', SIGHUP: null },
     });

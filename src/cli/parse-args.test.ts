@@ -205,7 +205,7 @@ describe('parseArgs', () => {
       'app.jar',
     ];
     const command = parseArgs(argv, NO_ENV);
-    if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl')
+    if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl' || command.kind === 'webhook')
       throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
     const plan = loadPlan({ ...command, readFile });
     expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGTERM: 'SIGQUIT' } });
@@ -222,7 +222,7 @@ describe('parseArgs', () => {
       ['validate', '-c', 'x.yaml', '--', 'python', 'job.py'],
     ]) {
       const command = parseArgs(argv, NO_ENV);
-      if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl')
+      if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl' || command.kind === 'webhook')
         throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
       const plan = loadPlan({ ...command, readFile });
       expect(plan.processes.map((process) => [process.name, process.command])).toEqual([

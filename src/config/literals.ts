@@ -7,7 +7,7 @@ export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', '
 export const RESTART_POLICIES = ['always', 'on-failure', 'never'] as const satisfies readonly RestartPolicy[];
 export const LOG_FORMATS = ['json', 'text'] as const satisfies readonly LogFormat[];
 export const OUTPUT_MODES = ['inherit', 'prefix', 'json'] as const satisfies readonly OutputMode[];
-/** The keys of a probe's object form, one per kind users write ('process' is made by sidecar-init for externals). */
+/** The keys of a probe's object form, one per kind users write ('process' and 'announced' are made by sidecar-init for externals). */
 export const PROBE_KINDS = ['tcp', 'http', 'exec', 'log', 'file', 'grpc', 'notify', 'fd'] as const satisfies readonly ProbeSpec['kind'][];
 /** The methods an http hook may use (HookSpec['method'] is their upper-case name). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
@@ -18,7 +18,7 @@ type Covers<Union, List extends readonly unknown[]> = [Exclude<Union, List[numbe
 const rolesCovered: Covers<Role, typeof ROLES> = true;
 const logLevelsCovered: Covers<LogLevel, typeof LOG_LEVELS> = true;
 const policiesCovered: Covers<RestartPolicy, typeof RESTART_POLICIES> = true;
-const probeKindsCovered: Covers<Exclude<ProbeSpec['kind'], 'process'>, typeof PROBE_KINDS> = true;
+const probeKindsCovered: Covers<Exclude<ProbeSpec['kind'], 'process' | 'announced'>, typeof PROBE_KINDS> = true;
 const logFormatsCovered: Covers<LogFormat, typeof LOG_FORMATS> = true;
 const outputModesCovered: Covers<OutputMode, typeof OUTPUT_MODES> = true;
 void [rolesCovered, logLevelsCovered, policiesCovered, probeKindsCovered, logFormatsCovered, outputModesCovered];

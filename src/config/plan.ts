@@ -1,3 +1,4 @@
+import type { AnnouncedState } from '../util/announced-state.ts';
 import type { ProcessMatch } from '../plan/process-match.ts';
 
 // The Plan is what the program runs: one normalized, validated, readonly value
@@ -51,6 +52,8 @@ export type ProbeSpec =
   | { readonly kind: 'notify'; readonly watchdogMs: number | undefined }
   /** s6's notification-fd (readiness of a started process only): passes once it writes a newline to descriptor fd. */
   | { readonly kind: 'fd'; readonly fd: number }
+  /** An external of another container's `--announce` file (`announced:FILE`): passes while it says ready. Not written by users. */
+  | { readonly kind: 'announced'; readonly file: string }
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
   | { readonly kind: 'process'; readonly match: ExternalMatch };
 
@@ -87,6 +90,12 @@ export interface ExternalSpec {
    * visible; refused there otherwise.
    */
   readonly allowHost: boolean;
+  /**
+   * `announced:FILE`: another container's sidecar-init, known only by its
+   * `--announce` file on a shared volume (no shared PID namespace): ready while
+   * the file says ready, stopped when it says exited. Its match is unused.
+   */
+  readonly announced?: string | undefined;
   /** Logged when the HTTP stop answers 404 (an endpoint the proxy must be configured to serve). */
   readonly notFoundHint: string | undefined;
 }
@@ -228,6 +237,15 @@ export interface Plan {
    * null drops the signal. A rewritten SIGTERM or SIGINT still starts termination.
    */
   readonly signalRewrites: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
+  /** `--announce FILE`: the lifecycle's state is written there for other containers (kubexit-style coordination). */
+  readonly announce?: string | undefined;
+  /** `--until FILE[=STATE]`: run until another container's announce file reaches STATE, then end as if the app exited 0. */
+  readonly until?: UntilSpec | undefined;
+}
+
+export interface UntilSpec {
+  readonly file: string;
+  readonly state: AnnouncedState;
 }
 
 /**

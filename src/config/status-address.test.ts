@@ -6,7 +6,8 @@ describe('parseStatusAddress', () => {
     expect(parseStatusAddress('127.0.0.1:9901')).toEqual({ ok: true, value: { host: '127.0.0.1', port: 9901 } });
     expect(parseStatusAddress('localhost:0')).toEqual({ ok: true, value: { host: 'localhost', port: 0 } });
     expect(parseStatusAddress('[::1]:9901')).toEqual({ ok: true, value: { host: '::1', port: 9901 } });
-    expect(parseStatusAddress(':9901')).toEqual({ ok: true, value: { host: '0.0.0.0', port: 9901 } });
+    expect(parseStatusAddress('[::]:9901')).toEqual({ ok: true, value: { host: '::', port: 9901 } });
+    expect(parseStatusAddress(':9901')).toEqual({ ok: true, value: { host: '::', port: 9901 } });
   });
 
   it('says what is wrong and what would do', () => {

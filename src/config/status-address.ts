@@ -3,9 +3,11 @@ import { fail, ok, quote, type Result } from './result.ts';
 
 // --status-addr, statusAddr and SIDECAR_INIT_STATUS_ADDR: HOST:PORT, [IPv6]:PORT,
 // or :PORT for every interface (what a pod's probes and scraper need: they
-// come from the node, not from inside the container).
+// come from the node, not from inside the container). Every interface is `::`,
+// which the status server binds for IPv6 and IPv4 alike (or 0.0.0.0 alone on a
+// kernel without IPv6), so a dual-stack pod is probed on either family.
 
-const ALL_INTERFACES = '0.0.0.0';
+const ALL_INTERFACES = '::';
 const MAX_PORT = 65_535;
 const EXAMPLE = 'use HOST:PORT, e.g. 0.0.0.0:9901, 127.0.0.1:9901, [::]:9901 or :9901';
 

@@ -1,5 +1,6 @@
 import type { ExternalSpec } from '../config/plan.ts';
 import type { ExternalKit } from '../lifecycle/runner.ts';
+import { createAnnouncedProbe, waitForAnnouncedExit } from './announced-external.ts';
 import { searchProcesses } from './find-processes.ts';
 import { createPresenceProbe } from './presence-probe.ts';
 import { stopExternal } from './stop-external.ts';
@@ -9,9 +10,11 @@ export function createExternalKit(): ExternalKit {
   return {
     search: (match) => searchProcesses(match),
     presenceProbe: (match, onFound) => createPresenceProbe(match, onFound),
+    announcedProbe: (file, onFound) => createAnnouncedProbe(file, onFound),
     async stop(name, external: ExternalSpec, { budgetMs, logger, abort }) {
       // The lifecycle never asks to stop one with stop: none (it is left alone in the reducer).
       if (external.stop.kind === 'none') return 'stopped';
+      if (external.announced !== undefined) return waitForAnnouncedExit(external.announced, { budgetMs, logger, abort });
       const outcome = await stopExternal(
         { name, match: external.match, http: external.stop.http, signal: external.stop.signal, notFoundHint: external.notFoundHint },
         { budgetMs, logger, abort },

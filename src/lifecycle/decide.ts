@@ -88,6 +88,11 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
     case 'control':
       handleControl(context, draft, event.id, event.command);
       break;
+    case 'until-reached':
+      // Like a stop signal, but the end this container was waiting for: exit 0 (exit-code.ts).
+      if (draft.phase === 'starting' || draft.phase === 'running')
+        beginStop(context, draft, { kind: 'until', file: event.file, state: event.state });
+      break;
     default:
       assertNever(event);
   }

@@ -50,7 +50,9 @@ export type LifecycleEventBody =
    */
   | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome }
   /** A control socket request (id: to match its reply), from a client with this uid. */
-  | { readonly type: 'control'; readonly id: number; readonly command: ControlCommand; readonly uid: number };
+  | { readonly type: 'control'; readonly id: number; readonly command: ControlCommand; readonly uid: number }
+  /** `--until FILE[=STATE]`: the file announced STATE (or a later one). */
+  | { readonly type: 'until-reached'; readonly file: string; readonly state: string };
 
 export type ExternalStopOutcome = 'stopped' | 'absent' | 'left-running';
 

@@ -39,6 +39,9 @@ export function decideExitCode(reason: StopReason, app: ProcState, appSpec: Proc
       return EXIT_FATAL_SIDECAR;
     case 'external-failed':
       return EXIT_SIDECAR_FAILED;
+    case 'until':
+      // The other container is done: this one's work (a proxy, say) ends with it, successfully.
+      return 0;
     default:
       return assertNever(reason);
   }

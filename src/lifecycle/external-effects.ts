@@ -1,5 +1,6 @@
 import type { ProcessSpec } from '../config/plan.ts';
 import type { FoundProcess } from '../externals/find-processes.ts';
+import type { Announcement } from '../util/announced-state.ts';
 import type { Runner } from './runner.ts';
 
 // The effects of role external: looking for its processes until one appears
@@ -51,6 +52,12 @@ export function watchExternal(runner: Runner, spec: ProcessSpec): void {
 export function reportExternalFound(runner: Runner, name: string, found: readonly FoundProcess[]): void {
   const processes = found.map(({ pid, comm, uid }) => ({ pid, comm, uid }));
   runner.log.of(name).info({ event: 'external-found', pid: found[0]?.pid, processes }, `found ${describe(processes)}`);
+  runner.dispatch({ type: 'external-found', name });
+}
+
+/** An `announced:FILE` external's first announcement: logged once, and the lifecycle told. */
+export function reportAnnouncedFound(runner: Runner, name: string, file: string, announcement: Announcement): void {
+  runner.log.of(name).info({ event: 'external-found', file, state: announcement.state }, `found ${file} announcing ${announcement.state}`);
   runner.dispatch({ type: 'external-found', name });
 }
 

@@ -25,7 +25,9 @@ export function startExternal(draft: Draft, spec: ProcessSpec): void {
     ready: false,
     postStartDone: true,
   });
-  if (spec.readiness?.probe.kind !== 'process') draft.effects.push({ type: 'watch-external', name: spec.name });
+  // A presence probe (or an announced file's) finds it; any other probe needs a search of its own.
+  const probe = spec.readiness?.probe.kind;
+  if (probe !== 'process' && probe !== 'announced') draft.effects.push({ type: 'watch-external', name: spec.name });
   if (spec.readiness === undefined) return; // config always gives an external one
   draft.effects.push(
     { type: 'start-watch', name: spec.name, watch: 'readiness' },

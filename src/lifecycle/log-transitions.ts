@@ -64,6 +64,7 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
     case 'hook-done':
     case 'drain-done':
     case 'boot':
+    case 'until-reached': // the teardown line says it
       return;
     default:
       return assertNever(event);
@@ -119,6 +120,8 @@ export function describeStopReason(reason: StopReason, appRunning: boolean): str
       return `fatal sidecar ${reason.name} is down (exit ${exitCodeOf(reason.status)}); stopping the app and the other sidecars`;
     case 'external-failed':
       return `external ${reason.name} failed to start: ${reason.reason}; the app will not start`;
+    case 'until':
+      return `${reason.file} announced ${reason.state}; stopping the app, then sidecars in reverse order`;
     default:
       return assertNever(reason);
   }
@@ -177,6 +180,8 @@ function describeExitReason(reason: StopReason, appName: string, appExit: ExitSt
       return `fatal sidecar ${reason.name} ${describeExitStatus(reason.status)}`;
     case 'external-failed':
       return `external ${reason.name} failed to start: ${reason.reason}`;
+    case 'until':
+      return `${reason.file} announced ${reason.state}`;
     default:
       return assertNever(reason);
   }

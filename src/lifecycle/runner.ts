@@ -1,4 +1,7 @@
 import type { Logger } from 'pino';
+import type { Announcer } from '../announce/announcer.ts';
+import type { Announcement } from '../util/announced-state.ts';
+import type { watchAnnouncement } from '../announce/watch-announcement.ts';
 import type { ExternalMatch, ExternalSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts';
 import type { runDrain } from '../hooks/run-drain.ts';
@@ -33,6 +36,8 @@ export interface ExternalKit {
   search(match: ExternalMatch): Promise<ProcessSearch>;
   /** The readiness probe of an external without one of its own; `onFound` hears the first processes it found. */
   presenceProbe(match: ExternalMatch, onFound: (processes: readonly FoundProcess[]) => void): Probe;
+  /** The readiness of an `announced:FILE` external, which is also how it is found; `onFound` hears its first announcement. */
+  announcedProbe(file: string, onFound: (announcement: Announcement) => void): Probe;
   /** Quit endpoint, signal, wait until gone, SIGKILL at the end of the budget (or at once on abort). Never rejects. */
   stop(
     name: string,
@@ -47,11 +52,20 @@ export interface HookKit {
   readonly drain: typeof runDrain;
 }
 
+/** `--announce` and `--until`: the lifecycle's state written for other containers, and theirs watched. */
+export interface AnnounceKit {
+  /** Keeps --announce's file at the current state; undefined without --announce. */
+  readonly announcer: Announcer | undefined;
+  readonly watch: typeof watchAnnouncement;
+}
+
 export interface SuperviseDeps {
   readonly spawner: Spawner;
   readonly probes: ProbeKit;
   readonly hooks: HookKit;
   readonly externals: ExternalKit;
+  /** Only with --announce or --until. */
+  readonly announce?: AnnounceKit | undefined;
   readonly logger: Logger;
 }
 

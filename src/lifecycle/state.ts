@@ -92,7 +92,9 @@ export type StopReason =
   | { readonly kind: 'init-failed'; readonly name: string; readonly status: ExitStatus }
   | { readonly kind: 'sidecar-failed'; readonly name: string; readonly status: ExitStatus | undefined; readonly reason: string }
   | { readonly kind: 'fatal-sidecar'; readonly name: string; readonly status: ExitStatus }
-  | { readonly kind: 'external-failed'; readonly name: string; readonly reason: string };
+  | { readonly kind: 'external-failed'; readonly name: string; readonly reason: string }
+  /** `--until FILE`: another container announced the state waited for; the pod ends as if the app exited 0. */
+  | { readonly kind: 'until'; readonly file: string; readonly state: string };
 
 /**
  * starting: the app has not been spawned yet. running: the app is up.

@@ -19,6 +19,8 @@ import { createInitialState } from './state.ts';
 import { describeLastExit, describeStatus } from './status-view.ts';
 import { createTimers } from './timers.ts';
 import { startWatch, stopWatch } from './watch-effects.ts';
+import { watchUntil } from './announce-effects.ts';
+import { announcementOf } from './announcement.ts';
 
 export type { HookKit, ProbeKit, SuperviseDeps } from './runner.ts';
 
@@ -94,6 +96,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     const decision = decide(context, before, event);
     state = decision.state;
     logTransition(transitionLog, event, before, state);
+    deps.announce?.announcer?.update(announcementOf(context, state));
     if (isHurried(state)) hurry.abort();
     for (const effect of decision.effects) perform(effect, event.at);
   }
@@ -150,6 +153,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   function budgetUsed(at: number): { budgetUsedMs?: number } {
     return state.teardownStartedAt === undefined ? {} : { budgetUsedMs: Math.round(at - state.teardownStartedAt) };
   }
+
+  if (plan.until !== undefined && deps.announce !== undefined) watchUntil(runner, deps.announce, plan.until);
 
   return {
     dispatch: queue.dispatch,

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ProcessSpec } from '../config/plan.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { WatchKind } from './events.ts';
-import { reportExternalFound } from './external-effects.ts';
+import { reportAnnouncedFound, reportExternalFound } from './external-effects.ts';
 import type { Runner } from './runner.ts';
 
 // The start-watch and stop-watch effects: a process's readiness and liveness
@@ -34,7 +34,11 @@ function startReadiness(runner: Runner, spec: ProcessSpec): void {
   const probe = recordingFailures(
     probeSpec.kind === 'process'
       ? deps.externals.presenceProbe(probeSpec.match, (processes) => reportExternalFound(runner, spec.name, processes))
-      : deps.probes.create(probeSpec, spec, runner.logMatchers.get(spec.name), runner.channels.get(spec.name)),
+      : probeSpec.kind === 'announced'
+        ? deps.externals.announcedProbe(probeSpec.file, (announcement) =>
+            reportAnnouncedFound(runner, spec.name, probeSpec.file, announcement),
+          )
+        : deps.probes.create(probeSpec, spec, runner.logMatchers.get(spec.name), runner.channels.get(spec.name)),
     (reason) => runner.lastProbeFailures.set(spec.name, reason),
   );
   logProbeStarted(logger, 'readiness', probe);

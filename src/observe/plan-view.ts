@@ -166,6 +166,8 @@ export function describeProbe(probe: ProbeSpec): string {
       return `grpc://${formatAddress(probe.host, probe.port)}${probe.service === '' ? '' : `/${probe.service}`}`;
     case 'process':
       return `a process with ${describeMatch(probe.match)}`;
+    case 'announced':
+      return `announced:${probe.file} says ready`;
     default:
       return assertNever(probe);
   }

@@ -1,26 +1,63 @@
-import { createRequire } from 'node:module';
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import { createServer } from 'node:net';
+import { createAnswerScheduler } from './answer-scheduler.ts';
+import type { SchedulerLimits } from './answer-scheduler.ts';
+import type { ConnectionLimits, StatusConnection } from './status-connection.ts';
+import { openStatusConnection } from './status-connection.ts';
 import { answerStatusRequest } from './status-routes.ts';
 import type { StatusResponse } from './status-routes.ts';
 import type { StatusSource } from './status-snapshot.ts';
 
 // The status server: /healthz, /readyz, /status and /metrics over plain HTTP,
-// off unless an address is given. It shares PID 1's event loop, so everything
-// here is bounded: small header and request time limits, a cap on connections,
-// no request body read, and no error of a client's can reach the supervisor.
+// off unless an address is given. It shares PID 1's event loop with signal
+// handling and supervision, and anyone who can reach its port can send it
+// anything, so every cost is bounded: connections (the oldest is closed to let
+// a new one in), what each may queue, how long each may wait (see
+// status-connection.ts), and how many answers all of them get per turn of the
+// loop and per second (answer-scheduler.ts).
 // It is unref()'d (it never keeps sidecar-init alive on its own) and closed,
 // connections included, before sidecar-init exits.
+//
+// Why node:net and not node:http: the requests are tiny GETs, and node:http
+// cannot bound them. Its parser turns a whole read (64 KiB: some 2,600
+// pipelined requests) into request and response objects in one call, before
+// any limit of ours can act. Measured by bench/status-flood.ts against node:http
+// hardened as far as its options go (bench/node-http-status.ts): 256
+// connections pipelining /status and reading the answers grew its RSS by
+// 220 MiB and delayed a fresh /healthz by 1.8 s, where this server, reading
+// one request head at a time with its own bounded reader (http-request-head.ts)
+// and answering in turns (answer-scheduler.ts), grew by 18 MiB and answered
+// in 76 ms. The figures are in the README.
 
-// Not `import ... from 'node:http'`: see src/probes/http-probe.ts (linking it as
-// an ES module loads Node's fetch stack on every start).
-const { createServer } = createRequire(import.meta.url)('node:http') as typeof import('node:http');
+export interface StatusServerLimits extends ConnectionLimits, SchedulerLimits {
+  readonly maxConnections: number;
+}
 
-/** A probe or a scrape answers in microseconds; a client this slow is stuck or hostile. */
-const REQUEST_TIMEOUT_MS = 5_000;
-const MAX_HEADER_BYTES = 8 * 1024;
-/** kubelet's two probes and a scraper need a handful; the cap bounds what a flood can hold. */
-const MAX_CONNECTIONS = 64;
+export const STATUS_SERVER_LIMITS = {
+  /**
+   * Open connections. kubelet's probes and a scraper need a handful; a flood
+   * beyond this closes its own oldest connections, never the new one, so a
+   * probe still gets in. Each holds at most ~100 KiB (bytes read before it
+   * was stopped, unread answers), an evicted one ~20 KiB: ~30 MiB for all.
+   */
+  maxConnections: 256,
+  maxHeadBytes: 8 * 1024,
+  maxQueuedBytes: 16 * 1024,
+  /** For all connections together; the rest wait for the next turn, after signals and supervision. */
+  answersPerTurn: 32,
+  /** For all connections together: kubelet's probes and a scraper ask a few times a second. */
+  answersPerSecond: 1_000,
+  /** A probe or a scrape sends its request at once; a client this slow is stuck or hostile. */
+  headTimeoutMs: 2_000,
+  idleTimeoutMs: 5_000,
+  answerTimeoutMs: 5_000,
+} as const satisfies StatusServerLimits;
+
+/** How often deadlines are checked: a deadline is enforced within this much of passing. */
+const SWEEP_EVERY_MS = 250;
+/** Node's socket buffers (64 KiB by default), smaller: the most of a client's unread answers kept. */
+const SOCKET_HIGH_WATER_MARK_BYTES = 16 * 1024;
+/** The host of `:PORT`: Node listens on `::` (IPv4 too) where the kernel has IPv6, else on 0.0.0.0. */
+const EVERY_INTERFACE = '::';
 
 export interface ListenAddress {
   readonly host: string;
@@ -32,6 +69,8 @@ export interface StatusServerOptions {
   readonly source: StatusSource;
   /** Listening failed (say the port is taken): reported, never fatal; supervision goes on without it. */
   readonly onError: (error: Error) => void;
+  /** STATUS_SERVER_LIMITS unless given (tests use short timeouts). */
+  readonly limits?: StatusServerLimits;
 }
 
 export interface StatusServer {
@@ -42,12 +81,54 @@ export interface StatusServer {
 }
 
 export function startStatusServer(options: StatusServerOptions): StatusServer {
-  const server = createServer(
-    { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: REQUEST_TIMEOUT_MS },
-    (request, response) => respond(request, response, options.source),
-  );
-  server.maxConnections = MAX_CONNECTIONS;
-  server.on('clientError', rejectBadRequest);
+  const limits: StatusServerLimits = options.limits ?? STATUS_SERVER_LIMITS;
+  // Oldest first: a Set iterates in insertion order.
+  const connections = new Set<StatusConnection>();
+  // Connections evicted to make room, closed at the next sweep: held open that
+  // long, a flood that reopens every connection closed cannot make sidecar-init
+  // accept and close thousands a second (bench/status-flood.ts, 300 idle
+  // connections: closed at once, 9,000 a second and RSS +42 MiB; held to the
+  // sweep, some 150 a second and +14 MiB).
+  const evicted = new Set<StatusConnection>();
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () => {
+    const now = performance.now();
+    for (const connection of evicted) connection.destroy();
+    evicted.clear();
+    for (const connection of connections) connection.expireIfDue(now);
+    if (connections.size === 0 && evicted.size === 0) {
+      clearInterval(sweeper);
+      sweeper = undefined;
+    }
+  };
+  const forget = (connection: StatusConnection) => {
+    connections.delete(connection);
+    evicted.delete(connection);
+  };
+  const answer = (method: string, target: string) => answerSafely(method, target, options.source);
+  const scheduler = createAnswerScheduler(limits);
+
+  const server = createServer({ allowHalfOpen: true, highWaterMark: SOCKET_HIGH_WATER_MARK_BYTES, noDelay: true }, (socket) => {
+    // Full: the oldest goes. A flood then churns through its own connections,
+    // while a probe's new connection is answered long before it is the oldest.
+    // (Taken out of the table at once: its 'close' comes later, and the next accept must not pick it again.)
+    const oldest = connections.size >= limits.maxConnections ? connections.values().next().value : undefined;
+    if (oldest !== undefined) {
+      connections.delete(oldest);
+      // At most as many wait for the sweep as may be open: past that, the oldest is closed at once.
+      const longestEvicted = evicted.size >= limits.maxConnections ? evicted.values().next().value : undefined;
+      if (longestEvicted !== undefined) {
+        evicted.delete(longestEvicted);
+        longestEvicted.destroy();
+      }
+      if (oldest.evict()) evicted.add(oldest);
+      else oldest.destroy();
+    }
+    socket.unref();
+    const connection = openStatusConnection(socket, { limits, scheduler, answer, onClose: () => forget(connection) });
+    connections.add(connection);
+    sweeper ??= setInterval(sweep, SWEEP_EVERY_MS).unref();
+  });
   server.unref();
 
   let listeningNow = false;
@@ -56,11 +137,14 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
       options.onError(error);
       resolve(undefined);
     });
-    server.listen(options.address.port, options.address.host, () => {
+    const onListening = () => {
       listeningNow = true;
       const bound = server.address();
       resolve(typeof bound === 'object' && bound !== null ? { host: bound.address, port: bound.port } : options.address);
-    });
+    };
+    // Without a host, Node binds `::` dual-stack, or 0.0.0.0 where IPv6 is unavailable.
+    if (options.address.host === EVERY_INTERFACE) server.listen(options.address.port, onListening);
+    else server.listen(options.address.port, options.address.host, onListening);
   });
   // After listening, an error of the server itself is reported, never thrown.
   void listening.then(() => server.on('error', options.onError));
@@ -69,36 +153,19 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
     listening,
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(sweeper);
+        scheduler.stop();
+        for (const connection of [...connections, ...evicted]) connection.destroy();
         if (!listeningNow) return resolve();
         server.close(() => resolve());
-        server.closeAllConnections();
       }),
   };
 }
 
-function respond(request: IncomingMessage, response: ServerResponse, source: StatusSource): void {
-  let answer: StatusResponse;
+function answerSafely(method: string, target: string, source: StatusSource): StatusResponse {
   try {
-    answer = answerStatusRequest(request.method, request.url, source);
+    return answerStatusRequest(method, target, source);
   } catch (error) {
-    answer = { status: 500, contentType: 'text/plain; charset=utf-8', body: `status unavailable: ${String(error)}\n` };
+    return { status: 500, contentType: 'text/plain; charset=utf-8', body: `status unavailable: ${String(error)}\n` };
   }
-  response.writeHead(answer.status, {
-    'content-type': answer.contentType,
-    'content-length': Buffer.byteLength(answer.body),
-    'cache-control': 'no-store',
-    ...answer.headers,
-  });
-  // For HEAD, Node sends the headers and drops the body.
-  response.end(answer.body);
-}
-
-/** A request that is not HTTP, too large or too slow: a 400 where the socket still takes one, then gone. */
-function rejectBadRequest(error: NodeJS.ErrnoException, socket: Socket): void {
-  if (error.code === 'ECONNRESET' || !socket.writable) {
-    socket.destroy();
-    return;
-  }
-  // Destroyed once the answer is flushed, so a client that never closes holds nothing.
-  socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\nconnection: close\r\n\r\n', () => socket.destroy());
 }

@@ -58,6 +58,7 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
         throw new Error(`${description} probe: no readiness channel was opened for the process before its spawn`);
       return createChannelProbe(deps.channel, description);
     }
+    case 'announced':
     case 'process':
       // It is how an external is found, so the runner asks the external kit for it (src/externals/presence-probe.ts).
       throw new Error('a process probe is created by the external kit, not here');

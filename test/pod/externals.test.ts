@@ -16,7 +16,8 @@ import {
 // sidecar-init is not PID 1 there (the infra container is), and the proxy runs
 // as its own UID. Liveness bounds only; the figures are in bench/pod-latency.ts.
 
-const SIDECAR_INIT = '/opt/sidecar-init/bin/sidecar-init';
+/** Copied in by the examples' install init container. */
+const SIDECAR_INIT = '/opt/sidecar-init/sidecar-init';
 const APP = 'report';
 
 afterEach(removePods);
@@ -65,6 +66,8 @@ describe('a Job whose proxy is a sibling container', () => {
     expect(supervisor[0]).toMatchObject({ event: 'starting' });
     expect(supervisor[0]?.msg).toMatch(/shared namespace with \d+ foreign process/);
     expect(supervisor.at(-1)).toMatchObject({ event: 'exit', exitCode: code });
+    // sidecar-init ran from the emptyDir the install init container filled, in a locked-down container.
+    expect(await pod.confinement(APP)).toEqual({ readOnlyRoot: true, user: '1000:1000' });
   });
 
   test('an init step listed after the external runs only once the proxy is ready', async () => {

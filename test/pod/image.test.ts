@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { buildGlibcBase, GLIBC_BASE } from './support/images.ts';
 
 // The image users build from the Dockerfile and the executable they COPY out of
 // it, for real with podman. There is no registry: the Dockerfile's bases come
@@ -16,7 +17,6 @@ const LABEL = 'io.github.sidecar-init.test-standin=true';
 const PLAIN_BASE = 'localhost/sidecar-init-test/base:bookworm';
 const GCC_BASE = 'localhost/sidecar-init-test/gcc-base:bookworm';
 /** Stands in for distroless/cc: glibc, libstdc++ and libgcc_s from Debian's packages, no shell. */
-const GLIBC_BASE = 'localhost/sidecar-init-test/glibc-runtime:bookworm';
 /** Stands in for node:24-bookworm-slim: Debian, a C compiler, this checkout's Node and npm. */
 const NODE_BASE = 'localhost/sidecar-init-test/node-build:current';
 const IMAGE = 'localhost/sidecar-init-test/sidecar-init:current';
@@ -68,16 +68,6 @@ async function packNpm(context: string): Promise<string> {
 function caBundle(): string {
   const configured = process.env.NODE_EXTRA_CA_CERTS;
   return configured !== undefined && existsSync(configured) ? configured : '/etc/ssl/certs/ca-certificates.crt';
-}
-
-/** Only the packages' files (mmdebstrap's extract variant: no dpkg, no shell), imported as an image. */
-async function buildGlibcBase(): Promise<void> {
-  if ((await run('podman', ['image', 'exists', GLIBC_BASE])).code === 0) return;
-  await withContext(async (context) => {
-    const rootfs = join(context, 'rootfs.tar');
-    await ok('mmdebstrap', ['--variant=extract', '--include=libc6,libgcc-s1,libstdc++6', 'bookworm', rootfs], 15 * MINUTE);
-    await ok('podman', ['import', rootfs, GLIBC_BASE], 5 * MINUTE);
-  });
 }
 
 async function buildImages(): Promise<void> {

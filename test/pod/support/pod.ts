@@ -136,6 +136,8 @@ export interface PlayedPod {
   waitForCompletion(timeoutMs?: number): Promise<ContainerState[]>;
   state(name: string): Promise<ContainerState>;
   logs(name: string): Promise<string>;
+  /** How podman ran the container: a read-only root, and as which user. */
+  confinement(name: string): Promise<{ readonly readOnlyRoot: boolean; readonly user: string }>;
   /** The kubelet's way of stopping a pod: SIGTERM to every container at once, SIGKILL after `seconds`. */
   stopAll(seconds: number): Promise<void>;
   /** podman pod rm -f: for afterEach. */
@@ -179,29 +181,36 @@ export async function playPod(workload: Workload, options: { readonly start?: bo
 }
 
 /**
- * Native sidecars as the kubelet (KEP-753) runs them, which podman 4 does not:
- * each init container with restartPolicy: Always is started in order and
- * waited for until its startupProbe passes; then the containers start; once
- * they have all exited, the sidecars get SIGTERM in reverse order.
+ * Init containers as the kubelet (KEP-753) runs them, which podman 4 does not
+ * when native sidecars are among them: in order, an ordinary init container
+ * runs to completion (exit 0) before the next starts, a native sidecar (an
+ * init container with restartPolicy: Always) is started and waited for until
+ * its startupProbe passes; then the containers start; once they have all
+ * exited, the test stops the sidecars.
  */
 export async function playNativeSidecars(workload: Workload): Promise<{ pod: PlayedPod; sidecars: string[] }> {
   const spec = structuredClone(workload.spec);
-  const sidecars = (spec.initContainers ?? []).filter((entry) => entry.restartPolicy === 'Always');
-  if (sidecars.length !== (spec.initContainers ?? []).length) throw new Error('only native sidecars are supported among init containers');
-  for (const sidecar of sidecars) delete sidecar.restartPolicy;
-  const probes = new Map(sidecars.map((sidecar) => [sidecar.name, sidecar.startupProbe]));
-  spec.containers = [...sidecars, ...spec.containers];
+  const inits = spec.initContainers ?? [];
+  const sidecars = inits.filter((entry) => entry.restartPolicy === 'Always').map((entry) => entry.name);
+  const probes = new Map(inits.map((entry) => [entry.name, entry.startupProbe]));
+  for (const entry of inits) delete entry.restartPolicy;
+  spec.containers = [...inits, ...spec.containers];
   delete spec.initContainers;
   const pod = await playPod({ ...workload, spec }, { start: false });
   // Starting a container of a pod starts its infra container first.
-  for (const sidecar of sidecars) {
-    await podman(['start', pod.containerName(sidecar.name)]);
-    const probe = probes.get(sidecar.name)?.httpGet;
-    if (probe !== undefined) await waitForHttp(pod, sidecar.name, `http://127.0.0.1:${probe.port}${probe.path}`);
+  for (const entry of inits) {
+    await podman(['start', pod.containerName(entry.name)]);
+    if (!sidecars.includes(entry.name)) {
+      const code = await pod.waitForExit(entry.name);
+      if (code !== 0) throw new Error(`init container ${entry.name} exited ${code}: ${await pod.logs(entry.name)}`);
+      continue;
+    }
+    const probe = probes.get(entry.name)?.httpGet;
+    if (probe !== undefined) await waitForHttp(pod, entry.name, `http://127.0.0.1:${probe.port}${probe.path}`);
   }
-  const main = spec.containers.slice(sidecars.length).map((entry) => pod.containerName(entry.name));
+  const main = spec.containers.slice(inits.length).map((entry) => pod.containerName(entry.name));
   await podman(['start', ...main]);
-  return { pod, sidecars: sidecars.map((sidecar) => sidecar.name) };
+  return { pod, sidecars };
 }
 
 /** The kubelet's startupProbe, run inside the pod's network namespace (through the sidecar's own Python). */
@@ -248,6 +257,14 @@ function createPlayedPod(name: string, containers: readonly string[], volumes: r
       return Promise.all(containers.map(state));
     },
     state,
+    async confinement(entry) {
+      const [inspected] = JSON.parse(await podman(['inspect', containerName(entry)])) as {
+        HostConfig: { ReadonlyRootfs: boolean };
+        Config: { User: string };
+      }[];
+      if (inspected === undefined) throw new Error(`podman inspect ${containerName(entry)}: nothing`);
+      return { readOnlyRoot: inspected.HostConfig.ReadonlyRootfs, user: inspected.Config.User };
+    },
     logs: async (entry) => {
       const result = await run('podman', ['logs', containerName(entry)]);
       return result.stdout + result.stderr;

@@ -7,9 +7,15 @@ export interface CommandResult {
 }
 
 /** Runs podman (or another command); never rejects on a non-zero exit, which callers judge. */
-export function run(command: string, args: readonly string[], timeoutMs = 120_000): Promise<CommandResult> {
+export function run(
+  command: string,
+  args: readonly string[],
+  timeoutMs = 120_000,
+  env: Record<string, string> = {},
+): Promise<CommandResult> {
   return new Promise((resolve) => {
-    execFile(command, args, { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
+    const options = { timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' as const, env: { ...process.env, ...env } };
+    execFile(command, args, options, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
       resolve({ code, stdout, stderr: error !== null && typeof error.code !== 'number' ? `${stderr}${error.message}` : stderr });
     });

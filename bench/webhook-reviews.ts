@@ -1,0 +1,186 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { checkInjectedArgs } from '../src/cli/check-injected-args.ts';
+import { handleReview } from '../src/webhook/handle-review.ts';
+import { rememberVerdicts } from '../src/webhook/remember-verdicts.ts';
+import { median, NODE, SIDECAR_INIT, SIDECAR_INIT_BINARY } from './measure.ts';
+
+// The injection webhook under the API server's load: CONCURRENCY pod reviews
+// sent at once (a Job with that many parallel pods, a Deployment scaled up),
+// over HTTPS connections kept alive as the API server keeps its connections
+// to a webhook (the warm-up round opens them: a TLS handshake costs more than
+// a review, and 200 at once on a 2-core machine take most of a second even for
+// a bare server), the pod from examples/k8s/webhook/job-istio.yaml. Each
+// review's time from send to the last byte of its answer, median and p95 over
+// every review of ROUNDS rounds after the warm-up round. Beside it, in the same run, a bare Node HTTPS
+// server that answers every review "allowed" with no patch: the part of the
+// time that is TLS and HTTP, not sidecar-init.
+
+const CONCURRENCY = 200;
+const ROUNDS = 3;
+const START_TIMEOUT_MS = 30_000;
+/** Reviews handled in this process, without HTTP, for the webhook's own cost per review. */
+const IN_PROCESS_REVIEWS = 2_000;
+const LISTENING = /"event":"listening","host":"[^"]*","port":(\d+)/;
+
+const BARE_SERVER = `
+const { createServer } = require('node:https');
+const { readFileSync } = require('node:fs');
+const [cert, key] = process.argv.slice(1);
+const server = createServer({ cert: readFileSync(cert), key: readFileSync(key) }, (request, response) => {
+  const chunks = [];
+  request.on('data', (chunk) => chunks.push(chunk));
+  request.on('end', () => {
+    const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const body = JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } });
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(body);
+  });
+});
+server.listen(0, '127.0.0.1', () => process.stderr.write(JSON.stringify({ event: 'listening', host: '127.0.0.1', port: server.address().port }) + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+interface Server {
+  readonly name: string;
+  readonly argv: readonly string[];
+}
+
+function reviewBody(pod: unknown, uid: string): string {
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid,
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      namespace: 'default',
+      operation: 'CREATE',
+      object: { apiVersion: 'v1', kind: 'Pod', ...(pod as object) },
+    },
+  });
+}
+
+function post(port: number, agent: Agent, body: string): Promise<number> {
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, path: '/mutate', method: 'POST', agent }, (response) => {
+      response.resume();
+      response.on('end', () =>
+        response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${response.statusCode}`)),
+      );
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
+
+async function measure(server: Server, pod: unknown, ca: Buffer): Promise<number[]> {
+  const child = spawn(server.argv[0]!, server.argv.slice(1), { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      log += chunk;
+      const match = LISTENING.exec(log);
+      if (match !== null) resolve(Number(match[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`${server.name} exited ${code}: ${log}`)));
+    setTimeout(
+      () => reject(new Error(`${server.name} did not log its port within ${START_TIMEOUT_MS} ms: ${log}`)),
+      START_TIMEOUT_MS,
+    ).unref();
+  });
+  const times: number[] = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca });
+  try {
+    for (let round = 0; round <= ROUNDS; round += 1) {
+      const bodies = Array.from({ length: CONCURRENCY }, (_, index) => reviewBody(pod, `${round}-${index}`));
+      const answered = await Promise.all(bodies.map((body) => post(port, agent, body)));
+      // Round 0 opens the connections and warms the server up (code loaded).
+      if (round > 0) times.push(...answered);
+    }
+  } finally {
+    agent.destroy();
+    child.kill('SIGTERM');
+    await new Promise((resolve) => child.once('exit', resolve));
+  }
+  return times;
+}
+
+function percentile(values: readonly number[], fraction: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(fraction * sorted.length))] ?? Number.NaN;
+}
+
+export async function run(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'sidecar-init-bench-webhook-'));
+  try {
+    const cert = join(work, 'tls.crt');
+    const key = join(work, 'tls.key');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-days',
+        '1',
+        '-subj',
+        '/CN=bench',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+        '-keyout',
+        key,
+        '-out',
+        cert,
+      ],
+      { stdio: 'pipe' },
+    );
+    const ca = readFileSync(cert);
+    const file = new URL('../examples/k8s/webhook/job-istio.yaml', import.meta.url);
+    const job = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { spec: { template: unknown } };
+    const flags = [
+      'webhook',
+      '--addr',
+      '127.0.0.1:0',
+      '--cert',
+      cert,
+      '--key',
+      key,
+      '--image',
+      'registry.example.com/tools/sidecar-init:0.1.0',
+    ];
+    const servers: Server[] = [
+      { name: 'bare node https (allowed, no patch)', argv: [NODE, '-e', BARE_SERVER, cert, key] },
+      { name: 'sidecar-init webhook (bin/ on Node)', argv: [NODE, SIDECAR_INIT, ...flags] },
+      ...(SIDECAR_INIT_BINARY === undefined ? [] : [{ name: 'sidecar-init webhook (executable)', argv: [SIDECAR_INIT_BINARY, ...flags] }]),
+    ];
+    console.log(`\nwebhook: ${CONCURRENCY} pod reviews at once over HTTPS, kept-alive connections (ms per review, ${ROUNDS} rounds)`);
+    const body = reviewBody(job.spec.template, 'in-process');
+    const options = { image: 'registry.example.com/tools/sidecar-init:0.1.0', checkArgs: rememberVerdicts(checkInjectedArgs) };
+    for (let index = 0; index < IN_PROCESS_REVIEWS / 10; index += 1) handleReview(body, options);
+    const started = performance.now();
+    for (let index = 0; index < IN_PROCESS_REVIEWS; index += 1) handleReview(body, options);
+    const perReview = (performance.now() - started) / IN_PROCESS_REVIEWS;
+    console.log(`  ${"the webhook's own work (in process)".padEnd(40)} ${perReview.toFixed(2).padStart(6)} ms per review`);
+    for (const server of servers) {
+      const times = await measure(server, job.spec.template, ca);
+      const line = `median ${median(times).toFixed(1).padStart(6)}   p95 ${percentile(times, 0.95).toFixed(1).padStart(6)}   max ${Math.max(
+        ...times,
+      )
+        .toFixed(1)
+        .padStart(6)}`;
+      console.log(`  ${server.name.padEnd(40)} ${line}`);
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}

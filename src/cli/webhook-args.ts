@@ -1,0 +1,75 @@
+import { Command, CommanderError } from 'commander';
+import { isLogLevel, LOG_LEVELS } from '../config/literals.ts';
+import { listAlternatives, quote } from '../config/result.ts';
+import { parseStatusAddress } from '../config/status-address.ts';
+import type { CliCommand } from './cli-command.ts';
+import { HELP_HINT, PROGRAM_NAME } from './create-program.ts';
+import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
+
+export const WEBHOOK_COMMAND = 'webhook';
+
+const WEBHOOK_HELP = `
+For a pod annotated sidecar-init.io/inject: "true" it answers with a JSON patch that adds an init
+container running "${PROGRAM_NAME} install /opt/sidecar-init" from IMAGE, an emptyDir, and wraps the
+container's command as /opt/sidecar-init/sidecar-init [sidecar-init.io/args] -- COMMAND ARGS.
+Reviews are POSTed to /mutate; /healthz answers 200 while it serves.`;
+
+interface WebhookFlags {
+  readonly addr?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  readonly image?: string;
+  readonly logLevel?: string;
+}
+
+/** `sidecar-init webhook --addr :8443 --cert FILE --key FILE --image REF` (the arguments after "webhook"). */
+export function parseWebhookArgs(argv: readonly string[]): CliCommand {
+  const output = { text: '' };
+  const program = new Command(`${PROGRAM_NAME} ${WEBHOOK_COMMAND}`)
+    .usage('--cert FILE --key FILE --image REF [--addr HOST:PORT] [--log-level LEVEL]')
+    .description('Serves the mutating admission webhook that injects sidecar-init into annotated pods, over HTTPS.')
+    .requiredOption('--cert <file>', 'the TLS certificate (PEM), e.g. tls.crt of a cert-manager Secret; re-read when it changes')
+    .requiredOption('--key <file>', 'its private key (PEM), e.g. tls.key')
+    .requiredOption('--image <ref>', 'the sidecar-init image the install init container runs, e.g. registry.example.com/sidecar-init:0.1.0')
+    .option('--addr <host:port>', 'where to listen; :PORT for every interface', ':8443')
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: info)`)
+    .helpOption('-h, --help', 'show this help')
+    .addHelpText('after', WEBHOOK_HELP)
+    .exitOverride()
+    .showHelpAfterError(HELP_HINT)
+    .configureOutput({
+      writeOut: (text) => {
+        output.text += text;
+      },
+      writeErr: (text) => {
+        output.text += text;
+      },
+    });
+  try {
+    program.parse([...argv], { from: 'user' });
+  } catch (error) {
+    if (!(error instanceof CommanderError)) throw error;
+    return { kind: 'exit', code: error.exitCode === 0 ? EXIT_SUCCESS : EXIT_USAGE, output: output.text };
+  }
+  const flags = program.opts<WebhookFlags>();
+  const address = parseStatusAddress(flags.addr ?? ':8443');
+  if (!address.ok) return usageError(`--addr ${address.message}`);
+  const logLevel = flags.logLevel ?? 'info';
+  if (!isLogLevel(logLevel)) return usageError(`--log-level ${quote(logLevel)} is not one of ${listAlternatives(LOG_LEVELS)}`);
+  if (program.args.length > 0) return usageError(`${WEBHOOK_COMMAND} takes no operands; got ${quote(program.args.join(' '))}`);
+  return {
+    kind: 'webhook',
+    host: address.value.host,
+    port: address.value.port,
+    certFile: flags.cert ?? '',
+    keyFile: flags.key ?? '',
+    image: flags.image ?? '',
+    logLevel,
+    // Imported when the webhook starts: it brings the config loader, which no other command's parsing needs.
+    loadCheckArgs: async () => (await import('./check-injected-args.ts')).checkInjectedArgs,
+  };
+}
+
+function usageError(message: string): CliCommand {
+  return { kind: 'exit', code: EXIT_USAGE, output: `error: ${message}\n${HELP_HINT}\n` };
+}

@@ -1,0 +1,66 @@
+import type { Logger } from 'pino';
+import { readAnnouncementFile } from '../announce/announcement-file.ts';
+import { watchAnnouncement } from '../announce/watch-announcement.ts';
+import type { ExternalStopOutcome } from '../lifecycle/events.ts';
+import type { Probe } from '../probes/probe.ts';
+import type { Announcement } from '../util/announced-state.ts';
+import { hasReached } from '../util/announced-state.ts';
+
+// An external that is another container's sidecar-init, seen through the file
+// its `--announce` keeps on a shared volume (`announced:FILE`): for pods that
+// may not share a PID namespace, where no /proc search can find it and no
+// signal could reach it. It is ready while the file says `ready`; at teardown
+// it is not signalled: this side's own `--announce` reaching `exited` is what
+// its `--until` waits for, and this side waits for its file to say `exited`.
+
+/** Ready while FILE announces `ready`; `onFound` hears the first announcement of any state. */
+export function createAnnouncedProbe(file: string, onFound: (announcement: Announcement) => void): Probe {
+  let reported = false;
+  return {
+    description: `announced:${file}`,
+    async check() {
+      const announcement = await readAnnouncementFile(file);
+      if (announcement === undefined) return { ok: false, reason: `${file} announces nothing yet` };
+      if (!reported) onFound(announcement);
+      reported = true;
+      return announcement.state === 'ready' ? { ok: true } : { ok: false, reason: `${file} announces ${announcement.state}` };
+    },
+    subscribe: (wake, signal) => watchAnnouncement(file, wake, signal),
+  };
+}
+
+/**
+ * Waits, within the budget, for FILE to announce `exited` (the other side saw
+ * ours and stopped its app). Nothing to signal: it is another container's.
+ * Never rejects.
+ */
+export function waitForAnnouncedExit(
+  file: string,
+  { budgetMs, logger, abort }: { readonly budgetMs: number; readonly logger: Logger; readonly abort: AbortSignal },
+): Promise<ExternalStopOutcome> {
+  logger.info({ event: 'external-stop-wait', file }, `waiting for ${file} to announce exited`);
+  return new Promise((resolve) => {
+    const watching = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const end = (outcome: ExternalStopOutcome, state: string | undefined): void => {
+      if (watching.signal.aborted) return;
+      watching.abort();
+      clearTimeout(timer);
+      if (outcome === 'left-running') {
+        logger.warn({ event: 'external-left-running', file, state }, `${file} still announces ${state ?? 'nothing'}; leaving it`);
+      }
+      resolve(outcome);
+    };
+    let last: string | undefined;
+    timer = setTimeout(() => end('left-running', last), budgetMs);
+    abort.addEventListener('abort', () => end('left-running', last), { once: true });
+    watchAnnouncement(
+      file,
+      (announcement) => {
+        last = announcement?.state;
+        if (announcement !== undefined && hasReached(announcement.state, 'exited')) end('stopped', last);
+      },
+      watching.signal,
+    );
+  });
+}

@@ -1,0 +1,212 @@
+import type { Operation } from './json-patch.ts';
+import {
+  ARGS,
+  COMMAND,
+  CONTAINER,
+  EXECUTABLE,
+  EXTERNALS,
+  INIT_CONTAINER_NAME,
+  INJECT,
+  INJECTED,
+  INSTALL_DIR,
+  NATIVE_SIDECARS,
+  STATUS,
+  VOLUME_NAME,
+} from './annotations.ts';
+import { type DetectedProxy, detectProxies } from './detect-proxies.ts';
+import { isRecord, isStringArray, type JsonRecord, records, stringMap } from './pod-fields.ts';
+import { splitAnnotation } from './split-annotation.ts';
+
+// What the webhook does to one pod, decided without I/O: leave it alone (with
+// a warning when the pod asked for something it cannot get), deny it (the
+// pod's own annotations are wrong), or patch it: the install init container
+// and its emptyDir, the wrapped command, externals for the proxies found, and
+// a shared process namespace when an external needs one.
+
+/** How `sidecar-init validate` would judge a command line; the CLI layer provides it. */
+export type CheckArgs = (
+  argv: readonly string[],
+  env: Readonly<Record<string, string>>,
+) => { readonly ok: true } | { readonly ok: false; readonly message: string };
+
+export interface InjectionOptions {
+  /** The image whose entrypoint is sidecar-init and that runs `install DIR`. */
+  readonly image: string;
+  readonly checkArgs: CheckArgs;
+}
+
+export type Injection =
+  | { readonly kind: 'skip'; readonly warnings: readonly string[] }
+  | { readonly kind: 'deny'; readonly message: string }
+  | {
+      readonly kind: 'patch';
+      readonly patch: readonly Operation[];
+      readonly container: string;
+      readonly externals: readonly string[];
+      readonly warnings: readonly string[];
+    };
+
+/** The uid of the install step: distroless's nonroot; it only writes the emptyDir, which is world-writable. */
+const INSTALL_UID = 65532;
+
+export function planInjection(pod: JsonRecord, options: InjectionOptions): Injection {
+  const metadata = isRecord(pod.metadata) ? pod.metadata : {};
+  const annotations = stringMap(metadata.annotations);
+  if (annotations[INJECT] !== 'true') {
+    if (stringMap(metadata.labels)[INJECT] === 'true') {
+      return skip(
+        `the pod has the label ${INJECT}: "true" but not the annotation; add the annotation ${INJECT}: "true" to inject sidecar-init`,
+      );
+    }
+    return skip();
+  }
+  if (annotations[STATUS] === INJECTED) return skip();
+  const spec = isRecord(pod.spec) ? pod.spec : {};
+  const containers = records(spec.containers);
+  const initContainers = records(spec.initContainers);
+  const volumes = records(spec.volumes);
+  if (containers === undefined || initContainers === undefined || volumes === undefined || containers.length === 0) {
+    return skip('sidecar-init was not injected: the pod spec has no list of containers');
+  }
+  const taken = [...containers, ...initContainers].some((entry) => entry.name === INIT_CONTAINER_NAME);
+  if (taken || volumes.some((volume) => volume.name === VOLUME_NAME)) {
+    return skip(`sidecar-init was not injected: the pod already has a container or volume named ${INIT_CONTAINER_NAME}`);
+  }
+
+  const wanted = annotations[CONTAINER] ?? String(containers[0]?.name);
+  const index = containers.findIndex((entry) => entry.name === wanted);
+  const target = containers[index];
+  if (target === undefined) {
+    const names = containers.map((entry) => String(entry.name)).join(', ');
+    return deny(`annotation ${CONTAINER} names container "${wanted}", but the pod's containers are ${names}`);
+  }
+  if (isStringArray(target.command) && target.command[0] === EXECUTABLE) return skip();
+  const command = commandOf(target, annotations);
+  if (command.kind === 'deny') return command;
+  if (command.kind === 'missing') {
+    // Kubernetes may cut a warning past 256 characters: the name of a container is at most 63.
+    return skip(
+      `sidecar-init not injected: container "${wanted}" has no command; add command: [...] (the image's ENTRYPOINT) or the annotation ${COMMAND}`,
+    );
+  }
+  const flags = annotations[ARGS] === undefined ? { ok: true as const, value: [] } : splitAnnotation(ARGS, annotations[ARGS]);
+  if (!flags.ok) return deny(flags.message);
+  if (flags.value.includes('--')) return deny(`annotation ${ARGS} holds sidecar-init's flags only; the app is the container's command`);
+
+  const proxies = detectProxies(containers, initContainers).filter((proxy) => proxy.container !== wanted);
+  const externals = proxies
+    .filter((proxy) => !proxy.nativeSidecar && !namesPreset(flags.value, proxy.preset))
+    .map((proxy) => `${proxy.container}=${proxy.preset}`);
+  const allFlags = [...externals.flatMap((external) => ['--external', external]), ...flags.value];
+  const argv = [...allFlags, '--', ...command.argv];
+  const verdict = options.checkArgs(argv, sidecarInitEnv(target));
+  if (!verdict.ok) return deny(`sidecar-init's command line for container "${wanted}" is not valid:\n${verdict.message}`);
+
+  const needsSharing = allFlags.some((flag) => flag === '--external' || flag.startsWith('--external='));
+  const patch: Operation[] = [
+    annotate(STATUS, INJECTED),
+    ...(externals.length > 0 ? [annotate(EXTERNALS, externals.join(','))] : []),
+    ...nativeSidecarNote(proxies),
+    !Array.isArray(spec.initContainers)
+      ? { op: 'add', path: '/spec/initContainers', value: [installContainer(options.image)] }
+      : { op: 'add', path: '/spec/initContainers/0', value: installContainer(options.image) },
+    !Array.isArray(spec.volumes)
+      ? { op: 'add', path: '/spec/volumes', value: [{ name: VOLUME_NAME, emptyDir: {} }] }
+      : { op: 'add', path: '/spec/volumes/-', value: { name: VOLUME_NAME, emptyDir: {} } },
+    { op: 'add', path: `/spec/containers/${index}/command`, value: [EXECUTABLE, ...argv] },
+    ...(target.args === undefined ? [] : [{ op: 'remove', path: `/spec/containers/${index}/args` } as const]),
+    Array.isArray(target.volumeMounts)
+      ? { op: 'add', path: `/spec/containers/${index}/volumeMounts/-`, value: installMount() }
+      : { op: 'add', path: `/spec/containers/${index}/volumeMounts`, value: [installMount()] },
+    ...(needsSharing && spec.shareProcessNamespace !== true
+      ? [{ op: 'add', path: '/spec/shareProcessNamespace', value: true } as const]
+      : []),
+  ];
+  const warnings =
+    isStringArray(target.command) && annotations[COMMAND] !== undefined
+      ? [`annotation ${COMMAND} is ignored: container "${wanted}" has its own command`]
+      : [];
+  return { kind: 'patch', patch, container: wanted, externals, warnings };
+}
+
+type CommandOf =
+  | { readonly kind: 'found'; readonly argv: readonly string[] }
+  | { readonly kind: 'missing' }
+  | { readonly kind: 'deny'; readonly message: string };
+
+/** The program and arguments the container runs: its command and args, or the annotation's command and the container's args. */
+function commandOf(container: JsonRecord, annotations: Readonly<Record<string, string>>): CommandOf {
+  const args = isStringArray(container.args) ? container.args : [];
+  if (isStringArray(container.command) && container.command.length > 0) return { kind: 'found', argv: [...container.command, ...args] };
+  const annotated = annotations[COMMAND];
+  if (annotated === undefined) return { kind: 'missing' };
+  const words = splitAnnotation(COMMAND, annotated);
+  if (!words.ok) return { kind: 'deny', message: words.message };
+  if (words.value.length === 0) return { kind: 'deny', message: `annotation ${COMMAND} is empty; give the program the image would run` };
+  return { kind: 'found', argv: [...words.value, ...args] };
+}
+
+/** The user already named this preset in an --external of their own: the proxy is taken care of. */
+function namesPreset(flags: readonly string[], preset: string): boolean {
+  return flags.some((flag, i) => {
+    const value = flag === '--external' ? flags[i + 1] : flag.startsWith('--external=') ? flag.slice('--external='.length) : undefined;
+    return value?.endsWith(`=${preset}`) === true;
+  });
+}
+
+/** SIDECAR_INIT_* variables given literally in the container's env: they change what sidecar-init accepts. */
+function sidecarInitEnv(container: JsonRecord): Record<string, string> {
+  const env = records(container.env) ?? [];
+  return Object.fromEntries(
+    env.flatMap((variable) =>
+      typeof variable.name === 'string' && variable.name.startsWith('SIDECAR_INIT_') && typeof variable.value === 'string'
+        ? [[variable.name, variable.value]]
+        : [],
+    ),
+  );
+}
+
+function nativeSidecarNote(proxies: readonly DetectedProxy[]): Operation[] {
+  const native = proxies.filter((proxy) => proxy.nativeSidecar);
+  if (native.length === 0) return [];
+  const names = native.map((proxy) => `${proxy.container} (${proxy.preset})`).join(', ');
+  return [
+    annotate(NATIVE_SIDECARS, `${names}: native sidecar, started before and stopped after the app by the kubelet; no external needed`),
+  ];
+}
+
+/** The pod has annotations (it asked for injection in one); "~1" is the "/" of the key in a JSON Pointer (RFC 6901). */
+function annotate(key: string, value: string): Operation {
+  return { op: 'add', path: `/metadata/annotations/${key.replaceAll('~', '~0').replaceAll('/', '~1')}`, value };
+}
+
+function installContainer(image: string): JsonRecord {
+  return {
+    name: INIT_CONTAINER_NAME,
+    image,
+    args: ['install', INSTALL_DIR],
+    volumeMounts: [{ name: VOLUME_NAME, mountPath: INSTALL_DIR }],
+    resources: { requests: { cpu: '10m', memory: '32Mi' } },
+    securityContext: {
+      runAsNonRoot: true,
+      runAsUser: INSTALL_UID,
+      runAsGroup: INSTALL_UID,
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    },
+  };
+}
+
+function installMount(): JsonRecord {
+  return { name: VOLUME_NAME, mountPath: INSTALL_DIR, readOnly: true };
+}
+
+function skip(...warnings: string[]): Injection {
+  return { kind: 'skip', warnings };
+}
+
+function deny(message: string): Injection {
+  return { kind: 'deny', message };
+}

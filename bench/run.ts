@@ -1,9 +1,11 @@
 // `npm run bench`: every scenario, each against tini and dumb-init in the same run.
 import { missingTools } from './measure.ts';
 import * as churnMemory from './churn-memory.ts';
+import * as grpcProbe from './grpc-probe.ts';
 import * as idleMemory from './idle-memory.ts';
 import * as logProbeLatency from './log-probe-latency.ts';
 import * as logReadinessLatency from './log-readiness-latency.ts';
+import * as notifyLatency from './notify-latency.ts';
 import * as outputPrefix from './output-prefix.ts';
 import * as planScale from './plan-scale.ts';
 import * as statusFlood from './status-flood.ts';
@@ -32,6 +34,8 @@ await startupGraph.run();
 await logReadinessLatency.run();
 await logProbeLatency.run();
 await readinessWake.run();
+await notifyLatency.run();
+await grpcProbe.run();
 await outputPrefix.run();
 await statusMemory.run();
 await statusFlood.run();

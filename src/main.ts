@@ -55,6 +55,13 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
       return await run(command);
     case 'install':
       return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
+    case 'ctl': {
+      const { runCtl } = await import('./control/control-client.ts');
+      const output = await runCtl(command);
+      writeAllSync(STDOUT_FD, output.stdout);
+      writeAllSync(STDERR_FD, output.stderr);
+      return output.code;
+    }
     case 'webhook':
       return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
     default:
@@ -140,6 +147,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { startSupervision } = await import('./lifecycle/supervise.ts');
   const { flushOutput } = await import('./observe/pipe-output.ts');
   const { serveStatus } = await import('./observe/serve-status.ts');
+  const { serveControlSocket } = await import('./control/serve-control-socket.ts');
   const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
@@ -150,6 +158,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { runHook } = await import('./hooks/run-hook.ts');
   const { createProbe } = await import('./probes/create-probe.ts');
   const { createLogMatcher } = await import('./probes/log-matcher.ts');
+  const { openReadinessChannel } = await import('./probes/open-channel.ts');
   const { watchLiveness } = await import('./probes/watch-liveness.ts');
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
   // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
@@ -180,8 +189,10 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const supervision = startSupervision(plan, {
     spawner,
     probes: {
-      create: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher }),
+      create: (probe, owner, logMatcher, channel) =>
+        createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
       createLogMatcher,
+      openChannel: openReadinessChannel,
       watchReadiness,
       watchLiveness,
     },
@@ -197,6 +208,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   supervision.dispatch({ type: 'boot' });
   // After boot, so it never delays startup; loaded only when an address is configured.
   const statusServer = await serveStatus(plan.statusAddr, { snapshot: () => supervision.status(reapedOrphans) }, logger);
+  // Likewise: `sidecar-init ctl` reaches the lifecycle only through its events.
+  const controlSocket = await serveControlSocket(plan.controlPath, supervision, () => reapedOrphans, logger);
   const exitCode = await supervision.done;
 
   // A second SIGTERM/SIGINT (during teardown or now) skips what is left of the budget here too.
@@ -207,6 +220,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
   await flushOutput(OUTPUT_FLUSH_MS);
   await statusServer?.close();
+  await controlSocket?.close();
   // Other containers wait for the final state: written before the exit, never after.
   await announce?.announcer?.flush();
   logger.info({ event: 'exit', exitCode }, 'exiting');

@@ -30,7 +30,7 @@ interface Terminal {
 
 /**
  * Resolves once a process of the run with this cmdline (NUL-separated) leads
- * the terminal's foreground group: only then do keys typed reach it. Polls
+ * the terminal's foreground group and runs: only then do keys typed reach it. Polls
  * /proc, bounded, as there is no event for it.
  */
 async function waitForForeground(marker: string, cmdline: string): Promise<void> {
@@ -40,8 +40,9 @@ async function waitForForeground(marker: string, cmdline: string): Promise<void>
       try {
         if (readFileSync(`/proc/${pid}/cmdline`, 'latin1') !== `${cmdline}\x00`) continue;
         const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-        const [, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        if (pgrp === tpgid) return;
+        const [state, , pgrp, , , tpgid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        // Stopped (T) until its SIGCONT: keys typed now would be held for it, but say so plainly.
+        if (pgrp === tpgid && state !== 'T') return;
       } catch {
         // Gone while we looked.
       }
@@ -150,8 +151,13 @@ describe('on a terminal', () => {
       await waitForForeground(terminal.marker, 'sleep\x00101');
       terminal.type('\x1a');
       at = await terminal.waitFor(/\[1\]\+\s+Stopped\s+sleep 101/, at);
-      terminal.type('kill -KILL %1; wait; echo "killed"\n');
-      at = await terminal.waitFor(/\nkilled/, at);
+      // fg resumes the stopped job in the foreground, where Ctrl-C ends it (a job still stopped would keep bash from exiting).
+      terminal.type('fg\n');
+      await waitForForeground(terminal.marker, 'sleep\x00101');
+      terminal.type('\x03');
+      at = await terminal.waitFor(new RegExp(PROMPT), at);
+      terminal.type('jobs; echo "no-jobs"\n');
+      at = await terminal.waitFor(/\nno-jobs/, at);
 
       terminal.type('exit 7\n');
       expect(await terminal.exited).toBe(7);

@@ -28,6 +28,7 @@ export function checkInjectedArgs(argv: readonly string[], env: Readonly<Record<
     case 'plan':
     case 'webhook':
     case 'install':
+    case 'ctl':
       return { ok: false, message: `the flags start with the ${command.kind} command, not a run` };
   }
 }

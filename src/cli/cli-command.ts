@@ -1,4 +1,5 @@
 import type { CliInput } from '../config/cli-input.ts';
+import type { ControlRequest } from '../control/protocol.ts';
 import type { WebhookSettings } from '../webhook/serve-webhook.ts';
 
 /** What the command line asks for; the caller (main.ts) acts on it and sets the exit code. */
@@ -11,6 +12,8 @@ export type CliCommand =
   | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string }
   /** Copy the single executable and its addon into `dir` (`sidecar-init install DIR`). */
   | { readonly kind: 'install'; readonly dir: string }
+  /** `sidecar-init ctl`: one request to a running sidecar-init's control socket. */
+  | { readonly kind: 'ctl'; readonly path: string; readonly request: ControlRequest; readonly json: boolean }
   /** Serve the mutating admission webhook that injects sidecar-init into annotated pods. */
   | ({ readonly kind: 'webhook' } & WebhookSettings)
   /**

@@ -32,7 +32,7 @@ function configure({ mode, withFile, yaml, flags, app, env }: ConfigInput): Outc
     if (command.code !== 0 && command.output.trim() === '') throw new Error(`usage error ${command.code} without a message`);
     return { kind: 'usage', output: command.output };
   }
-  // Commands that read no config (install DIR) have nothing to check here.
+  // Commands that read no config (install DIR, ctl) have nothing to check here.
   if (command.kind !== 'run' && command.kind !== 'validate' && command.kind !== 'plan') return { kind: 'usage', output: command.kind };
   const readFile = (path: string) => {
     if (path !== CONFIG_FILE) throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' });

@@ -47,7 +47,7 @@ const DESCRIPTION: Record<ProgramMode, string> = {
 };
 
 const READY_HELP =
-  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH (repeatable)';
+  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N (repeatable)';
 const EXTERNAL_HELP =
   'a process of another container (shareProcessNamespace), waited for and stopped in its turn: a preset (istio, linkerd, cloud-sql-proxy, ...) or comm:NAME, cmdline:REGEX, uid:N (repeatable)';
 const QUIT_HELP = "an external's stop endpoint, POSTed at teardown, e.g. mesh=http://127.0.0.1:15020/quitquitquit (repeatable)";
@@ -72,6 +72,8 @@ Commands:
       print the start and stop order, probes, restarts, signals and hooks without starting anything
   ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR
 ${INSTALL_HELP}
+  ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart NAME|stop NAME|start NAME|signal NAME SIGNAL
+      talk to a running sidecar-init through its control socket (see ${PROGRAM_NAME} ctl --help)
   ${PROGRAM_NAME} webhook --cert FILE --key FILE --image REF [--addr HOST:PORT]
       serve the admission webhook that injects sidecar-init into annotated pods (webhook --help)
 

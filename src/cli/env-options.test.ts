@@ -151,3 +151,29 @@ describe('the plan command', () => {
     expect(parseArgs(['--', 'plan'], {})).toMatchObject({ kind: 'run', cli: { app: ['plan'] } });
   });
 });
+
+describe('the control socket option', () => {
+  it('comes from --control over SIDECAR_INIT_CONTROL over the file, and is off by default', () => {
+    const withControl = FILE.replace('grace: 30s', 'grace: 30s\n  control: /run/file.sock');
+    expect(load({ yaml: withControl }).controlPath).toBe('/run/file.sock');
+    expect(load({ yaml: FILE }).controlPath).toBeUndefined();
+    expect(planOf([], { SIDECAR_INIT_CONTROL: '/run/env.sock' }).controlPath).toBe('/run/env.sock');
+    expect(planOf(['--control', '/run/flag.sock'], { SIDECAR_INIT_CONTROL: '/run/env.sock' }).controlPath).toBe('/run/flag.sock');
+  });
+
+  it('must be an absolute path short enough for a Unix socket, named after its source', () => {
+    const command = parseArgs(['--control', 'ctl.sock', 'job'], {});
+    if (command.kind !== 'run') throw new Error('expected a run');
+    expect(problemsOf({ cli: command.cli })).toEqual([
+      '--control ctl.sock: "ctl.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock',
+    ]);
+    const fromEnv = parseArgs(['job'], { SIDECAR_INIT_CONTROL: `/${'x'.repeat(200)}` });
+    if (fromEnv.kind !== 'run') throw new Error('expected a run');
+    expect(problemsOf({ cli: fromEnv.cli })).toEqual([
+      `SIDECAR_INIT_CONTROL /${'x'.repeat(200)}: is 201 bytes long; a Unix socket's path holds at most 107`,
+    ]);
+    expect(problemsOf({ yaml: 'control: run/s.sock\nprocesses: [{ name: job, role: app, command: job }]' })).toEqual([
+      'demo.yaml:1:1 control: "run/s.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock',
+    ]);
+  });
+});

@@ -131,7 +131,9 @@ describe('parseArgs', () => {
     ]) {
       expect(command.kind === 'exit' && command.output).toContain(flag);
     }
-    expect(command.kind === 'exit' && command.output).toMatch(/log:REGEX or\s+file:PATH/);
+    expect(command.kind === 'exit' && command.output).toMatch(
+      /grpc:\/\/HOST:PORT\[\/SERVICE\],\s+exec:CMD,\s+log:REGEX,\s+file:PATH,\s+notify\s+or\s+fd:N/,
+    );
   });
 
   it('shows the version on stdout and exits 0', () => {
@@ -205,7 +207,8 @@ describe('parseArgs', () => {
       'app.jar',
     ];
     const command = parseArgs(argv, NO_ENV);
-    if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'webhook') throw new Error(`not a run: ${command.kind}`);
+    if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl' || command.kind === 'webhook')
+      throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
     const plan = loadPlan({ ...command, readFile });
     expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGTERM: 'SIGQUIT' } });
     expect(plan.processes).toMatchObject([
@@ -221,8 +224,8 @@ describe('parseArgs', () => {
       ['validate', '-c', 'x.yaml', '--', 'python', 'job.py'],
     ]) {
       const command = parseArgs(argv, NO_ENV);
-      if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'webhook')
-        throw new Error(`not a run: ${command.kind}`);
+      if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl' || command.kind === 'webhook')
+        throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
       const plan = loadPlan({ ...command, readFile });
       expect(plan.processes.map((process) => [process.name, process.command])).toEqual([
         ['proxy', ['envoy']],

@@ -15,6 +15,7 @@ import {
 } from './create-program.ts';
 import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
+import { CTL_COMMAND, parseCtlArgs } from './parse-ctl.ts';
 import { describeBuild } from './version.ts';
 import { parseWebhookArgs, WEBHOOK_COMMAND } from './webhook-args.ts';
 
@@ -34,6 +35,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
   }
   if (argv[0] === INSTALL_COMMAND) return parseInstall(argv.slice(1));
+  if (argv[0] === CTL_COMMAND) return parseCtlArgs(argv.slice(1), env);
   if (argv[0] === WEBHOOK_COMMAND) return parseWebhookArgs(argv.slice(1));
   const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
   const collected = createCollectedFlags();

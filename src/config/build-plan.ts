@@ -45,6 +45,7 @@ export function buildPlan(parts: PlanParts): Plan {
     logFormat: globals.logFormat,
     statusAddr: globals.statusAddr,
     terminationLog: globals.terminationLog ?? DEFAULT_TERMINATION_LOG_TARGET,
+    controlPath: globals.control,
     processes,
     drain: globals.drain,
     signalRewrites: globals.rewrite ?? {},

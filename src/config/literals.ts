@@ -8,7 +8,7 @@ export const RESTART_POLICIES = ['always', 'on-failure', 'never'] as const satis
 export const LOG_FORMATS = ['json', 'text'] as const satisfies readonly LogFormat[];
 export const OUTPUT_MODES = ['inherit', 'prefix', 'json'] as const satisfies readonly OutputMode[];
 /** The keys of a probe's object form, one per kind users write ('process' and 'announced' are made by sidecar-init for externals). */
-export const PROBE_KINDS = ['tcp', 'http', 'exec', 'log', 'file'] as const satisfies readonly ProbeSpec['kind'][];
+export const PROBE_KINDS = ['tcp', 'http', 'exec', 'log', 'file', 'grpc', 'notify', 'fd'] as const satisfies readonly ProbeSpec['kind'][];
 /** The methods an http hook may use (HookSpec['method'] is their upper-case name). */
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD'] as const;
 

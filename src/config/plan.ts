@@ -42,6 +42,16 @@ export type ProbeSpec =
   | { readonly kind: 'log'; readonly pattern: string }
   /** Passes while the file exists. */
   | { readonly kind: 'file'; readonly path: string }
+  /** Passes when grpc.health.v1.Health/Check for service ('' is the whole server) answers SERVING. */
+  | { readonly kind: 'grpc'; readonly host: string; readonly port: number; readonly service: string }
+  /**
+   * systemd's notify socket (readiness of a started process only): passes once it
+   * sends READY=1. watchdogMs: once ready, WATCHDOG=1 must come at least this
+   * often, or the liveness rule applies; undefined: no watchdog.
+   */
+  | { readonly kind: 'notify'; readonly watchdogMs: number | undefined }
+  /** s6's notification-fd (readiness of a started process only): passes once it writes a newline to descriptor fd. */
+  | { readonly kind: 'fd'; readonly fd: number }
   /** An external of another container's `--announce` file (`announced:FILE`): passes while it says ready. Not written by users. */
   | { readonly kind: 'announced'; readonly file: string }
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
@@ -217,6 +227,8 @@ export interface Plan {
   readonly statusAddr: StatusAddress | undefined;
   /** Where the one-line reason for the exit is written at the end. */
   readonly terminationLog: TerminationLog;
+  /** The control socket's path (`sidecar-init ctl`); undefined: no control socket. */
+  readonly controlPath: string | undefined;
   /** Every process in list order; exactly one has role 'app' and it is last. */
   readonly processes: readonly ProcessSpec[];
   readonly drain: DrainSpec | undefined;

@@ -42,6 +42,31 @@ describe('parseProbe', () => {
     expect(parseProbe('file:run/ready')).toEqual({ ok: true, value: { kind: 'file', path: 'run/ready' } });
   });
 
+  it('reads grpc://HOST:PORT with an optional /SERVICE', () => {
+    expect(parseProbe('grpc://127.0.0.1:9090')).toEqual({ ok: true, value: { kind: 'grpc', host: '127.0.0.1', port: 9090, service: '' } });
+    expect(parseProbe('grpc://[::1]:9090/my.pkg.Svc')).toEqual({
+      ok: true,
+      value: { kind: 'grpc', host: '::1', port: 9090, service: 'my.pkg.Svc' },
+    });
+    expect(parseProbe('grpc://h:1/')).toEqual({ ok: true, value: { kind: 'grpc', host: 'h', port: 1, service: '' } });
+  });
+
+  it.each([
+    [
+      'grpc://x',
+      '"grpc://x" has no port; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
+    ],
+    [
+      'grpc://:1',
+      '"grpc://:1" has no host; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
+    ],
+    ['grpc://x:1?a', '"grpc://x:1?a": after HOST:PORT only /SERVICE may follow, not "?a"'],
+    ['grpc://x:1/a b', '"a b" is not a gRPC service name; use a full name such as my.package.Service, or none for the whole server'],
+    ['grpc://x:0', 'port "0" is not a number from 1 to 65535'],
+  ])('rejects the grpc probe %j', (text, message) => {
+    expect(parseProbe(text)).toEqual({ ok: false, message });
+  });
+
   it.each([
     ['log:', 'log: needs a pattern, e.g. log:listening on port \\d+'],
     ['log:(ready', 'log probe: Invalid regular expression: /(ready/: Unterminated group'],
@@ -64,8 +89,14 @@ describe('parseProbe', () => {
     ['exec:', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
     ['exec:  ', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
     [`exec:sh -c 'x`, `exec probe: unbalanced quote: the ' at character 7 is never closed in: sh -c 'x`],
-    ['127.0.0.1:80', '"127.0.0.1:80" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH'],
-    ['', '"" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH'],
+    [
+      '127.0.0.1:80',
+      '"127.0.0.1:80" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N',
+    ],
+    [
+      '',
+      '"" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N',
+    ],
   ])('rejects %j', (text, message) => {
     expect(parseProbe(text)).toEqual({ ok: false, message });
   });
@@ -104,6 +135,14 @@ describe('a probe in the file', () => {
     ['{ exec: "pg_isready -h \'127.0.0.1\'" }', { kind: 'exec', command: ['pg_isready', '-h', '127.0.0.1'] }],
     ['{ log: "listening on :\\\\d+" }', { kind: 'log', pattern: 'listening on :\\d+' }],
     ['{ file: /tmp/ready }', { kind: 'file', path: '/tmp/ready' }],
+    ['grpc://127.0.0.1:9090/my.pkg.Svc', { kind: 'grpc', host: '127.0.0.1', port: 9090, service: 'my.pkg.Svc' }],
+    ['notify', { kind: 'notify', watchdogMs: undefined }],
+    ['{ notify: {} }', { kind: 'notify', watchdogMs: undefined }],
+    ['{ notify: { watchdog: 30s } }', { kind: 'notify', watchdogMs: 30_000 }],
+    ['"fd:3"', { kind: 'fd', fd: 3 }],
+    ['{ fd: 5 }', { kind: 'fd', fd: 5 }],
+    ['{ grpc: { host: 127.0.0.1, port: 9090 } }', { kind: 'grpc', host: '127.0.0.1', port: 9090, service: '' }],
+    ['{ grpc: { host: "[::1]", port: 9090, service: my.pkg.Svc } }', { kind: 'grpc', host: '::1', port: 9090, service: 'my.pkg.Svc' }],
   ])('reads %s', (probe, expected) => {
     expect(load({ yaml: withProbe(probe) }).processes[0]!.readiness!.probe).toEqual(expected);
   });
@@ -154,8 +193,8 @@ describe('a probe in the file', () => {
       ${JOB}
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:6:7 processes[0].readiness.probe: give only one of tcp, http, exec, log or file; this has tcp and http',
-      'demo.yaml:11:7 processes[1].readiness.probe: give one of tcp, http, exec, log or file',
+      'demo.yaml:6:7 processes[0].readiness.probe: give only one of tcp, http, exec, log, file, grpc, notify or fd; this has tcp and http',
+      'demo.yaml:11:7 processes[1].readiness.probe: give one of tcp, http, exec, log, file, grpc, notify or fd',
     ]);
   });
 
@@ -181,8 +220,8 @@ describe('a probe in the file', () => {
     `;
     expect(problemsOf({ yaml })).toEqual([
       'demo.yaml:6:23 processes[0].readiness.probe.tcp.host: expected a string, got 1',
-      'demo.yaml:6:43 processes[0].readiness.probe.tpc: unknown key "tpc" (did you mean tcp?); accepted here: tcp, http, exec, log, file',
-      'demo.yaml:11:7 processes[1].readiness.probe: give only one of tcp, http, exec, log or file; this has exec and log',
+      'demo.yaml:6:43 processes[0].readiness.probe.tpc: unknown key "tpc" (did you mean tcp?); accepted here: tcp, http, exec, log, file, grpc, notify, fd',
+      'demo.yaml:11:7 processes[1].readiness.probe: give only one of tcp, http, exec, log, file, grpc, notify or fd; this has exec and log',
       'demo.yaml:11:16 processes[1].readiness.probe.exec: is an empty list; give at least 1 item',
       'demo.yaml:11:26 processes[1].readiness.probe.log: log probe: Invalid regular expression: /(/: Unterminated group',
       'demo.yaml:16:7 processes[2].readiness.probe: expected a string or a mapping, got 42',
@@ -249,6 +288,65 @@ describe('liveness', () => {
     });
   });
 
+  it('refuses notify and fd for liveness: the process reports them once (the watchdog is their liveness)', () => {
+    const yaml = `
+      processes:
+        - name: a
+          role: sidecar
+          command: a
+          liveness: { probe: notify }
+        - name: job
+          role: app
+          command: job
+          liveness: { probe: { fd: 3 } }
+    `;
+    const message =
+      'a notify or fd probe passes once and stays passed, so it cannot check liveness; use readiness.probe.notify.watchdog, or tcp, http, grpc, exec or file';
+    expect(problemsOf({ yaml })).toEqual([
+      `demo.yaml:5:17 processes[0].liveness.probe: ${message}`,
+      `demo.yaml:9:17 processes[1].liveness.probe: ${message}`,
+    ]);
+  });
+
+  it('refuses notify and fd on an external, in the file and by --ready', () => {
+    const yaml = `
+      processes:
+        - name: mesh
+          role: external
+          match: { comm: envoy }
+          readiness: { probe: notify }
+        - name: db
+          role: external
+          match: { comm: postgres }
+        - { name: job, role: app, command: job }
+    `;
+    const message =
+      'an external is never started by sidecar-init, so it gets no notify socket or notification descriptor; use tcp, http, grpc, exec or file';
+    expect(problemsOf({ yaml, cli: { ready: ['db=fd:3'] } })).toEqual([
+      `demo.yaml:5:18 processes[0].readiness.probe: ${message}`,
+      `--ready db=fd:3: ${message}`,
+    ]);
+  });
+
+  it('reports a bad notification descriptor and a zero watchdog at their keys', () => {
+    const yaml = `
+      processes:
+        - name: a
+          role: sidecar
+          command: a
+          readiness: { probe: { fd: 1 } }
+        - name: b
+          role: sidecar
+          command: b
+          readiness: { probe: { notify: { watchdog: 0s } } }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:5:27 processes[0].readiness.probe.fd: 1 is not a descriptor for notification; use a whole number from 3 to 255',
+      'demo.yaml:9:37 processes[1].readiness.probe.notify.watchdog: "0s" is zero; give a duration of at least 1ms',
+    ]);
+  });
+
   it('takes a file probe but not a log probe, in either form', () => {
     const yaml = `
       processes:
@@ -266,8 +364,8 @@ describe('liveness', () => {
           liveness: { probe: { log: started } }
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:9:17 processes[1].liveness.probe: a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file',
-      'demo.yaml:13:17 processes[2].liveness.probe: a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file',
+      'demo.yaml:9:17 processes[1].liveness.probe: a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, grpc, exec or file',
+      'demo.yaml:13:17 processes[2].liveness.probe: a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, grpc, exec or file',
     ]);
     const fileOnly = 'processes: [{ name: job, role: app, command: job, liveness: { probe: "file:/tmp/alive" } }]';
     expect(load({ yaml: fileOnly }).processes[0]!.liveness?.probe).toEqual({ kind: 'file', path: '/tmp/alive' });

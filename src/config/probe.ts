@@ -24,12 +24,17 @@ import { FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, PORT_RANGE, wholeNumber } f
 // the YAML shorthand, or a mapping with exactly one key naming its kind.
 // tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), exec:CMD (exit 0
 // is success; CMD split like a shell, never run through one), log:REGEX (a line
-// of the process's output matches) or file:PATH (the file exists).
+// of the process's output matches), file:PATH (the file exists),
+// grpc://HOST:PORT[/SERVICE] (the gRPC health service answers SERVING), notify
+// (the process sends READY=1 to $NOTIFY_SOCKET, as systemd's Type=notify) or
+// fd:N (the process writes a newline to descriptor N, as s6's notification-fd).
 
-export const PROBE_HINT = 'use tcp://HOST:PORT, http://HOST:PORT/PATH, exec:CMD, log:REGEX or file:PATH';
+export const PROBE_HINT =
+  'use tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const TCP = /^tcp:\/\/(\[[^\]]*\]|[^:/?#@[\]]*)(?::([^/?#]*))?(.*)$/is;
+const GRPC = /^grpc:\/\/(\[[^\]]*\]|[^:/?#@[\]]*)(?::([^/?#]*))?(.*)$/is;
 
 export function parseProbe(text: string): Result<ProbeSpec> {
   const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
@@ -45,7 +50,13 @@ export function parseProbe(text: string): Result<ProbeSpec> {
       return mapResult(parseLogPattern(text.slice('log:'.length)), (pattern) => ({ kind: 'log', pattern }));
     case 'file':
       return mapResult(parseFilePath(text.slice('file:'.length)), (path) => ({ kind: 'file', path }));
+    case 'grpc':
+      return parseGrpcProbe(text);
+    case 'fd':
+      return mapResult(parseNotificationFd(text.slice('fd:'.length)), (fd) => ({ kind: 'fd', fd }));
     default:
+      // A word without a colon.
+      if (text.toLowerCase() === 'notify') return ok({ kind: 'notify', watchdogMs: undefined });
       return fail(`${quote(text)} is not a probe; ${PROBE_HINT}`);
   }
 }
@@ -67,6 +78,36 @@ function parseTcpProbe(text: string): Result<ProbeSpec> {
   if (port === undefined || port === '') return fail(`${quote(text)} has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000`);
   if (rest !== '') return fail(`${quote(text)}: a tcp probe takes only HOST:PORT, not ${quote(rest)}`);
   return mapResult(parsePort(port), (checked) => ({ kind: 'tcp', host: unbracket(host), port: checked }));
+}
+
+/** grpc://HOST:PORT[/SERVICE]: the service as the health service knows it, e.g. grpc.health.v1.Health; none is the whole server. */
+function parseGrpcProbe(text: string): Result<ProbeSpec> {
+  const example = 'use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service';
+  const [, host = '', port, rest = ''] = GRPC.exec(text) ?? [];
+  if (host === '' || host === '[]') return fail(`${quote(text)} has no host; ${example}`);
+  if (port === undefined || port === '') return fail(`${quote(text)} has no port; ${example}`);
+  if (rest !== '' && !rest.startsWith('/')) return fail(`${quote(text)}: after HOST:PORT only /SERVICE may follow, not ${quote(rest)}`);
+  const service = parseGrpcService(rest.slice(1));
+  if (!service.ok) return service;
+  return mapResult(parsePort(port), (checked) => ({ kind: 'grpc', host: unbracket(host), port: checked, service: service.value }));
+}
+
+/** The descriptors above the standard three; s6 uses 3 or more too, and a few hundred are as many as a process opens. */
+const NOTIFICATION_FD_RANGE = { what: 'a descriptor for notification', min: 3, max: 255 } as const;
+
+function parseNotificationFd(text: string): Result<number> {
+  const fd = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
+  return fd >= NOTIFICATION_FD_RANGE.min && fd <= NOTIFICATION_FD_RANGE.max
+    ? ok(fd)
+    : fail(`fd:${text}: the descriptor must be a number from 3 to 255 (0, 1 and 2 are stdin, stdout and stderr), e.g. fd:3`);
+}
+
+function parseGrpcService(service: string): Result<string> {
+  // A protobuf full name: letters, digits, _ and dots. Anything else (a space, a
+  // line break) could not name a service and is more likely a typo.
+  return /^[\w.]*$/.test(service)
+    ? ok(service)
+    : fail(`${quote(service)} is not a gRPC service name; use a full name such as my.package.Service, or none for the whole server`);
 }
 
 function parseExecCommand(commandText: string): Result<string[]> {
@@ -120,6 +161,22 @@ const HttpProbeSchema = mapping({
     .meta({ description: 'The statuses that pass; any 2xx or 3xx when left out.', examples: [[200, 204]] }),
 });
 
+const GrpcProbeSchema = mapping({
+  host: parsedWith(z.string().meta({ description: 'A host name or address; IPv6 with or without brackets.' }), parseHost),
+  port: wholeNumber('1 to 65535.', PORT_RANGE),
+  service: parsedWith(
+    z.string().meta({ description: 'The service to ask about, e.g. my.package.Service; empty or left out: the server as a whole.' }),
+    parseGrpcService,
+  ).optional(),
+});
+
+const NotifyProbeSchema = mapping({
+  watchdog: positiveDuration(
+    'Once ready, WATCHDOG=1 must come at least this often (the process reads it from WATCHDOG_USEC), or the liveness rule applies.',
+    undefined,
+  ).optional(),
+});
+
 const ProbeObjectSchema = mapping({
   tcp: TcpProbeSchema.optional().meta({ description: 'Passes when a TCP connection opens.' }),
   http: HttpProbeSchema.optional().meta({ description: 'Passes on an expected status.' }),
@@ -128,28 +185,42 @@ const ProbeObjectSchema = mapping({
     .optional()
     .meta({ description: "Readiness only: passes once a line of the process's stdout or stderr matches this JavaScript RegExp." }),
   file: parsedWith(z.string(), parseFilePath).optional().meta({ description: 'Passes while the file exists.' }),
+  grpc: GrpcProbeSchema.optional().meta({ description: 'Passes when grpc.health.v1.Health/Check answers SERVING.' }),
+  notify: NotifyProbeSchema.optional().meta({
+    description: 'Readiness only: passes once the process sends READY=1 to the socket in $NOTIFY_SOCKET (systemd).',
+  }),
+  fd: wholeNumber('3 to 255.', NOTIFICATION_FD_RANGE)
+    .optional()
+    .meta({ description: 'Readiness only: passes once the process writes a newline to this descriptor (s6), 3 to 255.' }),
 })
   // Checked on what was written, even when a field has problems of its own.
   .check(z.superRefine(exactlyOneOf(PROBE_KINDS), { when: () => true }))
   .meta({ minProperties: 1, maxProperties: 1 })
-  .transform(({ tcp, http, exec, log, file }): ProbeSpec => {
+  .transform(({ tcp, http, exec, log, file, grpc, notify, fd }): ProbeSpec => {
     if (tcp !== undefined) return { kind: 'tcp', ...tcp };
     if (http !== undefined) return { kind: 'http', url: http.url, headers: http.headers ?? {}, expectStatus: http.expectStatus };
     if (exec !== undefined) return { kind: 'exec', command: exec };
     if (log !== undefined) return { kind: 'log', pattern: log };
+    if (grpc !== undefined) return { kind: 'grpc', host: grpc.host, port: grpc.port, service: grpc.service ?? '' };
+    if (notify !== undefined) return { kind: 'notify', watchdogMs: notify.watchdog };
+    if (fd !== undefined) return { kind: 'fd', fd };
     return { kind: 'file', path: file! };
   });
 
 export const ProbeSchema = z.union([
   parsedWith(
     z.string().meta({
-      description: 'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), exec:CMD (exit 0 is success), log:REGEX or file:PATH',
+      description:
+        'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), grpc://HOST:PORT[/SERVICE] (SERVING is success), exec:CMD (exit 0 is success), log:REGEX, file:PATH, notify or fd:N',
       examples: [
         'tcp://127.0.0.1:15000',
         'http://127.0.0.1:15021/healthz/ready',
         'exec:pg_isready -h 127.0.0.1',
         'log:ready to accept connections',
         'file:/tmp/ready',
+        'grpc://127.0.0.1:9090',
+        'notify',
+        'fd:3',
       ],
     }),
     parseProbe,
@@ -190,11 +261,37 @@ export function withReadinessDefaults<Probe extends ProbeSpec | undefined>(raw: 
 }
 
 // A log probe passes once, when its line is seen, and never fails again, so it
-// cannot tell whether a process is still alive.
-const LOG_LIVENESS_MESSAGE = 'a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, exec or file';
+// cannot tell whether a process is still alive; nor can notify and fd, which
+// the process reports once (notify's watchdog is its liveness).
+const LOG_LIVENESS_MESSAGE = 'a log probe passes once and stays passed, so it cannot check liveness; use tcp, http, grpc, exec or file';
+const SELF_REPORTED_LIVENESS_MESSAGE =
+  'a notify or fd probe passes once and stays passed, so it cannot check liveness; use readiness.probe.notify.watchdog, or tcp, http, grpc, exec or file';
+
+/** notify and fd come from a process sidecar-init starts (the socket, the descriptor); an external gets neither. */
+export const EXTERNAL_SELF_REPORTED =
+  'an external is never started by sidecar-init, so it gets no notify socket or notification descriptor; use tcp, http, grpc, exec or file';
+
+/** A notify or fd probe. */
+export function isSelfReported(probe: ProbeSpec): boolean {
+  return probe.kind === 'notify' || probe.kind === 'fd';
+}
+
+/**
+ * A notify or fd probe as written or as parsed (a role's check sees the field
+ * parsed when it passed, as written when it did not): the string form, the
+ * mapping's key, or the kind.
+ */
+export function isSelfReportedAsWritten(probe: unknown): boolean {
+  if (typeof probe === 'string') return /^(notify$|fd:)/i.test(probe);
+  if (typeof probe !== 'object' || probe === null) return false;
+  if ('kind' in probe) return probe.kind === 'notify' || probe.kind === 'fd';
+  return 'notify' in probe || 'fd' in probe;
+}
 
 export const LivenessSchema = mapping({
-  probe: ProbeSchema.meta({ description: 'Any probe but log.' }).refine((probe) => probe.kind !== 'log', LOG_LIVENESS_MESSAGE),
+  probe: ProbeSchema.meta({ description: 'Any probe but log, notify and fd.' })
+    .refine((probe) => probe.kind !== 'log', LOG_LIVENESS_MESSAGE)
+    .refine((probe) => probe.kind !== 'notify' && probe.kind !== 'fd', SELF_REPORTED_LIVENESS_MESSAGE),
   period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_LIVENESS_PERIOD_MS).optional(),
   timeout: positiveDuration('Bound on one attempt.', DEFAULT_LIVENESS_TIMEOUT_MS).optional(),
   failureThreshold: wholeNumber('Consecutive failures that make the process be stopped and restarted.', FAILURE_THRESHOLD_RANGE)

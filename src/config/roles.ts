@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { CommandSchema } from './command.ts';
 import { ROLES } from './literals.ts';
 import type { Role } from './plan.ts';
-import { readinessField } from './probe.ts';
+import { EXTERNAL_SELF_REPORTED, isSelfReportedAsWritten, readinessField } from './probe.ts';
 import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';
 import { describeValue, isRecord, mapping, unknownKeyMessage } from './schema-fields.ts';
 
@@ -74,6 +74,9 @@ const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
   app: { fields: { command: CommandSchema } },
   external: {
     check: (value, context) => {
+      if (isRecord(value.readiness) && isSelfReportedAsWritten(value.readiness.probe)) {
+        context.addIssue({ code: 'custom', message: EXTERNAL_SELF_REPORTED, input: value, path: ['readiness', 'probe'] });
+      }
       if ('announced' in value) {
         checkAnnounced(value, context);
         return;

@@ -10,6 +10,7 @@ import { createAnyRoleSchema, createProcessSchema, type Entry, readFileEntry } f
 import { fileOrigin, type Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema } from './signals.ts';
+import { parseControlPath } from './control-path.ts';
 import { parseStatusAddress } from './status-address.ts';
 import { DEFAULT_TERMINATION_LOG, parseTerminationLog } from './termination-log.ts';
 
@@ -43,6 +44,13 @@ export const GLOBAL_FIELDS = {
         'Where the one-line reason for the exit is written (Kubernetes shows it as the termination message), or none; ' +
         `by default ${DEFAULT_TERMINATION_LOG}, when it is there.`,
       examples: [DEFAULT_TERMINATION_LOG, '/run/sidecar-init/termination', 'none'],
+    }),
+  control: parsedWith(z.string(), parseControlPath)
+    .optional()
+    .meta({
+      description:
+        "Path of the control socket for `sidecar-init ctl` (status, restart, stop, start, signal); mode 0600, for sidecar-init's own user and root. No socket when left out.",
+      examples: ['/run/sidecar-init.sock'],
     }),
   announce: AnnounceSchema.optional().meta({
     description:

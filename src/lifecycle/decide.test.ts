@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Plan } from '../config/plan.ts';
 import type { ExitStatus } from '../process/exit-status.ts';
 import { decide, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
-import type { Effect, LifecycleEventBody } from './events.ts';
+import type { ControlCommand, Effect, LifecycleEventBody } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { LEFTOVER_GRACE_MS } from './exits.ts';
@@ -503,5 +503,106 @@ describe('termination by signal', () => {
     expect(d.send({ type: 'signal', signal: 'SIGHUP' })).toEqual([]);
     d.send(d.exited('step', exited(0)), d.spawned('app'));
     expect(d.send({ type: 'signal', signal: 'SIGUSR1' })).toEqual([{ type: 'signal', name: 'app', signal: 'SIGUSR1', purpose: 'forward' }]);
+  });
+});
+
+describe('control requests', () => {
+  const control = (id: number, command: ControlCommand): LifecycleEventBody => ({ type: 'control', id, command, uid: 0 });
+  const replyOf = (effects: readonly Effect[]) => effects.find((effect) => effect.type === 'control-reply');
+
+  it('restarts a sidecar: preStop first, then its stop signal and grace; after its exit, with no backoff delay but once its old process group is swept, it is spawned and passes readiness again', () => {
+    const preStop = { kind: 'exec' as const, command: ['drain'] as [string], timeoutMs: 1_000 };
+    const d = createDriver(
+      plan([
+        proc('s', 'sidecar', { probe: true, preStop, stopSignal: 'SIGQUIT', restart: { ...proc('x', 'init').restart }, graceMs: 3_000 }),
+        proc('app', 'app'),
+      ]),
+    );
+    d.send({ type: 'boot' }, d.spawned('s'), ready('s'), d.spawned('app'));
+    expect(d.send(control(1, { kind: 'restart', name: 's' }))).toEqual([
+      { type: 'stop-watch', name: 's', watch: 'readiness' },
+      { type: 'run-hook', name: 's', hook: 'preStop' },
+      { type: 'control-reply', id: 1, ok: true, message: 'restarting s' },
+    ]);
+    expect(d.send({ type: 'hook-done', name: 's', hook: 'preStop', ok: true })).toEqual([
+      { type: 'signal', name: 's', signal: 'SIGQUIT', purpose: 'control' },
+      { type: 'start-timer', timer: { kind: 'process-grace', name: 's' }, ms: 3_000 },
+    ]);
+    // Its policy is never, and still it comes back: a restart was asked for.
+    expect(d.send(d.exited('s', signaled('SIGQUIT')))).toEqual([
+      { type: 'stop-watch', name: 's', watch: 'readiness' },
+      { type: 'cancel-timer', timer: { kind: 'process-grace', name: 's' } },
+      { type: 'sweep-group', name: 's', graceMs: 3_000 },
+    ]);
+    // As every restart: never alongside what the last run left in its process group.
+    expect(d.send({ type: 'group-swept', name: 's' })).toEqual([spawn('s')]);
+    expect(d.send(d.spawned('s'))).toEqual([{ type: 'start-watch', name: 's', watch: 'readiness' }]);
+    d.send(ready('s'));
+    expect(d.state.procs.get('s')).toMatchObject({ status: 'running', up: true });
+    expect(d.state.phase).toBe('running');
+  });
+
+  it('stops a sidecar and keeps it down, even a fatal one, until start', () => {
+    const d = createDriver(plan([proc('s', 'sidecar', { fatal: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
+    expect(replyOf(d.send(control(1, { kind: 'stop', name: 's' })))).toEqual({
+      type: 'control-reply',
+      id: 1,
+      ok: true,
+      message: 'stopping s; it stays down until started',
+    });
+    expect(d.send(d.exited('s', signaled('SIGTERM')))).toEqual([{ type: 'cancel-timer', timer: { kind: 'process-grace', name: 's' } }]);
+    expect(d.state.procs.get('s')).toMatchObject({ status: 'exited', held: true });
+    expect(d.state.phase).toBe('running');
+    expect(replyOf(d.send(control(2, { kind: 'restart', name: 's' })))).toMatchObject({
+      ok: false,
+      message: 's is not running (stopped on request)',
+    });
+    expect(d.send(control(3, { kind: 'start', name: 's' }))).toEqual([
+      spawn('s'),
+      { type: 'control-reply', id: 3, ok: true, message: 'starting s' },
+    ]);
+    d.send(d.spawned('s'));
+    expect(d.state.procs.get('s')).toMatchObject({ status: 'running', up: true });
+  });
+
+  it('refuses the app, init steps, unknown names, and anything once teardown began, saying why', () => {
+    const d = createDriver(plan([proc('step', 'init'), proc('s', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('step'), d.exited('step', exited(0)), d.spawned('s'), d.spawned('app'));
+    const refused = (command: ControlCommand) => (replyOf(d.send(control(9, command))) as { message: string }).message;
+    expect(refused({ kind: 'stop', name: 'app' })).toBe(
+      'the app cannot be stopped on request: its exit ends the pod; send sidecar-init SIGTERM to stop everything',
+    );
+    expect(refused({ kind: 'restart', name: 'app' })).toMatch(/^the app cannot be restarted on request/);
+    expect(refused({ kind: 'restart', name: 'step' })).toBe(
+      'step is an init step: it runs once, to completion, and cannot be restarted on request',
+    );
+    expect(refused({ kind: 'start', name: 's' })).toBe('s is not stopped (running); only a stopped sidecar can be started');
+    expect(refused({ kind: 'stop', name: 'nope' })).toBe('no process is named "nope"; the processes are step, s, app');
+    d.send({ type: 'signal', signal: 'SIGTERM' });
+    expect(refused({ kind: 'restart', name: 's' })).toBe('sidecar-init is stopping everything; restart s is no longer possible');
+  });
+
+  it('sends a signal to the app or a sidecar as asked, not to a process that is not running', () => {
+    const d = createDriver(plan([proc('s', 'sidecar', { probe: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'));
+    expect(replyOf(d.send(control(1, { kind: 'signal', name: 'app', signal: 'SIGHUP' })))).toMatchObject({
+      ok: false,
+      message: 'app is not running (pending)',
+    });
+    d.send(ready('s'), d.spawned('app'));
+    expect(d.send(control(2, { kind: 'signal', name: 'app', signal: 'SIGHUP' }))).toEqual([
+      { type: 'signal', name: 'app', signal: 'SIGHUP', purpose: 'control' },
+      { type: 'control-reply', id: 2, ok: true, message: 'sent SIGHUP to app' },
+    ]);
+  });
+
+  it('a teardown during a requested stop sends nothing twice and ends when the sidecar is down', () => {
+    const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
+    expect(signalsIn(d.send(control(1, { kind: 'stop', name: 's' })))).toEqual(['s SIGTERM control']);
+    expect(signalsIn(d.send({ type: 'signal', signal: 'SIGTERM' }))).toEqual(['app SIGTERM stop']);
+    d.send(d.exited('app', signaled('SIGTERM')));
+    expect(d.send(d.exited('s', signaled('SIGTERM')))).toContainEqual(finish(143));
   });
 });

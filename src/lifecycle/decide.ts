@@ -3,6 +3,7 @@ import type { Decision, DecideContext } from './draft.ts';
 import { createDraft } from './draft.ts';
 import type { Draft } from './draft.ts';
 import type { LifecycleEvent, TimerKey } from './events.ts';
+import { handleControl, handleControlPreStopDone } from './control.ts';
 import { handleExited } from './exits.ts';
 import { handleExternalDeadline, handleExternalFound, handleExternalStopped } from './externals.ts';
 import {
@@ -40,6 +41,8 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
   // Once everything is down only stop signals still count: a second one cuts the final sweep short.
   if (state.phase === 'done') {
     if (event.type === 'signal' && isStopSignal(event.signal)) draft.stopSignalsReceived += 1;
+    if (event.type === 'control')
+      draft.effects.push({ type: 'control-reply', id: event.id, ok: false, message: 'sidecar-init is exiting' });
     return draft.finish();
   }
   switch (event.type) {
@@ -59,7 +62,10 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       break;
     case 'hook-done':
       if (event.hook === 'postStart') handlePostStartDone(context, draft, event.name, event.ok);
-      else handlePreStopDone(draft, event.name);
+      else {
+        handlePreStopDone(draft, event.name);
+        handleControlPreStopDone(context, draft, event.name);
+      }
       break;
     case 'drain-done':
       handleDrainDone(context, draft);
@@ -78,6 +84,9 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       break;
     case 'external-stopped':
       handleExternalStopped(draft, event.name, event.outcome);
+      break;
+    case 'control':
+      handleControl(context, draft, event.id, event.command);
       break;
     case 'until-reached':
       // Like a stop signal, but the end this container was waiting for: exit 0 (exit-code.ts).

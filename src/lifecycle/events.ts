@@ -14,6 +14,15 @@ export type TimerKey =
   | { readonly kind: 'process-grace'; readonly name: string };
 
 export type HookName = 'postStart' | 'preStop';
+
+/**
+ * What a client of the control socket asks for one process. restart and stop
+ * follow the process's own preStop, stop signal and grace; a stopped sidecar
+ * stays down until start; signal sends one signal, as `kill` would.
+ */
+export type ControlCommand =
+  | { readonly kind: 'restart' | 'stop' | 'start'; readonly name: string }
+  | { readonly kind: 'signal'; readonly name: string; readonly signal: NodeJS.Signals };
 export type WatchKind = 'readiness' | 'liveness';
 
 // Everything that can happen to the supervisor arrives as one of these, through
@@ -40,6 +49,8 @@ export type LifecycleEventBody =
    * (left-running, which fails the run).
    */
   | { readonly type: 'external-stopped'; readonly name: string; readonly outcome: ExternalStopOutcome }
+  /** A control socket request (id: to match its reply), from a client with this uid. */
+  | { readonly type: 'control'; readonly id: number; readonly command: ControlCommand; readonly uid: number }
   /** `--until FILE[=STATE]`: the file announced STATE (or a later one). */
   | { readonly type: 'until-reached'; readonly file: string; readonly state: string };
 
@@ -51,9 +62,10 @@ export type LifecycleEvent = LifecycleEventBody & { readonly at: number };
  * Why a signal is sent: 'stop' is a process's orderly stop, 'forward' passes on
  * a signal the supervisor received, 'unhealthy' stops a process whose liveness
  * probe or postStart hook failed (to restart it), 'expire' and 'kill' end what
- * outlived a grace.
+ * outlived a grace, 'control' is a stop, restart or signal asked for on the
+ * control socket.
  */
-export type SignalPurpose = 'stop' | 'forward' | 'unhealthy' | 'expire' | 'kill';
+export type SignalPurpose = 'stop' | 'forward' | 'unhealthy' | 'expire' | 'kill' | 'control';
 
 // What decide.ts asks the runner to do. Effects carry names, never PIDs: the
 // runner owns the handles.
@@ -84,7 +96,9 @@ export type Effect =
   /** SIGKILL what is left of an external now (the budget ran out, or a second stop signal). */
   | { readonly type: 'kill-external'; readonly name: string }
   /** For the log: an optional external never appeared, or one is left running on purpose. */
-  | { readonly type: 'external-skipped'; readonly name: string; readonly why: 'absent' | 'stop-none' | 'kept-on-failure' };
+  | { readonly type: 'external-skipped'; readonly name: string; readonly why: 'absent' | 'stop-none' | 'kept-on-failure' }
+  /** The answer to control request id: done (or under way), or refused with the reason. */
+  | { readonly type: 'control-reply'; readonly id: number; readonly ok: boolean; readonly message: string };
 
 export function timerId(timer: TimerKey): string {
   return 'name' in timer ? `${timer.kind}:${timer.name}` : timer.kind;

@@ -6,6 +6,7 @@ import { backoffDelayMs, isExhausted, restartsAfterRun, wantsRestart } from './r
 import { stopWatches } from './startup.ts';
 import { hasStarted, isAlive } from './state.ts';
 import { beginStop } from './teardown.ts';
+import { handleControlExit } from './control.ts';
 
 /** How long what a run left behind gets after SIGTERM before SIGKILL, unless the process has its own grace. */
 export const LEFTOVER_GRACE_MS = 2_000;
@@ -19,12 +20,15 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
   // One exit per spawn: anything else is not about a run this state knows.
   if (!isAlive(before)) return;
   const spec = context.graph.spec(name);
-  draft.put(name, { status: 'exited', started: before.started, restarts: before.restarts, exit: status });
+  const exited = { status: 'exited', started: before.started, restarts: before.restarts, exit: status } as const;
+  draft.put(name, exited);
   draft.effects.push(...stopWatches(spec));
   if (before.status === 'running' && !before.postStartDone && spec.postStart !== undefined)
     draft.effects.push({ type: 'cancel-hook', name, hook: 'postStart' });
   if (before.status === 'stopping') draft.effects.push({ type: 'cancel-timer', timer: { kind: 'process-grace', name } });
   if (draft.phase === 'stopping' || draft.phase === 'done') return;
+  // Stopped on request: restarted (after the sweep of its group) or held down, whatever its policy says.
+  if (handleControlExit(draft, name, before, exited, spec.graceMs ?? LEFTOVER_GRACE_MS)) return;
 
   // A spawn that failed never ran (and is never retried).
   const ranMs = before.status === 'spawning' ? 0 : draft.at - before.spawnedAt;

@@ -17,6 +17,8 @@ export interface TransitionLog {
   readonly graph: ProcessGraph;
   readonly graceMs: number;
   readonly pidOf: PidOf;
+  /** The latest failure of a process's readiness probe (e.g. "grpc://127.0.0.1:9090: NOT_SERVING"), for a startup failure's line. */
+  readonly lastProbeFailureOf?: ((name: string) => string | undefined) | undefined;
 }
 
 /** Logs what one decision changed: the event itself when it is news, sidecars that came up, teardown beginning. */
@@ -54,6 +56,8 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
     case 'external-stopped':
     case 'group-swept':
       return; // logged by the runner, which has the PIDs and the outcome
+    case 'control':
+      return; // logged by the runner with its reply
     case 'spawned':
     case 'readiness':
     case 'liveness-failed':
@@ -84,14 +88,20 @@ function logSidecarsUp({ log, graph, pidOf }: TransitionLog, before: LifecycleSt
  * when the stop reason appears, even if teardown also ended in the same step
  * (nothing was left running), so no exit goes unexplained.
  */
-function logTeardown({ log, graceMs }: TransitionLog, before: LifecycleState, after: LifecycleState): void {
+function logTeardown({ log, graceMs, lastProbeFailureOf }: TransitionLog, before: LifecycleState, after: LifecycleState): void {
   if (before.stopReason !== undefined || after.stopReason === undefined) return;
   const reason = after.stopReason;
   const fields = { event: 'teardown', reason: reason.kind, graceMs };
   if (reason.kind === 'app-exited') return log.pod.info(fields, 'app exited; stopping sidecars in reverse order');
   // A stop signal is the ordinary end of a pod; only failures are warnings.
   const level = reason.kind === 'signal' ? 'info' : 'warn';
-  log.pod[level]({ ...fields, proc: 'name' in reason ? reason.name : undefined }, describeStopReason(reason, before.phase === 'running'));
+  // Why a sidecar never got ready: what its probe last said (a status, a refused connection, a timeout).
+  const lastProbeFailure =
+    reason.kind === 'sidecar-failed' || reason.kind === 'external-failed' ? lastProbeFailureOf?.(reason.name) : undefined;
+  log.pod[level](
+    { ...fields, proc: 'name' in reason ? reason.name : undefined, ...(lastProbeFailure === undefined ? {} : { lastProbeFailure }) },
+    describeStopReason(reason, before.phase === 'running'),
+  );
 }
 
 export function describeStopReason(reason: StopReason, appRunning: boolean): string {

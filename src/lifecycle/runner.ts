@@ -8,7 +8,9 @@ import type { runDrain } from '../hooks/run-drain.ts';
 import type { runHook } from '../hooks/run-hook.ts';
 import type { Child, Spawner } from '../process/child.ts';
 import type { createLogMatcher, LogMatcher } from '../probes/log-matcher.ts';
+import type { openReadinessChannel } from '../probes/open-channel.ts';
 import type { Probe } from '../probes/probe.ts';
+import type { ReadinessChannel } from '../probes/readiness-channel.ts';
 import type { watchLiveness } from '../probes/watch-liveness.ts';
 import type { watchReadiness } from '../probes/watch-readiness.ts';
 import type { Aborts } from './aborts.ts';
@@ -20,8 +22,10 @@ import type { Timers } from './timers.ts';
 /** What the runner uses to probe processes; main.ts wires the implementations. */
 export interface ProbeKit {
   /** A probe of `owner`: exec probes run with its env and cwd, log probes read its matcher. */
-  create(probe: ProbeSpec, owner: ProcessSpec, logMatcher: LogMatcher | undefined): Probe;
+  create(probe: ProbeSpec, owner: ProcessSpec, logMatcher: LogMatcher | undefined, channel?: ReadinessChannel | undefined): Probe;
   readonly createLogMatcher: typeof createLogMatcher;
+  /** A notify or fd probe's channel for one run of owner, opened before its spawn; undefined for other probes. Throws when it cannot be opened. */
+  readonly openChannel: typeof openReadinessChannel;
   readonly watchReadiness: typeof watchReadiness;
   readonly watchLiveness: typeof watchLiveness;
 }
@@ -79,6 +83,10 @@ export interface Runner {
   readonly timers: Timers;
   readonly children: Map<string, Child>;
   readonly logMatchers: Map<string, LogMatcher>;
+  /** The latest readiness probe failure per process, for the line that says why startup failed. */
+  readonly lastProbeFailures: Map<string, string>;
+  /** The current run's notify socket or notification pipe, per process with such a readiness probe. */
+  readonly channels: Map<string, ReadinessChannel>;
   /** Names of processes with output prefix are padded to this width, so their lines align. */
   readonly prefixWidth: number;
   dispatch(event: LifecycleEventBody): void;

@@ -53,6 +53,8 @@ export interface StoppingProc extends ProcHistory {
   readonly spawnedAt: number;
   /** Stopped as unhealthy (liveness or postStart failed): its exit counts as a failure. */
   readonly killedAsUnhealthy: boolean;
+  /** Stopped on a control request: restarted at once after its exit, or kept down until started again. */
+  readonly byControl?: 'restart' | 'stop' | undefined;
 }
 
 /**
@@ -68,10 +70,12 @@ export interface BackoffProc extends ProcHistory {
   readonly groupGone: boolean;
 }
 
-/** Gone for good. */
+/** Gone for good, or until a control request starts it again (held). */
 export interface ExitedProc extends ProcHistory {
   readonly status: 'exited';
   readonly exit: ExitStatus;
+  /** Stopped on a control request: kept down until one starts it. */
+  readonly held?: boolean | undefined;
 }
 
 /**

@@ -13,6 +13,8 @@ export interface StatusFacts {
   readonly spawns: ReadonlyMap<string, number>;
   readonly lastExits: ReadonlyMap<string, LastExit>;
   readonly pidOf: (name: string) => number | undefined;
+  /** The current run's latest STATUS= (notify probe), printable and bounded. */
+  readonly statusTextOf?: ((name: string) => string | undefined) | undefined;
   /** When the last process went down (the runner's clock, ms); undefined while any runs. */
   readonly finishedAt: number | undefined;
   readonly reapedOrphans: number;
@@ -34,6 +36,7 @@ export function describeStatus(graph: ProcessGraph, state: LifecycleState, facts
         probeReady: proc.status === 'running' && proc.ready && proc.postStartDone,
         restarts: Math.max(0, (facts.spawns.get(spec.name) ?? 0) - 1),
         lastExit: facts.lastExits.get(spec.name),
+        statusText: isRunning(proc) ? facts.statusTextOf?.(spec.name) : undefined,
       };
     }),
     reapedOrphans: facts.reapedOrphans,

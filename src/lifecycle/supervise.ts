@@ -5,7 +5,8 @@ import { createAborts } from './aborts.ts';
 import type { DecideContext } from './decide.ts';
 import { decide, isHurried } from './decide.ts';
 import { createEventQueue } from './event-queue.ts';
-import type { Effect, LifecycleEvent, LifecycleEventBody } from './events.ts';
+import { type ControlReply, createControlReplies } from './control-replies.ts';
+import type { ControlCommand, Effect, LifecycleEvent, LifecycleEventBody } from './events.ts';
 import { logFinished, logRestartScheduled, logTransition } from './log-transitions.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
@@ -39,6 +40,8 @@ export interface Supervision {
   status(reapedOrphans: number): StatusSnapshot;
   /** The text of the `finished` line (exit code, reason, the process at fault) once done has resolved. */
   finishedMessage(): string | undefined;
+  /** A control socket request from a client with this uid; resolves with the lifecycle's answer. */
+  control(command: ControlCommand, uid: number): Promise<ControlReply>;
 }
 
 /**
@@ -61,10 +64,19 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     timers: createTimers((timer) => queue.dispatch({ type: 'timer', timer })),
     children: new Map(),
     logMatchers: new Map(),
+    channels: new Map(),
+    lastProbeFailures: new Map(),
     prefixWidth: Math.max(0, ...plan.processes.filter((spec) => spec.output === 'prefix').map((spec) => spec.name.length)),
     dispatch: queue.dispatch,
   };
-  const transitionLog = { log, graph, graceMs: plan.graceMs, pidOf: (name: string) => runner.children.get(name)?.pid };
+  const transitionLog = {
+    log,
+    graph,
+    graceMs: plan.graceMs,
+    pidOf: (name: string) => runner.children.get(name)?.pid,
+    lastProbeFailureOf: (name: string) => runner.lastProbeFailures.get(name),
+  };
+  const controls = createControlReplies(log);
   const hurry = new AbortController();
   let finish: (code: number) => void = () => {};
   const done = new Promise<number>((resolve) => {
@@ -124,6 +136,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         return killExternal(runner, effect.name);
       case 'external-skipped':
         return logExternalSkipped(runner, effect.name, effect.why);
+      case 'control-reply':
+        return controls.reply(effect);
       case 'finish':
         finishedAt = at;
         runner.timers.clear();
@@ -144,12 +158,25 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
 
   return {
     dispatch: queue.dispatch,
+    control: (command, uid) => controls.ask(command, uid, queue.dispatch),
     done,
     hurry: hurry.signal,
     remainingGraceMs: () =>
       state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
     finishedMessage: () => finishedMessage,
     status: (reapedOrphans) =>
-      describeStatus(graph, state, { spawns, lastExits, pidOf: transitionLog.pidOf, finishedAt, reapedOrphans }, performance.now()),
+      describeStatus(
+        graph,
+        state,
+        {
+          spawns,
+          lastExits,
+          pidOf: transitionLog.pidOf,
+          statusTextOf: (name) => runner.channels.get(name)?.status,
+          finishedAt,
+          reapedOrphans,
+        },
+        performance.now(),
+      ),
   };
 }

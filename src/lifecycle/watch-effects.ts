@@ -31,14 +31,16 @@ function startReadiness(runner: Runner, spec: ProcessSpec): void {
   const logger = runner.log.of(spec.name);
   const signal = runner.aborts.open(watchKey('readiness', spec.name));
   const { probe: probeSpec } = spec.readiness;
-  const probe =
+  const probe = recordingFailures(
     probeSpec.kind === 'process'
       ? deps.externals.presenceProbe(probeSpec.match, (processes) => reportExternalFound(runner, spec.name, processes))
       : probeSpec.kind === 'announced'
         ? deps.externals.announcedProbe(probeSpec.file, (announcement) =>
             reportAnnouncedFound(runner, spec.name, probeSpec.file, announcement),
           )
-        : deps.probes.create(probeSpec, spec, runner.logMatchers.get(spec.name));
+        : deps.probes.create(probeSpec, spec, runner.logMatchers.get(spec.name), runner.channels.get(spec.name)),
+    (reason) => runner.lastProbeFailures.set(spec.name, reason),
+  );
   logProbeStarted(logger, 'readiness', probe);
   deps.probes.watchReadiness(
     probe,
@@ -72,6 +74,18 @@ function startLiveness(runner: Runner, spec: ProcessSpec): void {
     },
     signal,
   );
+}
+
+/** The probe, its failures kept as they come (an aborted attempt says nothing about the process). */
+function recordingFailures(probe: Probe, record: (reason: string) => void): Probe {
+  return {
+    ...probe,
+    check: async (timeoutMs, signal) => {
+      const outcome = await probe.check(timeoutMs, signal);
+      if (!outcome.ok && !signal.aborted) record(outcome.reason);
+      return outcome;
+    },
+  };
 }
 
 function logProbeStarted(logger: Logger, watch: WatchKind, probe: Probe): void {

@@ -18,6 +18,7 @@ export function planText(plan: Plan): string {
   }
   const rewrites = Object.entries(view.signalRewrites);
   if (view.statusAddr !== null) lines.push(`status server: http://${view.statusAddr} (/healthz, /readyz, /status, /metrics)`);
+  if (view.controlPath !== null) lines.push(`control socket: ${view.controlPath} (sidecar-init ctl --control ${view.controlPath} status)`);
   if (view.announce !== null) lines.push(`announce: ${view.announce} keeps this run's state (starting, ready, stopping, exited)`);
   if (view.until !== null) {
     lines.push(`until: ${view.until.file} says ${view.until.state} (or later), then stops as if the app exited 0`);

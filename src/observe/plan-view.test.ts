@@ -120,3 +120,31 @@ describe('planText', () => {
     );
   });
 });
+
+describe('describeProbe', () => {
+  it('writes a grpc probe as it is written after --ready, the service after a slash', () => {
+    const yaml = `
+      processes:
+        - name: api
+          role: sidecar
+          command: api
+          readiness: { probe: { grpc: { host: "::1", port: 9090, service: my.pkg.Api } } }
+          liveness: { probe: "grpc://127.0.0.1:9090" }
+        - { name: job, role: app, command: job }
+    `;
+    const [api] = planView(load({ yaml })).processes;
+    expect(api?.readiness?.probe).toBe('grpc://[::1]:9090/my.pkg.Api');
+    expect(api?.liveness?.probe).toBe('grpc://127.0.0.1:9090');
+  });
+});
+
+describe('the control socket in the plan', () => {
+  it('is named with the command that reaches it, and is null without one', () => {
+    const yaml = 'control: /run/sidecar-init.sock\nprocesses: [{ name: job, role: app, command: job }]';
+    expect(planView(load({ yaml })).controlPath).toBe('/run/sidecar-init.sock');
+    expect(planText(load({ yaml }))).toContain(
+      'control socket: /run/sidecar-init.sock (sidecar-init ctl --control /run/sidecar-init.sock status)',
+    );
+    expect(planView(load({ yaml: 'processes: [{ name: job, role: app, command: job }]' })).controlPath).toBeNull();
+  });
+});

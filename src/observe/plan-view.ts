@@ -1,3 +1,4 @@
+import { formatDuration } from '../config/duration.ts';
 import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../config/plan.ts';
 import { describeMatch } from '../plan/process-match.ts';
 import { assertNever } from '../util/assert-never.ts';
@@ -21,6 +22,8 @@ export interface PlanView {
   readonly logFormat: string | null;
   /** HOST:PORT, or null without a status server. */
   readonly statusAddr: string | null;
+  /** The control socket for `sidecar-init ctl`. */
+  readonly controlPath: string | null;
   /** --announce: the file this run's state is kept in, or null. */
   readonly announce: string | null;
   /** --until: the other container's file and the state that ends this run, or null. */
@@ -99,6 +102,7 @@ export function planView(plan: Plan): PlanView {
     logLevel: plan.logLevel,
     logFormat: plan.logFormat ?? null,
     statusAddr: plan.statusAddr === undefined ? null : formatAddress(plan.statusAddr.host, plan.statusAddr.port),
+    controlPath: plan.controlPath ?? null,
     announce: plan.announce ?? null,
     until: plan.until === undefined ? null : { file: plan.until.file, state: plan.until.state },
   };
@@ -164,6 +168,12 @@ export function describeProbe(probe: ProbeSpec): string {
       return `log:${probe.pattern}`;
     case 'file':
       return `file:${probe.path}`;
+    case 'notify':
+      return probe.watchdogMs === undefined ? 'notify' : `notify, watchdog ${formatDuration(probe.watchdogMs)}`;
+    case 'fd':
+      return `fd:${probe.fd}`;
+    case 'grpc':
+      return `grpc://${formatAddress(probe.host, probe.port)}${probe.service === '' ? '' : `/${probe.service}`}`;
     case 'process':
       return `a process with ${describeMatch(probe.match)}`;
     case 'announced':

@@ -17,6 +17,8 @@ export interface StatusDocument {
     readonly ready: boolean;
     readonly restarts: number;
     readonly lastExit: { readonly code: number | null; readonly signal: string | null; readonly at: string } | null;
+    /** The latest STATUS= sent to its notify socket. */
+    readonly statusText: string | null;
   }[];
 }
 
@@ -34,6 +36,7 @@ export function statusDocument(snapshot: StatusSnapshot, ready: boolean): Status
       ready: isProcessReady(process),
       restarts: process.restarts,
       lastExit: process.lastExit ?? null,
+      statusText: process.statusText ?? null,
     })),
   };
 }

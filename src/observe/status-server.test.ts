@@ -128,7 +128,7 @@ describe('startStatusServer', () => {
       reapedOrphans: 3,
       teardownSeconds: null,
       processes: [
-        { name: 'proxy', role: 'sidecar', state: 'running', pid: 41, ready: true, restarts: 1, lastExit: null },
+        { name: 'proxy', role: 'sidecar', state: 'running', pid: 41, ready: true, restarts: 1, lastExit: null, statusText: null },
         {
           name: 'migrate',
           role: 'init',
@@ -137,8 +137,9 @@ describe('startStatusServer', () => {
           ready: false,
           restarts: 0,
           lastExit: { code: 0, signal: null, at: '2026-01-01T00:00:00.000Z' },
+          statusText: null,
         },
-        { name: 'job', role: 'app', state: 'running', pid: 43, ready: true, restarts: 0, lastExit: null },
+        { name: 'job', role: 'app', state: 'running', pid: 43, ready: true, restarts: 0, lastExit: null, statusText: null },
       ],
     });
   });

@@ -45,6 +45,8 @@ export interface ProcessSnapshot {
   /** Every restart since sidecar-init started (never reset, unlike the backoff count). */
   readonly restarts: number;
   readonly lastExit: LastExit | undefined;
+  /** The STATUS= text the current run last sent to its notify socket (printable, at most 200 characters); undefined without one. */
+  readonly statusText?: string | undefined;
 }
 
 export interface StatusSnapshot {

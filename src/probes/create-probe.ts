@@ -2,12 +2,15 @@ import { resolve } from 'node:path';
 import type { ProbeSpec, ProcessUser } from '../config/plan.ts';
 import type { Spawner } from '../process/child.ts';
 import { assertNever } from '../util/assert-never.ts';
+import { createChannelProbe } from './channel-probe.ts';
 import { createExecProbe } from './exec-probe.ts';
 import { createFileProbe } from './file-probe.ts';
+import { createGrpcProbe } from './grpc-probe.ts';
 import { createHttpProbe } from './http-probe.ts';
 import type { LogMatcher } from './log-matcher.ts';
 import { createLogProbe } from './log-probe.ts';
 import type { Probe } from './probe.ts';
+import type { ReadinessChannel } from './readiness-channel.ts';
 import { createTcpProbe } from './tcp-probe.ts';
 
 export interface ProbeDeps {
@@ -20,6 +23,8 @@ export interface ProbeDeps {
   readonly user?: ProcessUser | undefined;
   /** The matcher fed with the probed process's output (stdio 'tee'); required for a log probe. */
   readonly logMatcher?: LogMatcher | undefined;
+  /** The run's notify socket or notification pipe, opened before its spawn; required for a notify or fd probe. */
+  readonly channel?: ReadinessChannel | undefined;
 }
 
 export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
@@ -30,6 +35,8 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
       return createHttpProbe(spec.url, { headers: spec.headers, expectStatus: spec.expectStatus });
     case 'exec':
       return createExecProbe(spec.command, deps);
+    case 'grpc':
+      return createGrpcProbe(spec.host, spec.port, spec.service);
     case 'file':
       return createFileProbe(resolve(deps.cwd ?? process.cwd(), spec.path));
     case 'log':
@@ -43,6 +50,14 @@ export function createProbe(spec: ProbeSpec, deps: ProbeDeps): Probe {
         throw new Error(`log probe log:${spec.pattern}: the log matcher given watches for ${JSON.stringify(deps.logMatcher.pattern)}`);
       }
       return createLogProbe(deps.logMatcher);
+    case 'notify':
+    case 'fd': {
+      const description = spec.kind === 'fd' ? `fd:${spec.fd}` : 'notify';
+      // Without the channel the process was never told where to report, so the probe could never pass.
+      if (deps.channel === undefined)
+        throw new Error(`${description} probe: no readiness channel was opened for the process before its spawn`);
+      return createChannelProbe(deps.channel, description);
+    }
     case 'announced':
     case 'process':
       // It is how an external is found, so the runner asks the external kit for it (src/externals/presence-probe.ts).

@@ -1,4 +1,5 @@
 import type { ProcessUser } from '../config/plan.ts';
+import type { Readable } from 'node:stream';
 import type { ExitStatus } from './exit-status.ts';
 import type { GroupSweepOutcome } from './sweep-group.ts';
 
@@ -22,6 +23,8 @@ export interface SpawnRequest {
   readonly onOutput?: OutputListener;
   /** With stdio 'tee' or 'inherit-tee': each line rewritten on its way to the container log; unchanged without it. */
   readonly lines?: LineOutput;
+  /** s6's notification-fd: the child gets the write end of a pipe at this descriptor (3 or more); see Child.readinessPipe. */
+  readonly readinessFd?: number | undefined;
 }
 
 /** output: prefix (NAME | LINE, the name padded to `width`) or json ({time, proc, stream, msg}). */
@@ -71,6 +74,8 @@ export interface Child {
    * the bounds ran out. Never rejects.
    */
   sweepGroup(graceMs: number, abort: AbortSignal): Promise<GroupSweepOutcome>;
+  /** The read end of the pipe at SpawnRequest.readinessFd; undefined without one. */
+  readonly readinessPipe?: Readable | undefined;
 }
 
 export type SpawnResult =

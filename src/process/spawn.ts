@@ -84,11 +84,15 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
   // multi-call binaries like busybox dispatch on it.
   // uid/gid: libuv clears supplementary groups (setgroups(0)), then setgid, setuid, in the child before exec.
   const ids = user === undefined ? {} : { gid: user.gid, ...(user.uid === undefined ? {} : { uid: user.uid }) };
-  if (terminal !== undefined && request.stdio === 'inherit') {
+  // The native fork passes only the standard descriptors, so a request with an extra one (fd:N's
+  // notification pipe) is spawned by libuv; only sidecars have readiness, so the app never has one.
+  // A NOTIFY_SOCKET in env reaches either path.
+  if (terminal !== undefined && request.stdio === 'inherit' && request.readinessFd === undefined) {
     return spawnForeground(terminal, resolved.path, [program, ...args], { env, cwd, ids, user });
   }
   // env is exactly the merged one above, so PATH resolution and the child see the same values.
-  const subprocess = spawn(resolved.path, args, { ...SPAWN_OPTIONS, stdio: STDIO[request.stdio], cwd, env, argv0: program, ...ids });
+  const stdio = withReadinessFd(STDIO[request.stdio], request.readinessFd);
+  const subprocess = spawn(resolved.path, args, { ...SPAWN_OPTIONS, stdio, cwd, env, argv0: program, ...ids });
   // A failed spawn, and a pipe that fails, would otherwise be unhandled 'error's that end the
   // supervisor; a failed spawn is explained below, a broken pipe only ends that output early.
   subprocess.on('error', ignore);
@@ -130,6 +134,8 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
     // After the exit, so the leader itself is never signalled here; its pid is the group's id.
     sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
+    readinessPipe:
+      request.readinessFd === undefined ? undefined : ((subprocess.stdio[request.readinessFd] as Readable | null) ?? undefined),
   };
   return { ok: true, child };
 }
@@ -180,6 +186,16 @@ function spawnForeground(
     sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
   };
   return { ok: true, child };
+}
+
+/**
+ * s6's notification-fd: a pipe at descriptor fd, the descriptors between the
+ * standard ones and it left closed ('ignore' past 2 opens nothing in libuv).
+ */
+function withReadinessFd(base: StdioOptions, fd: number | undefined): StdioOptions {
+  if (fd === undefined) return base;
+  const standard = typeof base === 'string' ? [base, base, base] : [...base];
+  return [...standard, ...Array.from({ length: fd - 3 }, () => 'ignore' as const), 'pipe'];
 }
 
 function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, running: boolean): boolean {

@@ -199,6 +199,8 @@ export function runWorld(input: WorldInput): WorldOutcome {
         return;
       case 'restart-scheduled':
       case 'external-skipped':
+      // This world sends no control requests, so no reply is owed to anyone.
+      case 'control-reply':
         return;
       case 'watch-external':
         lookingFor.add(effect.name);

@@ -103,6 +103,8 @@ static napi_value exit_now(napi_env env, napi_callback_info info) {
 napi_status define_pidfd(napi_env env, napi_value exports);
 /* terminal.c: the app as the terminal's foreground group, defined into the same addon. */
 napi_status define_terminal(napi_env env, napi_value exports);
+/* unix-socket.c: datagram sockets with credentials, peer credentials, readable watches. */
+napi_status define_unix_socket(napi_env env, napi_value exports);
 
 NAPI_MODULE_INIT() {
   napi_property_descriptor properties[] = {
@@ -112,7 +114,8 @@ NAPI_MODULE_INIT() {
     {"exitNow", NULL, exit_now, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok ||
-      define_pidfd(env, exports) != napi_ok || define_terminal(env, exports) != napi_ok) {
+      define_pidfd(env, exports) != napi_ok || define_terminal(env, exports) != napi_ok ||
+      define_unix_socket(env, exports) != napi_ok) {
     return NULL;
   }
   return exports;

@@ -1,0 +1,155 @@
+import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import type { Logger } from 'pino';
+import type { ControlCommand } from '../lifecycle/events.ts';
+import type { StatusDocument } from '../observe/status-json.ts';
+import { loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
+import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
+
+// The control socket (--control PATH): a Unix stream socket, mode 0600, for
+// `sidecar-init ctl`. The file mode keeps other users out of the socket, but a
+// mode can be changed and a descriptor passed on, so each connection is also
+// checked by the credentials the kernel recorded when it connected
+// (SO_PEERCRED, from the native addon; node:net does not expose them): only
+// sidecar-init's own uid and root are served, anyone else gets a refusal.
+//
+// Nothing here can stall PID 1: every socket is non-blocking, a request is one
+// line of at most MAX_LINE_BYTES read within IDLE_TIMEOUT_MS, at most
+// MAX_CONNECTIONS are open at once (the kernel queue holds the rest, then
+// refuses), and an answer is written without waiting for the client to read it.
+
+export const MAX_CONNECTIONS = 8;
+const IDLE_TIMEOUT_MS = 5_000;
+
+export interface ControlHandlers {
+  status(): StatusDocument;
+  act(command: ControlCommand, uid: number): Promise<{ readonly ok: boolean; readonly message: string }>;
+}
+
+export interface ControlServer {
+  readonly path: string;
+  close(): Promise<void>;
+}
+
+export async function serveControl(
+  path: string,
+  handlers: ControlHandlers,
+  logger: Logger,
+  api: UnixSocketApi = loadUnixSocketApi(),
+): Promise<ControlServer> {
+  removeStaleSocket(path);
+  const ownUid = process.getuid?.() ?? 0;
+  const open = new Set<Socket>();
+  const server = createServer({ allowHalfOpen: false }, (socket) => {
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    handleConnection(socket, { ownUid, handlers, logger, api });
+  });
+  server.maxConnections = MAX_CONNECTIONS;
+  await listen(server, path);
+  logger.info({ event: 'control-listening', path }, `control socket listening on ${path}`);
+  return {
+    path,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => resolve());
+        // A client still connected cannot hold sidecar-init's exit.
+        for (const socket of open) socket.destroy();
+        try {
+          removeStaleSocket(path);
+        } catch {
+          // Replaced by something else meanwhile: not ours to remove.
+        }
+      }),
+  };
+}
+
+/**
+ * A socket file left by an earlier run (a container restarted in place) would
+ * make listen fail with EADDRINUSE; anything that is not a socket is the
+ * user's file and is never removed.
+ */
+function removeStaleSocket(path: string): void {
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (stat === undefined) return;
+  if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket; choose another --control path`);
+  unlinkSync(path);
+}
+
+function listen(server: Server, path: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    // The socket is created with mode 0600 (umask 0177 while it is bound), so
+    // there is no moment at which another user could connect.
+    const umask = process.umask(0o177);
+    try {
+      server.listen(path, () => {
+        server.off('error', reject);
+        server.on('error', () => {});
+        chmodSync(path, 0o600);
+        resolve();
+      });
+    } finally {
+      process.umask(umask);
+    }
+  });
+}
+
+interface ConnectionContext {
+  readonly ownUid: number;
+  readonly handlers: ControlHandlers;
+  readonly logger: Logger;
+  readonly api: UnixSocketApi;
+}
+
+function handleConnection(socket: Socket, context: ConnectionContext): void {
+  const { ownUid, handlers, logger, api } = context;
+  socket.on('error', () => {});
+  socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
+  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
+  let peer: { uid: number; pid: number };
+  try {
+    if (fd === undefined || fd < 0) throw new Error('no descriptor');
+    peer = api.peerCredentials(fd);
+  } catch {
+    socket.destroy();
+    return;
+  }
+  if (peer.uid !== ownUid && peer.uid !== 0) {
+    logger.warn({ event: 'control-refused', uid: peer.uid, pid: peer.pid }, `control: refused a connection from uid ${peer.uid}`);
+    answer(socket, { ok: false, error: `refused: uid ${peer.uid} is neither sidecar-init's own (${ownUid}) nor root` });
+    return;
+  }
+  let buffered = '';
+  let done = false;
+  socket.setEncoding('utf8');
+  socket.on('data', (chunk: string) => {
+    if (done) return;
+    buffered += chunk;
+    const end = buffered.indexOf('\n');
+    if (end < 0 && Buffer.byteLength(buffered) <= MAX_LINE_BYTES) return;
+    done = true;
+    socket.pause();
+    if (end < 0 || end > MAX_LINE_BYTES) return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
+    void respond(buffered.slice(0, end), peer.uid, handlers, logger).then((reply) => answer(socket, reply));
+  });
+}
+
+async function respond(line: string, uid: number, handlers: ControlHandlers, logger: Logger): Promise<ControlAnswer> {
+  const request = parseRequest(line);
+  if (!request.ok) {
+    logger.warn({ event: 'control', uid, ok: false }, `control: refused a request from uid ${uid}: ${request.error}`);
+    return { ok: false, error: request.error };
+  }
+  if (request.value.cmd === 'status') {
+    logger.info({ event: 'control', command: 'status', uid, ok: true }, `control: status (asked by uid ${uid})`);
+    return { ok: true, message: 'status', status: handlers.status() };
+  }
+  const reply = await handlers.act(request.value.command, uid);
+  return reply.ok ? { ok: true, message: reply.message } : { ok: false, error: reply.message };
+}
+
+function answer(socket: Socket, reply: ControlAnswer): void {
+  if (socket.destroyed) return;
+  socket.end(`${JSON.stringify(reply)}\n`);
+}

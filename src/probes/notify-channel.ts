@@ -1,0 +1,187 @@
+import { chmodSync, chownSync, closeSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { ProcessUser } from '../config/plan.ts';
+import { type Datagram, isInProcessTree, loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
+import { parseNotifyMessage } from './notify-message.ts';
+import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
+
+// systemd's notify socket for one run of a process: a datagram Unix socket in
+// a private directory (0700, owned by the process's user so that it, and only
+// it and root, can reach the socket), named in NOTIFY_SOCKET. The process is
+// ready once it sends READY=1; STATUS= is kept for the log and /status;
+// WATCHDOG=1 must come every watchdog period once it is ready (WATCHDOG_USEC
+// tells it the period), else the liveness rule applies.
+//
+// Node's dgram has no Unix datagram sockets, and only SO_PASSCRED tells who
+// sent a message, so the socket comes from the native addon
+// (src/process/native/unix-socket.c), watched by a libuv poll handle on the
+// same loop as everything else: no thread, no cost while idle. A message whose
+// sender (the kernel's SCM_CREDENTIALS, not anything it wrote) is not the
+// run's process or one of its descendants is dropped: another process that
+// found the socket cannot make this one ready. The sender must still exist
+// when its message is read (its parent links are read from /proc), as for
+// systemd's NotifyAccess=all: systemd-notify waits for that (BARRIER=1), and a
+// program that sends and exits at once may be ignored.
+
+/** Messages read per wake-up: a flood waits in the kernel's buffer, the loop never stalls on it. */
+const MESSAGES_PER_WAKE = 16;
+/**
+ * STATUS= changes reach the log at most this often (the latest one, at the end
+ * of the interval), so a process that sends thousands cannot flood sidecar-init's
+ * log; /status always shows the latest.
+ */
+const STATUS_LOG_INTERVAL_MS = 1_000;
+/** sockaddr_un's sun_path holds 108 bytes with the NUL. */
+const MAX_SOCKET_PATH_BYTES = 107;
+
+export interface NotifyChannelOptions {
+  readonly user: ProcessUser | undefined;
+  readonly watchdogMs: number | undefined;
+  readonly events: ChannelEvents;
+  /** Where the private directory is made (default: the system's temporary directory). */
+  readonly parentDir?: string;
+  readonly api?: UnixSocketApi;
+}
+
+export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChannel {
+  const api = options.api ?? loadUnixSocketApi();
+  const { events, watchdogMs, user } = options;
+  const dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'sidecar-init-notify-'));
+  const path = join(dir, 'notify');
+  let fd: number;
+  try {
+    if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
+      throw new Error(`the notify socket's path ${path} is longer than a Unix socket allows; set TMPDIR to a shorter directory`);
+    }
+    fd = api.unixDgramBind(path);
+    if (user !== undefined) {
+      // The directory stays 0700 (mkdtemp's mode): only its owner gets in.
+      chownSync(dir, user.uid ?? process.getuid?.() ?? 0, user.gid);
+      chownSync(path, user.uid ?? process.getuid?.() ?? 0, user.gid);
+    }
+    chmodSync(path, 0o600);
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+
+  let pid: number | undefined;
+  let ready = false;
+  let status: string | undefined;
+  let closed = false;
+  let foreignReported = false;
+  let watchdog: NodeJS.Timeout | undefined;
+  let statusLoggedAt = Number.NEGATIVE_INFINITY;
+  let statusTimer: NodeJS.Timeout | undefined;
+  let statusLogged: string | undefined;
+  const logStatus = (): void => {
+    clearTimeout(statusTimer);
+    statusTimer = undefined;
+    if (status === undefined || status === statusLogged || closed) return;
+    statusLogged = status;
+    statusLoggedAt = performance.now();
+    events.onStatus(status);
+  };
+  const listeners = new Set<() => void>();
+
+  const armWatchdog = (): void => {
+    if (watchdogMs === undefined || closed) return;
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      watchdog = undefined;
+      events.onWatchdogMissed(`no WATCHDOG=1 within its ${watchdogMs}ms watchdog`);
+    }, watchdogMs);
+  };
+
+  const handle = (datagram: Datagram): void => {
+    if (pid === undefined || datagram.truncated) return;
+    if (!isInProcessTree(datagram.pid, pid)) {
+      if (!foreignReported) events.onForeignSender(datagram.pid, datagram.uid);
+      foreignReported = true;
+      return;
+    }
+    const message = parseNotifyMessage(datagram.data);
+    if (message.status !== undefined && message.status !== status) {
+      status = message.status;
+      const waitMs = statusLoggedAt + STATUS_LOG_INTERVAL_MS - performance.now();
+      if (waitMs <= 0) logStatus();
+      else statusTimer ??= setTimeout(logStatus, waitMs);
+    }
+    if (message.watchdogTrigger) {
+      clearTimeout(watchdog);
+      events.onWatchdogMissed('it sent WATCHDOG=trigger');
+      return;
+    }
+    if (message.ready && !ready) {
+      ready = true;
+      armWatchdog();
+      for (const listener of [...listeners]) listener();
+    } else if (message.watchdogPing && ready) {
+      armWatchdog();
+    }
+  };
+
+  const watch = api.watchReadable(fd, () => {
+    for (let count = 0; count < MESSAGES_PER_WAKE && !closed; count++) {
+      const datagram = receive();
+      if (datagram === undefined) return;
+      try {
+        handle(datagram);
+      } finally {
+        // After the message is handled, never before: systemd-notify waits
+        // (BARRIER=1) until its descriptor is closed, so it is still alive,
+        // and in the process tree, while its READY=1 is looked at.
+        for (const attached of datagram.fds) closeQuietly(attached);
+      }
+    }
+  });
+  const receive = (): Datagram | undefined => {
+    try {
+      return api.unixDgramReceive(fd);
+    } catch {
+      return undefined;
+    }
+  };
+
+  return {
+    env: {
+      NOTIFY_SOCKET: path,
+      ...(watchdogMs === undefined ? {} : { WATCHDOG_USEC: String(watchdogMs * 1000) }),
+    },
+    fd: undefined,
+    attach(spawned: number, _pipe: Readable | undefined) {
+      pid = spawned;
+    },
+    get ready() {
+      return ready;
+    },
+    get status() {
+      return status;
+    },
+    onReady(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close() {
+      if (closed) return;
+      closed = true;
+      clearTimeout(watchdog);
+      clearTimeout(statusTimer);
+      listeners.clear();
+      // The watch first: libuv must stop polling a descriptor before it is closed.
+      watch.close();
+      closeQuietly(fd);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // Already closed: nothing to release.
+  }
+}

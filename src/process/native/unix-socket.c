@@ -1,0 +1,326 @@
+/*
+ * Unix sockets with kernel-checked credentials, which node:dgram and node:net
+ * cannot give:
+ *
+ * - the notify socket (systemd's sd_notify protocol): a datagram Unix socket,
+ *   which node:dgram does not support at all, read with SO_PASSCRED so each
+ *   message carries its sender's pid, uid and gid (SCM_CREDENTIALS) as the
+ *   kernel saw them. Descriptors a sender attaches (SCM_RIGHTS: systemd-notify's
+ *   BARRIER=1 sends one and waits until it is closed) are handed to JS, which
+ *   closes them once the messages before them are handled.
+ * - the peer of a stream socket (the control socket): getsockopt(SO_PEERCRED).
+ *
+ * Readiness of a descriptor is watched with a libuv poll handle on Node's own
+ * loop (uv_poll_*, exported by the node binary; declared here because N-API
+ * ships no uv.h). A thread blocked in recvmsg would do too, but costs a thread
+ * per socket and a queue to bound; a poll handle costs nothing while idle, and
+ * the JS callback drains a bounded number of messages per wake-up, so a flood
+ * can neither block the loop nor grow memory: the rest waits in the kernel's
+ * socket buffer, whose size the kernel bounds.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <node_api.h>
+
+/* The few libuv declarations needed, as in uv.h (libuv 1.x, a stable ABI). */
+typedef struct uv_loop_s uv_loop_t;
+typedef struct uv_handle_s uv_handle_t;
+typedef struct uv_poll_s uv_poll_t;
+typedef void (*uv_poll_cb)(uv_poll_t *handle, int status, int events);
+typedef void (*uv_close_cb)(uv_handle_t *handle);
+size_t uv_handle_size(int type);
+int uv_poll_init(uv_loop_t *loop, uv_poll_t *handle, int fd);
+int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb);
+int uv_poll_stop(uv_poll_t *handle);
+void uv_close(uv_handle_t *handle, uv_close_cb close_cb);
+void uv_unref(uv_handle_t *handle);
+#define SIDECAR_UV_POLL 8     /* UV_POLL in uv_handle_type */
+#define SIDECAR_UV_READABLE 1 /* UV_READABLE in uv_poll_event */
+
+napi_status define_unix_socket(napi_env env, napi_value exports);
+
+/* A notify message is a few short assignments; systemd reads up to 4 KiB too (NOTIFY_BUFFER_MAX is larger, but only for fd names). */
+#define MESSAGE_MAX 4096
+/* systemd-notify attaches one descriptor; more than this are closed unseen. */
+#define FDS_MAX 8
+
+static napi_value throw_errno(napi_env env, const char *call, int err) {
+  char message[200];
+  char code[24];
+  snprintf(message, sizeof message, "%s failed: %s (errno %d)", call, strerror(err), err);
+  snprintf(code, sizeof code, "ERRNO_%d", err);
+  napi_throw_error(env, code, message);
+  return NULL;
+}
+
+static int get_int(napi_env env, napi_value value, int minimum, int *out) {
+  double number;
+  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= minimum && number <= INT_MAX) ||
+      (double)(int)number != number) {
+    return 0;
+  }
+  *out = (int)number;
+  return 1;
+}
+
+static napi_status set_int(napi_env env, napi_value object, const char *name, int64_t value) {
+  napi_value number;
+  napi_status status = napi_create_int64(env, value, &number);
+  if (status != napi_ok) return status;
+  return napi_set_named_property(env, object, name, number);
+}
+
+/* unixDgramBind(path): fd. A datagram socket bound at path, non-blocking,
+ * close-on-exec (no child inherits it), with SO_PASSCRED on. */
+static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  struct sockaddr_un address;
+  size_t length;
+  memset(&address, 0, sizeof address);
+  address.sun_family = AF_UNIX;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
+      napi_get_value_string_utf8(env, argv[0], address.sun_path, sizeof address.sun_path, &length) != napi_ok ||
+      length == 0 || length >= sizeof address.sun_path - 1) {
+    napi_throw_range_error(env, NULL, "unixDgramBind: path must be a non-empty string shorter than 107 bytes");
+    return NULL;
+  }
+  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throw_errno(env, "socket", errno);
+  int on = 1;
+  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0 ||
+      bind(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+    int err = errno;
+    close(fd);
+    return throw_errno(env, "bind", err);
+  }
+  napi_value result;
+  if (napi_create_int32(env, fd, &result) != napi_ok) return NULL;
+  return result;
+}
+
+/* unixDgramReceive(fd): { data: Buffer, pid, uid, gid, fds: number[], truncated }
+ * or undefined when nothing is waiting. Never blocks (MSG_DONTWAIT). A message
+ * without credentials has pid 0 (cannot happen with SO_PASSCRED on). */
+static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int fd;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || !get_int(env, argv[0], 0, &fd)) {
+    napi_throw_range_error(env, NULL, "unixDgramReceive: fd must be a descriptor");
+    return NULL;
+  }
+  char data[MESSAGE_MAX];
+  union {
+    char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * FDS_MAX)];
+    struct cmsghdr align;
+  } control;
+  struct iovec iov = {.iov_base = data, .iov_len = sizeof data};
+  struct msghdr message = {0};
+  message.msg_iov = &iov;
+  message.msg_iovlen = 1;
+  message.msg_control = control.buffer;
+  message.msg_controllen = sizeof control.buffer;
+  ssize_t size = recvmsg(fd, &message, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+  if (size < 0) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) return NULL;
+    return throw_errno(env, "recvmsg", errno);
+  }
+  struct ucred credentials = {0, (uid_t)-1, (gid_t)-1};
+  int fds[FDS_MAX * 2];
+  int fd_count = 0;
+  for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
+    if (header->cmsg_level != SOL_SOCKET) continue;
+    if (header->cmsg_type == SCM_CREDENTIALS && header->cmsg_len >= CMSG_LEN(sizeof credentials)) {
+      memcpy(&credentials, CMSG_DATA(header), sizeof credentials);
+    } else if (header->cmsg_type == SCM_RIGHTS) {
+      int count = (int)((header->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+      for (int index = 0; index < count; index++) {
+        int received;
+        memcpy(&received, CMSG_DATA(header) + index * sizeof(int), sizeof received);
+        /* Kept for JS to close in order; any beyond the bound are closed here. */
+        if (fd_count < FDS_MAX) fds[fd_count++] = received;
+        else close(received);
+      }
+    }
+  }
+  /* MSG_CTRUNC: descriptors that did not fit were closed by the kernel. */
+  napi_value result, buffer, list;
+  void *bytes;
+  int truncated = (message.msg_flags & MSG_TRUNC) != 0;
+  if (napi_create_object(env, &result) != napi_ok ||
+      napi_create_buffer_copy(env, (size_t)size, data, &bytes, &buffer) != napi_ok ||
+      napi_set_named_property(env, result, "data", buffer) != napi_ok || set_int(env, result, "pid", credentials.pid) != napi_ok ||
+      set_int(env, result, "uid", (int64_t)credentials.uid) != napi_ok ||
+      set_int(env, result, "gid", (int64_t)credentials.gid) != napi_ok || napi_create_array(env, &list) != napi_ok) {
+    for (int index = 0; index < fd_count; index++) close(fds[index]);
+    return NULL;
+  }
+  for (int index = 0; index < fd_count; index++) {
+    napi_value number;
+    napi_create_int32(env, fds[index], &number);
+    napi_set_element(env, list, (uint32_t)index, number);
+  }
+  napi_value flag;
+  napi_get_boolean(env, truncated, &flag);
+  napi_set_named_property(env, result, "fds", list);
+  napi_set_named_property(env, result, "truncated", flag);
+  return result;
+}
+
+/* peerCredentials(fd): { pid, uid, gid } of a connected Unix stream socket's
+ * peer, as the kernel recorded them at connect(2): SO_PEERCRED. */
+static napi_value peer_credentials(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int fd;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || !get_int(env, argv[0], 0, &fd)) {
+    napi_throw_range_error(env, NULL, "peerCredentials: fd must be a descriptor");
+    return NULL;
+  }
+  struct ucred credentials;
+  socklen_t length = sizeof credentials;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return throw_errno(env, "getsockopt(SO_PEERCRED)", errno);
+  napi_value result;
+  if (napi_create_object(env, &result) != napi_ok || set_int(env, result, "pid", credentials.pid) != napi_ok ||
+      set_int(env, result, "uid", (int64_t)credentials.uid) != napi_ok || set_int(env, result, "gid", (int64_t)credentials.gid) != napi_ok) {
+    return NULL;
+  }
+  return result;
+}
+
+/* One watched descriptor: the poll handle (allocated at libuv's size) and the JS callback. */
+typedef struct {
+  napi_env env;
+  napi_ref callback;
+  napi_async_context context;
+  uv_poll_t *handle;
+  int closed;
+} watch_t;
+
+static void on_handle_closed(uv_handle_t *handle) {
+  free(handle);
+}
+
+static void on_readable(uv_poll_t *handle, int status, int events) {
+  (void)status;
+  (void)events;
+  /* The first field of every libuv handle is `void *data`. */
+  watch_t *watch = *(watch_t **)handle;
+  if (watch == NULL || watch->closed) return;
+  napi_env env = watch->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value callback, receiver, result;
+  if (napi_get_reference_value(env, watch->callback, &callback) == napi_ok && callback != NULL &&
+      napi_get_global(env, &receiver) == napi_ok) {
+    /* make_callback runs the microtasks after it, as any libuv callback into JS does. */
+    if (napi_make_callback(env, watch->context, receiver, callback, 0, NULL, &result) != napi_ok) {
+      bool pending = false;
+      napi_is_exception_pending(env, &pending);
+      if (pending) {
+        napi_value error;
+        napi_get_and_clear_last_exception(env, &error);
+        napi_fatal_exception(env, error);
+      }
+    }
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+static void stop_watch(watch_t *watch) {
+  if (watch->closed) return;
+  watch->closed = 1;
+  uv_poll_stop(watch->handle);
+  *(void **)watch->handle = NULL;
+  uv_close((uv_handle_t *)watch->handle, on_handle_closed);
+  napi_delete_reference(watch->env, watch->callback);
+  napi_async_destroy(watch->env, watch->context);
+}
+
+static napi_value watch_close(napi_env env, napi_callback_info info) {
+  watch_t *watch;
+  if (napi_get_cb_info(env, info, NULL, NULL, NULL, (void **)&watch) != napi_ok || watch == NULL) return NULL;
+  stop_watch(watch);
+  return NULL;
+}
+
+static void finalize_watch(napi_env env, void *data, void *hint) {
+  (void)env;
+  (void)hint;
+  watch_t *watch = data;
+  /* A watch dropped without close() is closed here; its memory goes either way. */
+  stop_watch(watch);
+  free(watch);
+}
+
+/* watchReadable(fd, callback): { close() }. Calls callback (no arguments) on
+ * Node's loop each time fd is readable, until close(); close before closing fd.
+ * The handle is unref'd: it never keeps the process alive by itself. */
+static napi_value watch_readable(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value argv[2];
+  int fd;
+  napi_valuetype type;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 || !get_int(env, argv[0], 0, &fd) ||
+      napi_typeof(env, argv[1], &type) != napi_ok || type != napi_function) {
+    napi_throw_type_error(env, NULL, "watchReadable: expected a descriptor and a function");
+    return NULL;
+  }
+  uv_loop_t *loop;
+  if (napi_get_uv_event_loop(env, (struct uv_loop_s **)&loop) != napi_ok) return NULL;
+  watch_t *watch = calloc(1, sizeof *watch);
+  uv_poll_t *handle = calloc(1, uv_handle_size(SIDECAR_UV_POLL));
+  if (watch == NULL || handle == NULL) {
+    free(watch);
+    free(handle);
+    napi_throw_error(env, "ENOMEM", "watchReadable: out of memory");
+    return NULL;
+  }
+  int err = uv_poll_init(loop, handle, fd);
+  if (err != 0) {
+    free(watch);
+    free(handle);
+    napi_throw_error(env, "EUV", "watchReadable: uv_poll_init failed (not a pollable descriptor?)");
+    return NULL;
+  }
+  *(watch_t **)handle = watch;
+  watch->env = env;
+  watch->handle = handle;
+  napi_value name, object, close_function;
+  if (napi_create_reference(env, argv[1], 1, &watch->callback) != napi_ok ||
+      napi_create_string_utf8(env, "sidecar-init:readable", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_create_object(env, &object) != napi_ok || napi_async_init(env, object, name, &watch->context) != napi_ok ||
+      napi_create_function(env, "close", NAPI_AUTO_LENGTH, watch_close, watch, &close_function) != napi_ok ||
+      napi_set_named_property(env, object, "close", close_function) != napi_ok ||
+      napi_wrap(env, object, watch, finalize_watch, NULL, NULL) != napi_ok) {
+    return NULL;
+  }
+  uv_unref((uv_handle_t *)handle);
+  err = uv_poll_start(handle, SIDECAR_UV_READABLE, on_readable);
+  if (err != 0) {
+    stop_watch(watch);
+    napi_throw_error(env, "EUV", "watchReadable: uv_poll_start failed");
+    return NULL;
+  }
+  return object;
+}
+
+napi_status define_unix_socket(napi_env env, napi_value exports) {
+  napi_property_descriptor properties[] = {
+    {"unixDgramBind", NULL, unix_dgram_bind, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"unixDgramReceive", NULL, unix_dgram_receive, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"watchReadable", NULL, watch_readable, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  return napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
+}

@@ -1,0 +1,288 @@
+import { spawn } from 'node:child_process';
+import { chmodSync, statSync } from 'node:fs';
+import { request } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { announced, fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
+import { useHarness } from './support/harness.ts';
+import { BIN_COMMAND, FIXTURES, MARKER_VARIABLE, NODE, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
+
+// The control socket and `sidecar-init ctl`, against a running sidecar-init:
+// real sockets, real processes, another uid through setpriv.
+
+const { track, events: createEvents, expectNothingLeft } = useHarness();
+/**
+ * `ctl` as nobody. CAP_DAC_READ_SEARCH only lets it read node and the bundle
+ * wherever the checkout is (and reach the socket's folder); connecting needs
+ * write permission on the socket itself, which it does not grant.
+ */
+const NOBODY = [
+  'setpriv',
+  '--reuid=65534',
+  '--regid=65534',
+  '--clear-groups',
+  '--inh-caps=+dac_read_search',
+  '--ambient-caps=+dac_read_search',
+];
+
+interface CtlResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `sidecar-init ctl ARGS` to completion (as another user with `as`). */
+function ctl(run: RunningSupervisor, args: readonly string[], as: readonly string[] = []): Promise<CtlResult> {
+  const [command = '', ...argv] = [...as, ...BIN_COMMAND, 'ctl', ...args];
+  const child = spawn(command, argv, { env: { ...process.env, [MARKER_VARIABLE]: run.marker }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+function getStatus(port: number): Promise<{ processes: { name: string; pid: number | null; state: string; ready: boolean }[] }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = request({ host: '127.0.0.1', port, path: '/status', agent: false }, (response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => {
+        body += chunk;
+      });
+      response.on('end', () => resolve(JSON.parse(body)));
+    });
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
+}
+
+/** A sidecar with a readiness port and the app, with the control socket and the status server. */
+async function startWithControl(dir: string, eventsFile: string) {
+  const port = await freePort();
+  const socket = `${dir}/control.sock`;
+  const run = track(
+    startSupervisor(
+      [
+        '--control',
+        socket,
+        '--status-addr',
+        '127.0.0.1:0',
+        '--sidecar',
+        `proxy=${tcpServer('proxy', port)}`,
+        '--ready',
+        `proxy=tcp://127.0.0.1:${port}`,
+        '--',
+        ...fixtureArgv('record-signals.sh', 'app'),
+      ],
+      { env: { EVENTS: eventsFile } },
+    ),
+  );
+  const statusPort = (await run.waitForLog((line) => line.event === 'status-server-listening')).port as number;
+  await run.waitForLog((line) => line.event === 'control-listening');
+  return { run, socket, statusPort };
+}
+
+describe('the control socket', () => {
+  it('restarts a sidecar on request: a new pid that passes readiness again, and /status agrees', async () => {
+    const events = createEvents();
+    const { run, socket, statusPort } = await startWithControl(events.dir, events.file);
+    await events.waitFor('app start');
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+
+    const status = await ctl(run, ['--control', socket, 'status']);
+    expect(status.code).toBe(0);
+    expect(status.stdout).toMatch(new RegExp(`^proxy +sidecar +running +${first.pid} +yes +0 *$`, 'm'));
+
+    const restart = await ctl(run, ['--control', socket, 'restart', 'proxy']);
+    expect(restart).toMatchObject({ code: 0, stdout: 'restarting proxy\n' });
+    const ready = await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+    const second = events.read().filter((entry) => entry.name === 'proxy' && entry.event === 'start')[1]!;
+    expect(ready.pid).toBe(second.pid);
+    const proxy = (await getStatus(statusPort)).processes.find((process) => process.name === 'proxy');
+    expect(proxy).toMatchObject({ pid: second.pid, state: 'running', ready: true });
+    const json = JSON.parse((await ctl(run, ['--control', socket, '--json', 'status'])).stdout);
+    expect(json.processes.find((process: { name: string }) => process.name === 'proxy')).toMatchObject({ pid: second.pid, restarts: 1 });
+    expect(run.logs.find((line) => line.event === 'control' && line.command === 'restart')).toMatchObject({ uid: 0, ok: true });
+
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    expect(events.sequence()).toEqual([
+      'proxy start',
+      'proxy listening',
+      'app start',
+      'proxy stop',
+      'proxy start',
+      'proxy listening',
+      'app stop',
+      'proxy stop',
+    ]);
+    await expectNothingLeft(run);
+  });
+
+  it('stops a sidecar until start, signals the app, and refuses to stop the app, saying why', async () => {
+    const events = createEvents();
+    const { run, socket } = await startWithControl(events.dir, events.file);
+    await events.waitFor('app start');
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+
+    expect(await ctl(run, ['--control', socket, 'stop', 'proxy'])).toMatchObject({ code: 0 });
+    await events.waitFor('proxy stop');
+    await run.waitForLog((line) => line.event === 'exited' && line.proc === 'proxy');
+    expect((await ctl(run, ['--control', socket, 'status'])).stdout).toMatch(/^proxy +sidecar +exited +- +no +0 *$/m);
+    // Held: its restart policy (always) does not bring it back.
+    expect(events.sequence().filter((entry) => entry === 'proxy start')).toHaveLength(1);
+
+    const refused = await ctl(run, ['--control', socket, 'stop', 'app']);
+    expect(refused).toMatchObject({
+      code: 1,
+      stderr:
+        'sidecar-init ctl: the app cannot be stopped on request: its exit ends the pod; send sidecar-init SIGTERM to stop everything\n',
+    });
+
+    expect(await ctl(run, ['--control', socket, 'signal', 'app', 'hup'])).toMatchObject({ code: 0, stdout: 'sent SIGHUP to app\n' });
+    await events.waitFor('app got-HUP');
+    expect(await ctl(run, ['--control', socket, 'start', 'proxy'])).toMatchObject({ code: 0, stdout: 'starting proxy\n' });
+    await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it("restart runs the sidecar's preStop before its stop signal", async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const socket = `${events.dir}/control.sock`;
+    const config = writeConfig(events.dir, [
+      `control: ${socket}`,
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(NODE, `${FIXTURES}tcp-server.mjs`, 'proxy', String(port))}`,
+      `    readiness: { probe: "tcp://127.0.0.1:${port}" }`,
+      `    preStop: { exec: ${yamlArgv('/bin/sh', '-c', `. ${FIXTURES}record.sh; NAME=proxy; record pre-stop`)} }`,
+      '    stopSignal: SIGTERM',
+      '    grace: 5s',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+    expect(await ctl(run, ['--control', socket, 'restart', 'proxy'])).toMatchObject({ code: 0 });
+    await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+    expect(events.sequence()).toEqual([
+      'proxy start',
+      'proxy listening',
+      'app start',
+      'proxy pre-stop',
+      'proxy stop',
+      'proxy start',
+      'proxy listening',
+    ]);
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it('a restart on request, like every restart, starts the new run only once what the last one left in its process group is gone', async () => {
+    const events = createEvents();
+    const socket = `${events.dir}/control.sock`;
+    const config = writeConfig(events.dir, [
+      `control: ${socket}`,
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...fixtureArgv('worker-in-group.sh', 'proxy', `${events.dir}/leftover`))}`,
+      '    grace: 200ms',
+      `    readiness: { probe: "${announced('proxy')}" }`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+    expect(await ctl(run, ['--control', socket, 'restart', 'proxy'])).toMatchObject({ code: 0, stdout: 'restarting proxy\n' });
+    await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+    // The worker ignored the stop signal and then SIGTERM; SIGKILL after the grace ended it before the new run.
+    expect(events.sequence()).toEqual(['proxy start', 'app start', 'proxy leftover-gone', 'proxy start']);
+    expect(run.logs.find((line) => line.event === 'swept-group')).toMatchObject({ proc: 'proxy', outcome: 'killed' });
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it('refuses another uid: by the mode, and by its kernel credentials when the mode lets it in', async () => {
+    const events = createEvents();
+    const { run, socket } = await startWithControl(events.dir, events.file);
+    await events.waitFor('app start');
+
+    const byMode = await ctl(run, ['--control', socket, 'status'], NOBODY);
+    expect(byMode.code).toBe(1);
+    expect(byMode.stderr).toContain('EACCES');
+
+    chmodSync(socket, 0o666);
+    const byCredentials = await ctl(run, ['--control', socket, 'restart', 'proxy'], NOBODY);
+    expect(byCredentials).toMatchObject({
+      code: 1,
+      stderr: "sidecar-init ctl: refused: uid 65534 is neither sidecar-init's own (0) nor root\n",
+    });
+    expect(run.logs.find((line) => line.event === 'control-refused')).toMatchObject({ uid: 65534 });
+    expect(events.sequence().filter((entry) => entry === 'proxy start')).toHaveLength(1);
+
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it('stays bounded: an endless line is refused, connections past the limit are closed, and SIGTERM still ends everything', async () => {
+    const events = createEvents();
+    const { run, socket } = await startWithControl(events.dir, events.file);
+    await events.waitFor('app start');
+
+    const long = await exchange(socket, 'x'.repeat(64 * 1024));
+    expect(JSON.parse(long)).toEqual({ ok: false, error: 'the request is longer than 4096 bytes' });
+
+    // Idle clients that never send a line: the server keeps at most 8 and closes the rest at once
+    // (which one is closed depends on the order the server accepts them in).
+    const idle: Socket[] = [];
+    for (let index = 0; index < 9; index++) idle.push(await opened(socket));
+    await Promise.race(idle.map((client) => new Promise((resolve) => client.once('close', resolve))));
+    expect(idle.filter((client) => !client.destroyed).length).toBeLessThanOrEqual(8);
+
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    for (const client of idle) client.destroy();
+    await expectNothingLeft(run);
+  });
+});
+
+function opened(path: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path, () => resolve(socket));
+    socket.on('error', reject);
+  });
+}
+
+/** Writes `text` and resolves with everything the server answers before it closes. */
+function exchange(path: string, text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(path);
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk: string) => {
+      answer += chunk;
+    });
+    socket.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'EPIPE' || error.code === 'ECONNRESET' ? undefined : reject(error),
+    );
+    socket.on('close', () => resolve(answer));
+    socket.write(text);
+  });
+}

@@ -48,6 +48,24 @@ module.exports = {
       to: { path: '^src/hooks/' },
     },
     {
+      name: 'requests-go-through-the-http-client',
+      comment:
+        'Probes, hooks and stop endpoints send HTTP requests through src/http/, the one client: its own socket per request, ' +
+        'a timeout, a bounded body read, URLs redacted in every result, node:http loaded on first use. The status server is a server.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/http/', '^src/observe/status-server\\.ts$', TEST_FILE] },
+      to: { path: '^(node:)?https?$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'the-http-client-stays-below-its-users',
+      comment:
+        'src/http/ serves probes, hooks and externals alike, so it may use only what they all may: src/attempt/ and src/util/. ' +
+        'Reaching into one of its users would tie the others to it (and hooks and probes must not import each other).',
+      severity: 'error',
+      from: { path: '^src/http/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/(http|attempt|util)/' },
+    },
+    {
       name: 'src-never-imports-test',
       comment: 'The product does not depend on test code; test helpers live in test/support/ and only tests import them.',
       severity: 'error',

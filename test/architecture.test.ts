@@ -36,6 +36,14 @@ const TREE: Readonly<Record<string, string>> = {
   'src/probes/uses-hook.ts': "import { hookShared } from '../hooks/shared.ts';\nexport const probe = hookShared;\n",
   'src/process/uses-test.ts': "import { helper } from '../../test/support/helper.ts';\nexport const used = helper;\n",
   'src/process/missing.ts': "import { gone } from './no-such-module.ts';\nexport const used = gone;\n",
+  'src/externals/requests.ts': "import { request } from 'node:http';\nexport const send = request;\n",
+  'src/http/uses-probe.ts': "import { shared } from '../probes/shared.ts';\nexport const client = shared;\n",
+  // Allowed: the client uses the shared attempt and util; a probe uses the client and node:http's types.
+  'src/attempt/frame.ts': 'export const frame = 1;\n',
+  'src/http/client.ts':
+    "import { request } from 'node:http';\nimport { frame } from '../attempt/frame.ts';\nimport { assert } from '../util/assert.ts';\nexport const send = [request, frame, assert];\n",
+  'src/probes/uses-client.ts':
+    "import type { IncomingMessage } from 'node:http';\nimport { send } from '../http/client.ts';\nexport const probe = (m: IncomingMessage) => [send, m];\n",
   'src/hooks/uses-execa.ts': "import { execa } from 'execa';\nexport const run = execa;\n",
   'node_modules/execa/package.json': JSON.stringify({ name: 'execa', type: 'module', exports: './index.js' }),
   'node_modules/execa/index.js': 'export const execa = 1;\n',
@@ -81,6 +89,8 @@ describe('the folder rules', () => {
         'only-the-spawner-spawns: src/probes/spawns.ts',
         'probes-do-not-import-hooks: src/probes/uses-hook.ts',
         'src-never-imports-test: src/process/uses-test.ts',
+        'requests-go-through-the-http-client: src/externals/requests.ts',
+        'the-http-client-stays-below-its-users: src/http/uses-probe.ts',
       ].sort(),
     );
   });

@@ -9,41 +9,23 @@
 export const REDACTED = '***';
 
 /**
- * The URL with its userinfo, query and fragment replaced by ***:
- * `http://u:p@host:8080/live?token=t#x` → `http://***@host:8080/live?***#***`.
- * Text that does not parse as a URL (a config value being rejected) is cut by
- * its characters instead, erring on the side of hiding too much: everything
- * from the first "?" or "#", and everything before the last "@" up to the "//".
+ * The URL as written, with its userinfo, query and fragment replaced by ***:
+ * `http://u:p@host:8080/live?token=t#x` → `http://***@host:8080/live?***#***`
+ * (fragment only when there is no query: everything from the first "?" or "#"
+ * goes). Cut by its characters, not parsed: a config error must show the text
+ * the user wrote, which may not parse at all, and a URL parser's idea of where
+ * the userinfo ends differs from a careless writer's (a "/" in a password).
+ * So it errs on the side of hiding: everything between "//" and the last "@"
+ * before the query goes, even an "@" that a parser would read as part of the path.
  */
 export function redactUrl(text: string): string {
-  const url = parseUrl(text);
-  if (url === undefined) return redactText(text);
-  const userinfo = url.username !== '' || url.password !== '' ? `${REDACTED}@` : '';
-  // `search` is '' for a bare "?", which carries nothing.
-  const query = url.search === '' ? '' : `?${REDACTED}`;
-  const fragment = url.hash === '' ? '' : `#${REDACTED}`;
-  // host, not origin: origin is "null" for schemes other than http(s), ws(s) and ftp.
-  const authority = url.host === '' && !text.includes('//') ? '' : `//${userinfo}${url.host}`;
-  return `${url.protocol}${authority}${url.pathname}${query}${fragment}`;
-}
-
-function redactText(text: string): string {
   const cut = text.search(/[?#]/);
-  let head = cut === -1 ? text : text.slice(0, cut);
+  const head = cut === -1 ? text : text.slice(0, cut);
   const tail = cut === -1 ? '' : `${text[cut]}${REDACTED}`;
   const at = head.lastIndexOf('@');
-  if (at !== -1) {
-    const slashes = head.indexOf('//');
-    head = slashes !== -1 && slashes < at ? `${head.slice(0, slashes + 2)}${REDACTED}${head.slice(at)}` : `${REDACTED}${head.slice(at)}`;
-  }
-  return `${head}${tail}`;
-}
-
-/** URL.parse, which needs Node 22.1 (engines says >=22). */
-function parseUrl(text: string): URL | undefined {
-  try {
-    return new URL(text);
-  } catch {
-    return undefined;
-  }
+  if (at === -1) return `${head}${tail}`;
+  // WHATWG URLs read "\\" as "//" in http URLs.
+  const slashes = head.search(/[/\\]{2}/);
+  const start = slashes !== -1 && slashes < at ? slashes + 2 : 0;
+  return `${head.slice(0, start)}${REDACTED}${head.slice(at)}${tail}`;
 }

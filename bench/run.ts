@@ -1,10 +1,12 @@
 // `npm run bench`: every scenario, each against tini and dumb-init in the same run.
 import { missingTools } from './measure.ts';
 import * as churnMemory from './churn-memory.ts';
+import * as execaLoad from './execa-load.ts';
 import * as idleMemory from './idle-memory.ts';
 import * as logProbeLatency from './log-probe-latency.ts';
 import * as logReadinessLatency from './log-readiness-latency.ts';
 import * as outputPrefix from './output-prefix.ts';
+import * as probeIdleCost from './probe-idle-cost.ts';
 import * as statusMemory from './status-memory.ts';
 import * as readinessLatency from './readiness-latency.ts';
 import * as readinessWake from './readiness-wake.ts';
@@ -31,3 +33,5 @@ await logProbeLatency.run();
 await readinessWake.run();
 await outputPrefix.run();
 await statusMemory.run();
+await probeIdleCost.run();
+await execaLoad.run();

@@ -152,7 +152,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const supervision = startSupervision(plan, {
     spawner,
     probes: {
-      create: (probe, owner, logMatcher) => createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher }),
+      create: (probe, owner, logMatcher) => createProbe(probe, { env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher }),
       createLogMatcher,
       watchReadiness,
       watchLiveness,

@@ -44,6 +44,9 @@ const TREE: Readonly<Record<string, string>> = {
     "import { request } from 'node:http';\nimport { frame } from '../attempt/frame.ts';\nimport { assert } from '../util/assert.ts';\nexport const send = [request, frame, assert];\n",
   'src/probes/uses-client.ts':
     "import type { IncomingMessage } from 'node:http';\nimport { send } from '../http/client.ts';\nexport const probe = (m: IncomingMessage) => [send, m];\n",
+  // Allowed: the bounded-command module loads execa on first use.
+  'src/attempt/run-command.ts': "export const load = () => import('execa');\n",
+  'src/attempt/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
   'src/hooks/uses-execa.ts': "import { execa } from 'execa';\nexport const run = execa;\n",
   'node_modules/execa/package.json': JSON.stringify({ name: 'execa', type: 'module', exports: './index.js' }),
   'node_modules/execa/index.js': 'export const execa = 1;\n',
@@ -85,7 +88,8 @@ describe('the folder rules', () => {
         'lifecycle-imports-only-types: src/lifecycle/uses-process-code.ts',
         'no-unresolvable-imports: src/process/missing.ts',
         'nothing-imports-the-composition-root: src/process/imports-main.ts',
-        'only-the-spawner-spawns: src/hooks/uses-execa.ts',
+        'only-bounded-commands-use-execa: src/hooks/uses-execa.ts',
+        'only-the-spawner-spawns: src/attempt/spawns.ts',
         'only-the-spawner-spawns: src/probes/spawns.ts',
         'probes-do-not-import-hooks: src/probes/uses-hook.ts',
         'src-never-imports-test: src/process/uses-test.ts',

@@ -2,7 +2,8 @@ import type { ProcessUser } from '../config/plan.ts';
 import type { ExitStatus } from './exit-status.ts';
 
 // The small interface the lifecycle uses to run processes. The child_process-backed
-// implementation lives in spawn.ts; nothing else spawns.
+// implementation lives in spawn.ts; the only other spawn is a bounded command's
+// (src/attempt/run-command.ts), which claims its PID in the same registry.
 
 export interface SpawnRequest {
   /** The plan's process name, for messages. */

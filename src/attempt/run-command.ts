@@ -63,7 +63,13 @@ export async function runCommand(attempt: CommandAttempt, signal: AbortSignal): 
   if (signal.aborted) return failure(ABORTED_REASON);
   const prepared = prepareSpawn(attempt.request);
   if (!prepared.ok) return fail(prepared.status.reason);
-  const { execa } = await loadExeca();
+  let execa: typeof import('execa').execa;
+  try {
+    ({ execa } = await loadExeca());
+  } catch (error) {
+    // A broken install; the outcome is still a value, never a rejection.
+    return fail(`could not load execa to run the command: ${error instanceof Error ? error.message : String(error)}`);
+  }
   // Aborted while execa loaded: nothing was started.
   if (signal.aborted) return failure(ABORTED_REASON);
 

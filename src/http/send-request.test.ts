@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { useHttpServer } from '../../test/support/http-server.ts';
 import { sendHttpRequest } from './send-request.ts';
@@ -83,5 +85,25 @@ describe('sendHttpRequest', () => {
     const url = new URL(`${server.base}/lines`);
     const result = await sendHttpRequest({ url, method: 'GET', headers: { 'x-bad': 'a\r\nb' }, timeoutMs: TIMEOUT_MS });
     expect(result).toMatchObject({ kind: 'failed', code: 'ERR_INVALID_CHAR' });
+  });
+});
+
+describe('loading node:http', () => {
+  // Evaluating node:http costs every start; a fresh Node process shows when it is loaded.
+  it('happens with the first request, not when the client is imported', async () => {
+    const module = JSON.stringify(new URL('./send-request.ts', import.meta.url).pathname);
+    const script = `
+      const loaded = () => process.moduleLoadList.includes('NativeModule http');
+      const { sendHttpRequest } = await import(${module});
+      const beforeFirst = loaded();
+      // Port 1 on loopback: refused at once, which is still a request.
+      const result = await sendHttpRequest({ url: new URL('http://127.0.0.1:1/'), method: 'GET', headers: {}, timeoutMs: 10000 });
+      console.log(JSON.stringify({ beforeFirst, afterFirst: loaded(), kind: result.kind }));
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      timeout: 15_000,
+      killSignal: 'SIGKILL',
+    });
+    expect(JSON.parse(stdout)).toEqual({ beforeFirst: false, afterFirst: true, kind: 'failed' });
   });
 });

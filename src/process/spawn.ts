@@ -23,7 +23,6 @@ import { prepareSpawn, explainSpawnFailure } from './prepare-spawn.ts';
 const STDIO = {
   inherit: 'inherit',
   output: ['ignore', 'inherit', 'inherit'],
-  none: 'ignore',
   tee: ['ignore', 'pipe', 'pipe'],
   capture: ['ignore', 'pipe', 'pipe'],
   'inherit-tee': ['inherit', 'pipe', 'pipe'],

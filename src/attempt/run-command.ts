@@ -50,8 +50,8 @@ export interface CommandAttempt {
 export const OUTPUT_CLOSE_GRACE_MS = 200;
 
 // execa is loaded with the first bounded command, not at start: evaluating it
-// costs a start ~14 ms of CPU and ~3 MiB resident (measured in the bundle), and
-// a run without exec probes or hooks never needs it.
+// costs ~16 ms of CPU and ~10 MiB resident (`npm run bench`, "loading execa"),
+// and a run without exec probes or hooks never needs it.
 let execaModule: Promise<typeof import('execa')> | undefined;
 function loadExeca(): Promise<typeof import('execa')> {
   execaModule ??= import('execa');

@@ -10,22 +10,38 @@ export const REDACTED = '***';
 
 /**
  * The URL as written, with its userinfo, query and fragment replaced by ***:
- * `http://u:p@host:8080/live?token=t#x` → `http://***@host:8080/live?***#***`
- * (fragment only when there is no query: everything from the first "?" or "#"
- * goes). Cut by its characters, not parsed: a config error must show the text
- * the user wrote, which may not parse at all, and a URL parser's idea of where
- * the userinfo ends differs from a careless writer's (a "/" in a password).
- * So it errs on the side of hiding: everything between "//" and the last "@"
- * before the query goes, even an "@" that a parser would read as part of the path.
+ * `http://u:p@host:8080/live?token=t#x` → `http://***@host:8080/live?***`
+ * (everything from the first "?" or "#" goes). The text is cut, not rebuilt
+ * from a parse, because a config error must show what the user wrote. Where
+ * the userinfo ends is the URL parser's answer when the text parses (the last
+ * "@" before the path); when it does not (a config value being rejected, say a
+ * "/" in a password), everything between "//" and the last "@" before the
+ * query goes, erring on the side of hiding.
  */
 export function redactUrl(text: string): string {
   const cut = text.search(/[?#]/);
   const head = cut === -1 ? text : text.slice(0, cut);
   const tail = cut === -1 ? '' : `${text[cut]}${REDACTED}`;
-  const at = head.lastIndexOf('@');
-  if (at === -1) return `${head}${tail}`;
   // WHATWG URLs read "\\" as "//" in http URLs.
   const slashes = head.search(/[/\\]{2}/);
-  const start = slashes !== -1 && slashes < at ? slashes + 2 : 0;
+  const start = slashes === -1 ? 0 : slashes + 2;
+  const parsed = parseUrl(text);
+  let end = head.length;
+  if (parsed !== undefined) {
+    if (parsed.username === '' && parsed.password === '') return `${head}${tail}`;
+    const path = head.slice(start).search(/[/\\]/);
+    if (path !== -1) end = start + path;
+  }
+  const at = head.lastIndexOf('@', end - 1);
+  if (at < start) return `${head}${tail}`;
   return `${head.slice(0, start)}${REDACTED}${head.slice(at)}${tail}`;
+}
+
+/** URL.parse, which needs Node 22.1 (engines says >=22). */
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
 }

@@ -27,11 +27,21 @@ module.exports = {
     {
       name: 'only-the-spawner-spawns',
       comment:
-        'Only src/process/spawn.ts starts processes: it records each child in the owned-PID registry before any SIGCHLD ' +
-        'is handled, so the reaper never reaps a child libuv owns. Another spawn would escape that registry.',
+        'Only src/process/spawn.ts starts long-lived processes with node:child_process: it records each child in the owned-PID ' +
+        'registry before any SIGCHLD is handled, so the reaper never reaps a child libuv owns. Another spawn would escape that registry.',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/process/spawn\\.ts$', TEST_FILE] },
-      to: { path: ['^(node:)?child_process$', 'node_modules/execa/'] },
+      to: { path: '^(node:)?child_process$' },
+    },
+    {
+      name: 'only-bounded-commands-use-execa',
+      comment:
+        'execa runs bounded commands (exec probes and hooks) in src/attempt/run-command.ts, which claims each PID in the ' +
+        'owned-PID registry in the same tick execa spawned it, and loads execa on first use. Anywhere else, a child would ' +
+        'escape that registry, or execa would load at start.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/attempt/run-command\\.ts$', TEST_FILE] },
+      to: { path: 'node_modules/execa/' },
     },
     {
       name: 'hooks-do-not-import-probes',
@@ -55,6 +65,24 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/plan/', pathNot: TEST_FILE },
       to: { path: '^src/', pathNot: '^src/plan/' },
+    },
+    {
+      name: 'requests-go-through-the-http-client',
+      comment:
+        'Probes, hooks and stop endpoints send HTTP requests through src/http/, the one client: its own socket per request, ' +
+        'a timeout, a bounded body read, URLs redacted in every result, node:http loaded on first use. The status server and the admission webhook are servers.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/http/', '^src/observe/status-server\\.ts$', '^src/webhook/serve-webhook\\.ts$', TEST_FILE] },
+      to: { path: '^(node:)?https?$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'the-http-client-stays-below-its-users',
+      comment:
+        'src/http/ serves probes, hooks and externals alike, so it may use only what they all may: src/attempt/ and src/util/. ' +
+        'Reaching into one of its users would tie the others to it (and hooks and probes must not import each other).',
+      severity: 'error',
+      from: { path: '^src/http/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/(http|attempt|util)/' },
     },
     {
       name: 'src-never-imports-test',

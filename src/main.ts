@@ -177,7 +177,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     spawner,
     probes: {
       create: (probe, owner, logMatcher, channel) =>
-        createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
+        createProbe(probe, { env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
       createLogMatcher,
       openChannel: openReadinessChannel,
       watchReadiness,

@@ -41,6 +41,17 @@ const TREE: Readonly<Record<string, string>> = {
   'src/config/uses-plan.ts': "import { pattern } from '../plan/pattern.ts';\nexport const used = pattern;\n",
   'src/plan/uses-util.ts': "import { assert } from '../util/assert.ts';\nexport const used = assert;\n",
   'src/process/missing.ts': "import { gone } from './no-such-module.ts';\nexport const used = gone;\n",
+  'src/externals/requests.ts': "import { request } from 'node:http';\nexport const send = request;\n",
+  'src/http/uses-probe.ts': "import { shared } from '../probes/shared.ts';\nexport const client = shared;\n",
+  // Allowed: the client uses the shared attempt and util; a probe uses the client and node:http's types.
+  'src/attempt/frame.ts': 'export const frame = 1;\n',
+  'src/http/client.ts':
+    "import { request } from 'node:http';\nimport { frame } from '../attempt/frame.ts';\nimport { assert } from '../util/assert.ts';\nexport const send = [request, frame, assert];\n",
+  'src/probes/uses-client.ts':
+    "import type { IncomingMessage } from 'node:http';\nimport { send } from '../http/client.ts';\nexport const probe = (m: IncomingMessage) => [send, m];\n",
+  // Allowed: the bounded-command module loads execa on first use.
+  'src/attempt/run-command.ts': "export const load = () => import('execa');\n",
+  'src/attempt/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
   'src/hooks/uses-execa.ts': "import { execa } from 'execa';\nexport const run = execa;\n",
   'node_modules/execa/package.json': JSON.stringify({ name: 'execa', type: 'module', exports: './index.js' }),
   'node_modules/execa/index.js': 'export const execa = 1;\n',
@@ -82,11 +93,14 @@ describe('the folder rules', () => {
         'lifecycle-imports-only-types: src/lifecycle/uses-process-code.ts',
         'no-unresolvable-imports: src/process/missing.ts',
         'nothing-imports-the-composition-root: src/process/imports-main.ts',
-        'only-the-spawner-spawns: src/hooks/uses-execa.ts',
+        'only-bounded-commands-use-execa: src/hooks/uses-execa.ts',
+        'only-the-spawner-spawns: src/attempt/spawns.ts',
         'only-the-spawner-spawns: src/probes/spawns.ts',
         'plan-imports-nothing: src/plan/uses-util.ts',
         'probes-do-not-import-hooks: src/probes/uses-hook.ts',
         'src-never-imports-test: src/process/uses-test.ts',
+        'requests-go-through-the-http-client: src/externals/requests.ts',
+        'the-http-client-stays-below-its-users: src/http/uses-probe.ts',
       ].sort(),
     );
   });

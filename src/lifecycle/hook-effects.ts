@@ -63,7 +63,6 @@ export function cancelDrain(runner: Runner): void {
 function hookContext(runner: Runner, spec: ProcessSpec, label: HookName | 'drain'): HookContext {
   const logger = runner.log.of(spec.name);
   return {
-    spawner: runner.deps.spawner,
     env: spec.env,
     cwd: spec.cwd,
     user: spec.user,

@@ -1,4 +1,5 @@
 import { assertNever } from '../util/assert-never.ts';
+import { escapeControlBytes } from './escape-control.ts';
 import type { LineOutputMode, OutputStreamName } from './output-mode.ts';
 
 // How a batch of lines (one chunk of a child's output) is written out. Batches,
@@ -31,9 +32,14 @@ export function createLineFormat(options: LineFormatOptions): LineFormat {
   }
 }
 
-/** Bytes are copied as they are: output that is not UTF-8 passes through unchanged. */
+/**
+ * Each line's control characters are escaped (escape-control.ts): a CR or an
+ * ESC sequence could otherwise overwrite the prefix or the terminal. Other
+ * bytes are copied as they are: output that is not UTF-8 passes through unchanged.
+ */
 function prefixFormat(prefix: Buffer): LineFormat {
-  return (lines) => {
+  return (raw) => {
+    const lines = raw.map(escapeControlBytes);
     let size = 0;
     for (const line of lines) size += prefix.length + line.length + 1;
     const out = Buffer.allocUnsafe(size);

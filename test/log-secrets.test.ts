@@ -78,6 +78,7 @@ describe('URLs in the log', () => {
       '  - name: mesh',
       '    role: external',
       `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      '    allowHost: true',
       `    readiness: { probe: "${proxy.url(15021, '/healthz/ready?token=READYTOKEN')}", period: 100ms }`,
       `    stop: { http: "${proxy.url(15020, '/quitquitquit?token=QUITTOKEN')}" }`,
       '  - name: proxy',

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
 import type { Options } from 'execa';
-import type { ProcessUser } from '../config/plan.ts';
-import { describeExitStatus, isSuccess } from '../lifecycle/exit-status.ts';
+import type { ProcessUser } from '../plan/plan.ts';
+import { describeExitStatus, isSuccess } from '../plan/exit-status.ts';
 import type { OutputListener } from '../process/child.ts';
-import type { ExitStatus } from '../process/exit-status.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 import { claimPid, releasePid } from '../process/owned-pids.ts';
 import { explainSpawnFailure, prepareSpawn } from '../process/prepare-spawn.ts';
 import type { AttemptOutcome } from './run-attempt.ts';

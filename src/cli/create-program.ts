@@ -3,7 +3,7 @@ import type { ProcessFlag } from '../config/cli-input.ts';
 import { formatDuration } from '../config/duration.ts';
 import { listAlternatives } from '../config/result.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES, RESTART_POLICIES } from '../config/literals.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../config/plan.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../plan/plan.ts';
 import { VERSION } from './version.ts';
 
 export const PROGRAM_NAME = 'sidecar-init';

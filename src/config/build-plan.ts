@@ -9,7 +9,7 @@ import {
   type ProcessSpec,
   type StatusAddress,
   type TerminationLog,
-} from './plan.ts';
+} from '../plan/plan.ts';
 
 export interface PlanParts {
   /** In list order, flags applied; exactly one is the app. */

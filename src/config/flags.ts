@@ -14,7 +14,7 @@ import type {
   Role,
   StatusAddress,
   TerminationLog,
-} from './plan.ts';
+} from '../plan/plan.ts';
 import { parseProbe } from './probe.ts';
 import { parseExternalSpec, parseQuitUrl } from './external.ts';
 import { createExternalDraft, createProcessDraft, type Entry } from './process.ts';

@@ -6,7 +6,7 @@ import { createConfigError } from './config-error.ts';
 import { checkApps, checkNames, mergeEntries } from './entries.ts';
 import { applyFlagOverrides, checkFlagTargets } from './flag-targets.ts';
 import { parseFlags } from './flags.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from './plan.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, type Plan } from '../plan/plan.ts';
 import { createProblemList, fileOrigin } from './problem.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
 import { DEFAULT_TERMINATION_LOG_TARGET } from './termination-log.ts';

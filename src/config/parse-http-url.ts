@@ -1,4 +1,4 @@
-import { redactUrl } from '../util/redact-url.ts';
+import { redactUrl } from '../plan/redact-url.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 
 // http:// URLs of probes and hooks. Both reach processes inside the container,

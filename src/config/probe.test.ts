@@ -6,7 +6,7 @@ import {
   DEFAULT_LIVENESS_INITIAL_DELAY_MS,
   DEFAULT_LIVENESS_PERIOD_MS,
   DEFAULT_LIVENESS_TIMEOUT_MS,
-} from './plan.ts';
+} from '../plan/plan.ts';
 
 describe('parseProbe', () => {
   it('reads tcp://HOST:PORT, IPv6 in brackets too', () => {

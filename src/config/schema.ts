@@ -12,7 +12,7 @@ import {
   type OutputMode,
   type StatusAddress,
   type TerminationLog,
-} from './plan.ts';
+} from '../plan/plan.ts';
 import { type Entry, ProcessSchema, readFileEntry } from './process.ts';
 import type { Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, parsedWith, reportIssues } from './schema-fields.ts';

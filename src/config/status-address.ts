@@ -1,4 +1,4 @@
-import type { StatusAddress } from './plan.ts';
+import type { StatusAddress } from '../plan/plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 
 // --status-addr, statusAddr and SIDECAR_INIT_STATUS_ADDR: HOST:PORT, [IPv6]:PORT,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import * as z from 'zod';
 import type { FlagConfig } from './flags.ts';
-import type { ProcessUser } from './plan.ts';
+import type { ProcessUser } from '../plan/plan.ts';
 import type { Entry } from './process.ts';
 import { at, type Report } from './problem.ts';
 import { closestMatch, fail, ok, quote, type Result } from './result.ts';

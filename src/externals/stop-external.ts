@@ -1,10 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ProcessHandle, openProcessHandle } from '../process/pidfd.ts';
-import { assertNever } from '../util/assert-never.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
 import { describeFound, type FoundProcess, type ProcessSearch, readCmdline, searchProcesses } from './find-processes.ts';
 import { describeTooMany } from './presence-probe.ts';
-import { redactUrl } from '../util/redact-url.ts';
+import { redactUrl } from '../plan/redact-url.ts';
 import { type StopRequestResult, requestStop } from './request-stop.ts';
 
 // Stops a process of another container at teardown, in this order: its own

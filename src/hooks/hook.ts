@@ -1,4 +1,4 @@
-import type { ProcessUser } from '../config/plan.ts';
+import type { ProcessUser } from '../plan/plan.ts';
 import type { OutputStream } from '../process/child.ts';
 
 // What every hook (preStop, postStart, the pod-level drain) is given and returns.

@@ -1,4 +1,4 @@
-import type { HookSpec } from '../config/plan.ts';
+import type { HookSpec } from '../plan/plan.ts';
 import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 import type { BoundedCommand } from '../attempt/run-command.ts';
 import { runCommand } from '../attempt/run-command.ts';

@@ -1,9 +1,9 @@
-import type { HookSpec } from '../config/plan.ts';
+import type { HookSpec } from '../plan/plan.ts';
 import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 import { ABORTED_REASON, failure } from '../attempt/run-attempt.ts';
 import { sendHttpRequest } from '../http/send-request.ts';
-import { assertNever } from '../util/assert-never.ts';
-import { redactUrl } from '../util/redact-url.ts';
+import { assertNever } from '../plan/assert-never.ts';
+import { redactUrl } from '../plan/redact-url.ts';
 import type { HookContext } from './hook.ts';
 
 // An http hook: ok iff the answer is 2xx or 3xx (a redirect is not followed),

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { MAX_TIMER_MS } from '../attempt/run-attempt.ts';
-import { redactUrl } from '../util/redact-url.ts';
+import { redactUrl } from '../plan/redact-url.ts';
 
 // The one HTTP client of sidecar-init: http probes, http hooks and an
 // external's stop endpoint each send one request through it. Every request

@@ -1,4 +1,4 @@
-import type { Plan, ProcessSpec } from '../config/plan.ts';
+import type { Plan, ProcessSpec } from '../plan/plan.ts';
 
 // The start order and its reverse, derived once from the plan's `after` lists.
 // Startup starts an entry when its dependencies are done or started; teardown

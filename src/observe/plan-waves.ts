@@ -1,4 +1,4 @@
-import type { Plan, ProcessSpec } from '../config/plan.ts';
+import type { Plan, ProcessSpec } from '../plan/plan.ts';
 
 // The start and stop order as waves: everything in one wave starts (or is
 // stopped) together, once the wave before it is through. Derived from the

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
-import type { ProbeSpec, ProcessUser } from '../config/plan.ts';
-import { assertNever } from '../util/assert-never.ts';
+import type { ProbeSpec, ProcessUser } from '../plan/plan.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import { createChannelProbe } from './channel-probe.ts';
 import { createExecProbe } from './exec-probe.ts';
 import { createFileProbe } from './file-probe.ts';

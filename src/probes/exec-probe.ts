@@ -1,4 +1,4 @@
-import type { ProcessUser } from '../config/plan.ts';
+import type { ProcessUser } from '../plan/plan.ts';
 import type { Probe } from './probe.ts';
 import { runCommand } from '../attempt/run-command.ts';
 

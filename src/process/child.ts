@@ -1,6 +1,6 @@
-import type { ProcessUser } from '../config/plan.ts';
+import type { ProcessUser } from '../plan/plan.ts';
 import type { Readable } from 'node:stream';
-import type { ExitStatus } from './exit-status.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 import type { GroupSweepOutcome } from './sweep-group.ts';
 
 export type { GroupSweepOutcome } from './sweep-group.ts';

@@ -1,7 +1,7 @@
 import process from 'node:process';
 import { resolve } from 'node:path';
 import type { SpawnRequest } from './child.ts';
-import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, ExitStatus } from './exit-status.ts';
+import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, ExitStatus } from '../plan/exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
 import { resolveProgram } from './resolve-program.ts';
 

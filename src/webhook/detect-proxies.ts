@@ -1,4 +1,4 @@
-import type { PresetName } from '../externals/presets.ts';
+import type { PresetName } from '../plan/presets.ts';
 import type { JsonRecord } from './pod-fields.ts';
 
 // Proxies that other webhooks or people put in a pod, recognised by the

@@ -1,7 +1,8 @@
 import type { ExitStatus } from '../plan/exit-status.ts';
 import type { LastExit, ProcessSnapshot, ProcessState, StatusSnapshot } from '../status/status-snapshot.ts';
 import type { ProcessGraph } from '../lifecycle/graph.ts';
-import type { LifecycleState, ProcState } from '../lifecycle/state.ts';
+import type { LifecycleState } from '../lifecycle/state.ts';
+import { isAlive } from '../lifecycle/state.ts';
 
 // What the status server shows, read off the lifecycle's state plus the few
 // facts the state does not keep (pids, every restart ever, when each process
@@ -30,13 +31,13 @@ export function describeStatus(graph: ProcessGraph, state: LifecycleState, facts
         name: spec.name,
         role: spec.role,
         state: proc.status satisfies ProcessState,
-        pid: isRunning(proc) ? facts.pidOf(spec.name) : undefined,
+        pid: isAlive(proc) ? facts.pidOf(spec.name) : undefined,
         gatesReadiness: spec.role !== 'init',
         // Ready means usable: its probe passes and its postStart is done.
         probeReady: proc.status === 'running' && proc.ready && proc.postStartDone,
         restarts: Math.max(0, (facts.spawns.get(spec.name) ?? 0) - 1),
         lastExit: facts.lastExits.get(spec.name),
-        statusText: isRunning(proc) ? facts.statusTextOf?.(spec.name) : undefined,
+        statusText: isAlive(proc) ? facts.statusTextOf?.(spec.name) : undefined,
       };
     }),
     reapedOrphans: facts.reapedOrphans,
@@ -53,8 +54,4 @@ export function describeLastExit(status: ExitStatus, at: Date): LastExit {
     case 'signaled':
       return { code: null, signal: status.signal, at: at.toISOString() };
   }
-}
-
-function isRunning(proc: ProcState): boolean {
-  return proc.status === 'spawning' || proc.status === 'running' || proc.status === 'stopping';
 }

@@ -1,24 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { processSnapshot, statusSnapshot } from '../../test/support/status-snapshot.ts';
 import { judgeReadiness } from './readiness-verdict.ts';
 import type { ProcessSnapshot, StatusSnapshot } from './status-snapshot.ts';
 
-function proc(name: string, role: ProcessSnapshot['role'], overrides: Partial<ProcessSnapshot> = {}): ProcessSnapshot {
-  return {
-    name,
-    role,
-    state: 'running',
-    pid: 100,
-    gatesReadiness: role !== 'init',
-    probeReady: true,
-    restarts: 0,
-    lastExit: undefined,
-    ...overrides,
-  };
-}
-
-function snapshot(phase: StatusSnapshot['phase'], processes: ProcessSnapshot[]): StatusSnapshot {
-  return { phase, processes, reapedOrphans: 0, teardownSeconds: undefined };
-}
+const proc = processSnapshot;
+const snapshot = (phase: StatusSnapshot['phase'], processes: ProcessSnapshot[]) => statusSnapshot(phase, processes);
 
 describe('judgeReadiness', () => {
   const done = proc('migrate', 'init', { state: 'exited', pid: undefined });

@@ -1,38 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../../test/support/prometheus-parser.ts';
 import type { ParsedFamily } from '../../test/support/prometheus-parser.ts';
+import { processSnapshot, statusSnapshot } from '../../test/support/status-snapshot.ts';
 import { formatPrometheusText } from './prometheus-text.ts';
 import { statusMetrics } from './status-metrics.ts';
 import type { StatusSnapshot } from './status-snapshot.ts';
 
-const SNAPSHOT: StatusSnapshot = {
-  phase: 'running',
-  reapedOrphans: 7,
-  teardownSeconds: undefined,
-  processes: [
-    {
-      name: 'proxy',
-      role: 'sidecar',
-      state: 'running',
-      pid: 10,
-      gatesReadiness: true,
-      probeReady: false,
-      restarts: 2,
-      lastExit: undefined,
-    },
-    {
-      name: 'migrate',
-      role: 'init',
-      state: 'exited',
-      pid: undefined,
-      gatesReadiness: false,
-      probeReady: true,
-      restarts: 0,
-      lastExit: undefined,
-    },
-    { name: 'job', role: 'app', state: 'running', pid: 12, gatesReadiness: true, probeReady: true, restarts: 0, lastExit: undefined },
+const SNAPSHOT: StatusSnapshot = statusSnapshot(
+  'running',
+  [
+    processSnapshot('proxy', 'sidecar', { pid: 10, probeReady: false, restarts: 2 }),
+    processSnapshot('migrate', 'init', { state: 'exited', pid: undefined }),
+    processSnapshot('job', 'app', { pid: 12 }),
   ],
-};
+  { reapedOrphans: 7 },
+);
 
 function scrape(snapshot: StatusSnapshot): Map<string, ParsedFamily> {
   return new Map(parsePrometheusText(formatPrometheusText(statusMetrics(snapshot))).map((family) => [family.name, family]));

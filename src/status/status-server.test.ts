@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { connect, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parsePrometheusText } from '../../test/support/prometheus-parser.ts';
+import { podSnapshot } from '../../test/support/status-snapshot.ts';
 import type { StatusServer } from './status-server.ts';
 import { STATUS_SERVER_LIMITS, type StatusServerLimits, startStatusServer } from './status-server.ts';
 import type { StatusSnapshot, StatusSource } from './status-snapshot.ts';
@@ -9,34 +10,7 @@ import type { StatusSnapshot, StatusSource } from './status-snapshot.ts';
 const HOST = '127.0.0.1';
 
 function snapshotOf(phase: StatusSnapshot['phase'], proxyReady: boolean): StatusSnapshot {
-  return {
-    phase,
-    reapedOrphans: 3,
-    teardownSeconds: undefined,
-    processes: [
-      {
-        name: 'proxy',
-        role: 'sidecar',
-        state: 'running',
-        pid: 41,
-        gatesReadiness: true,
-        probeReady: proxyReady,
-        restarts: 1,
-        lastExit: undefined,
-      },
-      {
-        name: 'migrate',
-        role: 'init',
-        state: 'exited',
-        pid: undefined,
-        gatesReadiness: false,
-        probeReady: true,
-        restarts: 0,
-        lastExit: { code: 0, signal: null, at: '2026-01-01T00:00:00.000Z' },
-      },
-      { name: 'job', role: 'app', state: 'running', pid: 43, gatesReadiness: true, probeReady: true, restarts: 0, lastExit: undefined },
-    ],
-  };
+  return podSnapshot(phase, { proxy: { probeReady: proxyReady }, reapedOrphans: 3 });
 }
 
 interface Answer {

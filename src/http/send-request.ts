@@ -11,7 +11,7 @@ import { redactUrl } from '../plan/redact-url.ts';
 // destroyed, whichever comes first: the answer, the timeout or the abort,
 // and only then does the promise resolve, so a caller that has the result
 // knows nothing of the request is still alive. It never rejects. The URL in a
-// result is redacted (src/util/redact-url.ts): results become log lines.
+// result is redacted (src/plan/redact-url.ts): results become log lines.
 
 export interface HttpRequest {
   readonly url: URL;

@@ -39,7 +39,7 @@ module.exports = {
     {
       name: 'the-runner-uses-edges-through-ports',
       comment:
-        'src/runner/ performs the reducer\'s effects through the ports main.ts hands it (ports.ts): it may import the ' +
+        "src/runner/ performs the reducer's effects through the ports main.ts hands it (ports.ts): it may import the " +
         'reducer and src/plan/, and only the types of the edges, so that an edge is swapped or faked without the runner.',
       severity: 'error',
       from: { path: '^src/runner/', pathNot: TEST_FILE },

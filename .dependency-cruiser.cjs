@@ -9,25 +9,64 @@ const TEST_FILE = '\\.test\\.ts$';
 module.exports = {
   forbidden: [
     {
-      name: 'lifecycle-imports-only-types',
+      name: 'plan-imports-nothing',
       comment:
-        'The lifecycle is a pure reducer plus one runner that receives everything it touches from main.ts. ' +
-        'It may use the types of other folders, never their code: what the reducer needs lives in src/lifecycle/ ' +
-        '(or src/util/, or src/plan/ when `sidecar-init plan` shares it).',
-      severity: 'error',
-      from: { path: '^src/lifecycle/', pathNot: TEST_FILE },
-      to: { pathNot: '^src/(lifecycle|util|plan)/', dependencyTypesNot: ['type-only', 'core'] },
-    },
-    {
-      name: 'plan-is-pure',
-      comment:
-        'src/plan/ holds pure definitions that a run and `sidecar-init plan` share (the process graph, its waves, the ' +
-        'linear-time pattern compiler and the process matcher config compiles into the plan), so the two cannot drift ' +
-        'apart and config and the effects import it without climbing into each other. It uses the types of other ' +
-        'folders and Node built-ins, nothing else, so anything may import it.',
+        'src/plan/ holds what every other folder shares: the Plan types, the start/stop graph, signal sets, exit-status ' +
+        'rules, the linear-time pattern compiler, the presets. Everything may import it, so it may import nothing from ' +
+        'another folder of src/: a definition that needed an effect would drag that effect into the reducer and the config.',
       severity: 'error',
       from: { path: '^src/plan/', pathNot: TEST_FILE },
-      to: { pathNot: '^src/plan/', dependencyTypesNot: ['type-only', 'core'] },
+      to: { path: '^src/', pathNot: '^src/plan/' },
+    },
+    {
+      name: 'the-reducer-imports-only-plan',
+      comment:
+        'src/lifecycle/ is the pure reducer: (state, event) → (state, effects), no I/O, no clock. It may import src/plan/ ' +
+        'and nothing else of src/, not even types: what it decides about must be said in plan/ or in its own events.',
+      severity: 'error',
+      from: { path: '^src/lifecycle/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/(lifecycle|plan)/' },
+    },
+    {
+      name: 'config-reads-only',
+      comment:
+        'src/config/ turns flags, variables and YAML into a Plan; it shares definitions through src/plan/ and never ' +
+        'reaches into the code that runs one (the runner, the reducer or an edge).',
+      severity: 'error',
+      from: { path: '^src/config/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/(config|plan)/' },
+    },
+    {
+      name: 'the-runner-uses-edges-through-ports',
+      comment:
+        "src/runner/ performs the reducer's effects through the ports main.ts hands it (ports.ts): it may import the " +
+        'reducer and src/plan/, and only the types of the edges, so that an edge is swapped or faked without the runner.',
+      severity: 'error',
+      from: { path: '^src/runner/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/(runner|lifecycle|plan)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'edges-never-import-the-core',
+      comment:
+        'The edges (processes, probes, hooks, externals, HTTP, output, the log, the status server, the control socket, ' +
+        'announcements) are called by the runner; they may use the types of its ports and events, never the code of ' +
+        'the config, the reducer or the runner, so no decision is ever taken at an edge.',
+      severity: 'error',
+      from: {
+        path: '^src/(process|probes|hooks|externals|http|attempt|output|log|status|control|announce|install)/',
+        pathNot: TEST_FILE,
+      },
+      to: { path: '^src/(config|lifecycle|runner)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'edges-never-read-config',
+      comment: 'An edge gets what it needs from the Plan (src/plan/), never from the config that built it.',
+      severity: 'error',
+      from: {
+        path: '^src/(process|probes|hooks|externals|http|attempt|output|log|status|control|announce|install)/',
+        pathNot: TEST_FILE,
+      },
+      to: { path: '^src/config/' },
     },
     {
       name: 'nothing-imports-the-composition-root',
@@ -39,11 +78,21 @@ module.exports = {
     {
       name: 'only-the-spawner-spawns',
       comment:
-        'Only src/process/spawn.ts starts processes: it records each child in the owned-PID registry before any SIGCHLD ' +
-        'is handled, so the reaper never reaps a child libuv owns. Another spawn would escape that registry.',
+        'Only src/process/spawn.ts starts long-lived processes with node:child_process: it records each child in the owned-PID ' +
+        'registry before any SIGCHLD is handled, so the reaper never reaps a child libuv owns. Another spawn would escape that registry.',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/process/spawn\\.ts$', TEST_FILE] },
-      to: { path: ['^(node:)?child_process$', 'node_modules/execa/'] },
+      to: { path: '^(node:)?child_process$' },
+    },
+    {
+      name: 'only-bounded-commands-use-execa',
+      comment:
+        'execa runs bounded commands (exec probes and hooks) in src/attempt/run-command.ts, which claims each PID in the ' +
+        'owned-PID registry in the same tick execa spawned it, and loads execa on first use. Anywhere else, a child would ' +
+        'escape that registry, or execa would load at start.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/attempt/run-command\\.ts$', TEST_FILE] },
+      to: { path: 'node_modules/execa/' },
     },
     {
       name: 'hooks-do-not-import-probes',
@@ -67,6 +116,24 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/config/' },
       to: { path: '^src/config/', circular: true },
+    },
+    {
+      name: 'requests-go-through-the-http-client',
+      comment:
+        'Probes, hooks and stop endpoints send HTTP requests through src/http/, the one client: its own socket per request, ' +
+        'a timeout, a bounded body read, URLs redacted in every result, node:http loaded on first use. The status server and the admission webhook are servers.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/http/', '^src/status/status-server\\.ts$', '^src/webhook/serve-webhook\\.ts$', TEST_FILE] },
+      to: { path: '^(node:)?https?$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'the-http-client-stays-below-its-users',
+      comment:
+        'src/http/ serves probes, hooks and externals alike, so it may use only what they all may: src/attempt/ and src/plan/. ' +
+        'Reaching into one of its users would tie the others to it (and hooks and probes must not import each other).',
+      severity: 'error',
+      from: { path: '^src/http/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/(http|attempt|plan)/' },
     },
     {
       name: 'src-never-imports-test',

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
-import { createLineFormat } from '../src/observe/line-format.ts';
-import { createLineWriter } from '../src/observe/line-writer.ts';
-import type { LineOutputMode } from '../src/observe/output-mode.ts';
-import { pipeOutput } from '../src/observe/pipe-output.ts';
+import { createLineFormat } from '../src/output/line-format.ts';
+import { createLineWriter } from '../src/output/line-writer.ts';
+import type { LineOutputMode } from '../src/output/output-mode.ts';
+import { pipeOutput } from '../src/output/pipe-output.ts';
 import { median } from './measure.ts';
 
 // Throughput of a child's output passing through sidecar-init: a raw pipe

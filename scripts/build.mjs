@@ -35,7 +35,7 @@ const COMMANDER_CHILD_PROCESS_ON_USE = {
 /**
  * pino requires its transports (a worker thread per destination: thread-stream,
  * worker_threads, assert) and its file destination (sonic-boom) when it loads,
- * though sidecar-init never uses them: src/observe/logger.ts hands pino its own
+ * though sidecar-init never uses them: src/log/logger.ts hands pino its own
  * write function. Evaluating them cost every start ~4 ms of CPU and ~0.5 MiB
  * (measured in the single executable), so the bundle carries stubs that say so
  * if anything ever calls them.

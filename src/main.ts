@@ -5,12 +5,12 @@ import { parseArgs } from './cli/parse-args.ts';
 import type { CliCommand } from './cli/parse-args.ts';
 import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
-import type { Plan } from './config/plan.ts';
-import type { AnnounceKit } from './lifecycle/runner.ts';
-import { writeAllSync } from './observe/write-sync.ts';
+import type { Plan } from './plan/plan.ts';
+import type { AnnounceKit } from './runner/ports.ts';
+import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
-import { assertNever } from './util/assert-never.ts';
+import { assertNever } from './plan/assert-never.ts';
 
 // Only what every command needs is imported above. The rest is imported where
 // it is first used, so `--version`, `--help` and a usage error never evaluate
@@ -94,8 +94,8 @@ async function validate(command: CliCommand & { kind: 'validate' }): Promise<num
 async function printPlan(command: CliCommand & { kind: 'plan' }): Promise<number> {
   const plan = await planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
-  const { planView } = await import('./observe/plan-view.ts');
-  const { planText } = await import('./observe/plan-text.ts');
+  const { planView } = await import('./cli/plan-view.ts');
+  const { planText } = await import('./cli/plan-text.ts');
   writeAllSync(STDOUT_FD, command.json ? `${JSON.stringify(planView(plan), null, 2)}\n` : planText(plan));
   return 0;
 }
@@ -107,10 +107,10 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
-  const { resolveLogFormat } = await import('./observe/log-format.ts');
-  const { createLogger, flushLog } = await import('./observe/logger.ts');
+  const { resolveLogFormat } = await import('./log/log-format.ts');
+  const { createLogger, flushLog } = await import('./log/logger.ts');
   const { killDescendantsNow } = await import('./process/kill-descendants.ts');
-  const { writeTerminationMessage } = await import('./observe/termination-message.ts');
+  const { writeTerminationMessage } = await import('./log/termination-message.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
@@ -142,11 +142,11 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
 
 /** Runs the plan to its end: the exit code, and the text of the `finished` line that explains it. */
 async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<{ exitCode: number; message: string }> {
-  const { createBatchedCount } = await import('./observe/batched-count.ts');
+  const { createBatchedCount } = await import('./log/batched-count.ts');
   const { createExternalKit } = await import('./externals/external-kit.ts');
-  const { startSupervision } = await import('./lifecycle/supervise.ts');
-  const { flushOutput } = await import('./observe/pipe-output.ts');
-  const { serveStatus } = await import('./observe/serve-status.ts');
+  const { startSupervision } = await import('./runner/supervise.ts');
+  const { flushOutput } = await import('./output/pipe-output.ts');
+  const { serveStatus } = await import('./status/serve-status.ts');
   const { serveControlSocket } = await import('./control/serve-control-socket.ts');
   const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
@@ -190,7 +190,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     spawner,
     probes: {
       create: (probe, owner, logMatcher, channel) =>
-        createProbe(probe, { spawner, env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
+        createProbe(probe, { env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
       createLogMatcher,
       openChannel: openReadinessChannel,
       watchReadiness,

@@ -20,32 +20,50 @@ const TREE: Readonly<Record<string, string>> = {
   }),
   'src/main.ts': "import { parse } from './cli/parse.ts';\nexport const main = parse;\n",
   'src/cli/parse.ts': 'export const parse = 1;\n',
-  'src/util/assert.ts': 'export const assert = 1;\n',
+  'src/plan/plan.ts': 'export type Plan = number;\nexport const isPlan = (plan: Plan) => plan > 0;\n',
+  'src/plan/shared.ts': "import { isPlan } from './plan.ts';\nexport const shared = isPlan;\n",
   'src/process/status.ts': 'export type Status = number;\nexport const isOk = (status: Status) => status === 0;\n',
-  // Allowed: a type from another folder, code from its own folder, util/ and plan/.
+  // Allowed: the reducer uses plan/ and its own folder.
   'src/lifecycle/allowed.ts':
-    "import type { Status } from '../process/status.ts';\nimport { assert } from '../util/assert.ts';\nimport { graph } from '../plan/graph.ts';\nimport { code } from './own.ts';\nexport const ok = (s: Status) => [assert, graph, code, s];\n",
-  'src/plan/graph.ts': "import type { Status } from '../process/status.ts';\nexport const graph = (s: Status) => s;\n",
+    "import { shared } from '../plan/shared.ts';\nimport { code } from './own.ts';\nexport const ok = [shared, code];\n",
   'src/lifecycle/own.ts': 'export const code = 1;\n',
+  // Allowed: the runner uses the reducer, plan/ and the types of an edge; config uses plan/.
+  'src/runner/allowed.ts':
+    "import type { Status } from '../process/status.ts';\nimport { code } from '../lifecycle/own.ts';\nimport { shared } from '../plan/shared.ts';\nexport const run = (s: Status) => [code, shared, s];\n",
+  'src/config/uses-plan.ts': "import { shared } from '../plan/shared.ts';\nexport const used = shared;\n",
+  // Allowed: an edge uses the types of the runner's ports and the reducer's events.
+  'src/runner/ports.ts': 'export interface Port { readonly name: string }\nexport const port = 1;\n',
+  'src/externals/implements-port.ts': "import type { Port } from '../runner/ports.ts';\nexport const external: Port = { name: 'proxy' };\n",
   // Violations, one per rule.
-  'src/lifecycle/uses-process-code.ts': "import { isOk } from '../process/status.ts';\nexport const ok = isOk;\n",
+  'src/plan/uses-process.ts': "import { isOk } from '../process/status.ts';\nexport const used = isOk;\n",
+  'src/lifecycle/uses-process-type.ts': "import type { Status } from '../process/status.ts';\nexport const ok = (s: Status) => s;\n",
+  'src/config/uses-process.ts': "import { isOk } from '../process/status.ts';\nexport const used = isOk;\n",
+  'src/runner/uses-process-code.ts': "import { isOk } from '../process/status.ts';\nexport const ok = isOk;\n",
+  'src/probes/uses-runner-code.ts': "import { port } from '../runner/ports.ts';\nexport const used = port;\n",
+  'src/status/uses-config-type.ts': "import type { Config } from '../config/config.ts';\nexport const used = (c: Config) => c;\n",
+  'src/config/config.ts': 'export type Config = number;\n',
   'src/process/imports-main.ts': "import { main } from '../main.ts';\nexport const again = main;\n",
   'src/probes/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
   'src/probes/shared.ts': 'export const shared = 1;\n',
   'src/hooks/uses-probe.ts': "import { shared } from '../probes/shared.ts';\nexport const hook = shared;\n",
   'src/hooks/shared.ts': 'export const hookShared = 1;\n',
   'src/probes/uses-hook.ts': "import { hookShared } from '../hooks/shared.ts';\nexport const probe = hookShared;\n",
-  'src/plan/uses-util.ts': "import { assert } from '../util/assert.ts';\nexport const pure = assert;\n",
   // A cycle is reported once, at its first module.
   'src/config/field.ts': "import type { Rule } from './rule.ts';\nexport type Field = Rule | number;\n",
   'src/config/rule.ts': "import type { Field } from './field.ts';\nexport type Rule = Field[];\n",
   'src/process/uses-test.ts': "import { helper } from '../../test/support/helper.ts';\nexport const used = helper;\n",
-  // Allowed: anything importing src/plan/, and src/plan/ importing its own folder and Node built-ins.
-  'src/plan/pattern.ts': "import { shared } from './shared.ts';\nexport const pattern = shared;\n",
-  'src/plan/shared.ts': 'export const shared = 1;\n',
-  'src/config/uses-plan.ts': "import { pattern } from '../plan/pattern.ts';\nexport const used = pattern;\n",
-  'src/plan/uses-builtin.ts': "import { setFlagsFromString } from 'node:v8';\nexport const used = setFlagsFromString;\n",
   'src/process/missing.ts': "import { gone } from './no-such-module.ts';\nexport const used = gone;\n",
+  'src/externals/requests.ts': "import { request } from 'node:http';\nexport const send = request;\n",
+  'src/http/uses-probe.ts': "import { shared } from '../probes/shared.ts';\nexport const client = shared;\n",
+  // Allowed: the client uses the shared attempt and plan/; a probe uses the client and node:http's types.
+  'src/attempt/frame.ts': 'export const frame = 1;\n',
+  'src/http/client.ts':
+    "import { request } from 'node:http';\nimport { frame } from '../attempt/frame.ts';\nimport { shared } from '../plan/shared.ts';\nexport const send = [request, frame, shared];\n",
+  'src/probes/uses-client.ts':
+    "import type { IncomingMessage } from 'node:http';\nimport { send } from '../http/client.ts';\nexport const probe = (m: IncomingMessage) => [send, m];\n",
+  // Allowed: the bounded-command module loads execa on first use.
+  'src/attempt/run-command.ts': "export const load = () => import('execa');\n",
+  'src/attempt/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
   'src/hooks/uses-execa.ts': "import { execa } from 'execa';\nexport const run = execa;\n",
   'node_modules/execa/package.json': JSON.stringify({ name: 'execa', type: 'module', exports: './index.js' }),
   'node_modules/execa/index.js': 'export const execa = 1;\n',
@@ -84,15 +102,22 @@ describe('the folder rules', () => {
     expect([...violations].sort()).toEqual(
       [
         'config-has-no-cycles: src/config/field.ts',
+        'config-reads-only: src/config/uses-process.ts',
+        'edges-never-import-the-core: src/probes/uses-runner-code.ts',
+        'edges-never-read-config: src/status/uses-config-type.ts',
         'hooks-do-not-import-probes: src/hooks/uses-probe.ts',
-        'lifecycle-imports-only-types: src/lifecycle/uses-process-code.ts',
         'no-unresolvable-imports: src/process/missing.ts',
         'nothing-imports-the-composition-root: src/process/imports-main.ts',
-        'only-the-spawner-spawns: src/hooks/uses-execa.ts',
+        'only-bounded-commands-use-execa: src/hooks/uses-execa.ts',
+        'only-the-spawner-spawns: src/attempt/spawns.ts',
         'only-the-spawner-spawns: src/probes/spawns.ts',
-        'plan-is-pure: src/plan/uses-util.ts',
+        'plan-imports-nothing: src/plan/uses-process.ts',
         'probes-do-not-import-hooks: src/probes/uses-hook.ts',
+        'requests-go-through-the-http-client: src/externals/requests.ts',
         'src-never-imports-test: src/process/uses-test.ts',
+        'the-http-client-stays-below-its-users: src/http/uses-probe.ts',
+        'the-reducer-imports-only-plan: src/lifecycle/uses-process-type.ts',
+        'the-runner-uses-edges-through-ports: src/runner/uses-process-code.ts',
       ].sort(),
     );
   });

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
-import { startSupervisor } from './support/supervisor.ts';
+import { useHttpServer } from './support/http-server.ts';
+import { startStandin, useStandins } from './support/standin.ts';
+import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // Probe and hook command lines may carry tokens. Lines at info and above name
 // the program and the process only; the whole command line is logged at debug.
-// What a hook prints is its own output and is logged as it is.
+// What a hook prints is its own output and is logged as it is. URLs carry
+// tokens in their query and passwords in their userinfo: no line, at any
+// level and in either format, and no config error, ever shows those.
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
+useStandins();
+
+// Every request fails, so each URL also reaches a failure reason at warn.
+// (Credentials in a URL are a config error, so only a query reaches a run.)
+const server = useHttpServer((_request, response) => {
+  response.writeHead(503).end('unavailable\n');
+});
 
 const SECRET = 'hunter2-secret';
 
@@ -53,5 +64,68 @@ describe('command lines in the log', () => {
     const debugCommands = run.logs.filter((line) => line.level === 'debug' && JSON.stringify(line).includes(SECRET));
     expect(debugCommands.map((line) => line.event).sort()).toEqual(['hook-command', 'hook-command', 'probe-started', 'probe-started']);
     await expectNothingLeft(run);
+  });
+});
+
+describe('URLs in the log', () => {
+  const TOKENS = ['LIVETOKEN', 'HOOKTOKEN', 'READYTOKEN', 'QUITTOKEN'] as const;
+
+  it.each(['json', 'text'])('keeps the query of every URL out of every line (--log-format %s, debug)', async (format) => {
+    const events = createEvents();
+    const proxy = await startStandin('pilot-agent', { args: ['--standin-ready-after=0.5'] });
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: mesh',
+      '    role: external',
+      `    match: { comm: pilot-agent, uid: ${proxy.uid} }`,
+      '    allowHost: true',
+      `    readiness: { probe: "${proxy.url(15021, '/healthz/ready?token=READYTOKEN')}", period: 100ms }`,
+      `    stop: { http: "${proxy.url(15020, '/quitquitquit?token=QUITTOKEN')}" }`,
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'proxy'))}`,
+      '    restart: never',
+      `    liveness: { probe: "${server.base}/live?token=LIVETOKEN", period: 100ms, failureThreshold: 1 }`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+      `    preStop: { http: { url: "${server.base}/prestop?token=HOOKTOKEN" } }`,
+    ]);
+    const run = track(startSupervisor(['-c', config, '--log-level', 'debug', '--log-format', format], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    // The probes have failed (the readiness probe until the proxy got ready) before SIGTERM comes;
+    // on SIGTERM the preStop fails and the quit URL stops the proxy.
+    await expect.poll(() => run.stderr().includes('liveness-failed')).toBe(true);
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    expect(server.requests.map((request) => request.url)).toContain('/prestop?token=HOOKTOKEN');
+    expect(proxy.events.map((event) => event.event)).toContain('quit');
+
+    const output = run.stderr() + run.stdout();
+    for (const token of TOKENS) expect(output).not.toContain(token);
+    // The endpoints are still named, their secrets replaced.
+    expect(output).toContain(`${server.base}/live?***`);
+    expect(output).toContain(`${server.base}/prestop?***`);
+    expect(output).toContain('/healthz/ready?***');
+    expect(output).toContain('/quitquitquit?***');
+    await expectNothingLeft(run);
+  });
+
+  it('keeps the password of a URL out of the config error that rejects it', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'drain: { http: { url: "http://drain:DRAINPASS@127.0.0.1:15000/drain?key=DRAINKEY" } }',
+      'processes:',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(2);
+    const output = run.stderr() + run.stdout();
+    expect(output).toContain('"http://***@127.0.0.1:15000/drain?***": credentials in a hook URL are not supported');
+    expect(output).not.toContain('DRAINPASS');
+    expect(output).not.toContain('DRAINKEY');
+    expect(events.read()).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { STATUS_SERVER_LIMITS } from '../src/observe/status-server.ts';
+import { STATUS_SERVER_LIMITS } from '../src/status/status-server.ts';
 import { fixtureArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { FIXTURES, NODE, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, rename, rm } from 'node:fs/promises';
-import type { Announcement } from '../util/announced-state.ts';
-import { isAnnouncedState } from '../util/announced-state.ts';
+import type { Announcement } from '../plan/announced-state.ts';
+import { isAnnouncedState } from '../plan/announced-state.ts';
 
 // The announce file lives on a volume another container writes too, so every
 // access assumes that container may be hostile: reads never follow a symlink,

@@ -1,4 +1,4 @@
-import type { Announcement } from '../util/announced-state.ts';
+import type { Announcement } from '../plan/announced-state.ts';
 import { formatAnnouncement, writeAnnouncementFile } from './announcement-file.ts';
 
 /** `--announce FILE`: keeps the file at the lifecycle's current state. */

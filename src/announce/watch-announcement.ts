@@ -1,7 +1,7 @@
 import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import type { Announcement } from '../util/announced-state.ts';
+import type { Announcement } from '../plan/announced-state.ts';
 import { readAnnouncementFile } from './announcement-file.ts';
 
 /** Without inotify (no such folder yet, or no watches left): how often the file is read. */

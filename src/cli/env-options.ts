@@ -9,7 +9,7 @@ import {
 import { closestMatch } from '../config/result.ts';
 import { NATIVE_DIR_ENV } from '../process/embedded-addon.ts';
 import { NATIVE_ADDON_ENV } from '../process/native.ts';
-import { assertNever } from '../util/assert-never.ts';
+import { assertNever } from '../plan/assert-never.ts';
 
 // SIDECAR_INIT_<OPTION>: every option that is not about one named process can
 // come from the environment, which is how a pod spec or an image sets defaults

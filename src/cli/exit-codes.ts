@@ -1,5 +1,5 @@
 // Exit codes of sidecar-init itself. The app's own code, 128+N for a signal,
-// 126 (not executable) and 127 (not found) are in src/process/exit-status.ts;
+// 126 (not executable) and 127 (not found) are in src/plan/exit-status.ts;
 // a failed startup's code is decided in src/lifecycle/exit-code.ts.
 
 export const EXIT_SUCCESS = 0;

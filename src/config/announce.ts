@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
-import { ANNOUNCED_STATES, type AnnouncedState, isAnnouncedState } from '../util/announced-state.ts';
-import type { UntilSpec } from './plan.ts';
+import { ANNOUNCED_STATES, type AnnouncedState, isAnnouncedState } from '../plan/announced-state.ts';
+import type { UntilSpec } from '../plan/plan.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { mapping, oneOf, parsedWith } from './schema-fields.ts';
 

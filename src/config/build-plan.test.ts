@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from './plan.ts';
+import type { Plan } from '../plan/plan.ts';
 import { load } from '../../test/support/config.ts';
 
 function afterOf(plan: Plan): Record<string, readonly string[]> {

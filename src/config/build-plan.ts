@@ -1,4 +1,4 @@
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE, type Plan, type ProcessSpec } from './plan.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE, type Plan, type ProcessSpec } from '../plan/plan.ts';
 import type { ProcessDraft } from './process.ts';
 import type { GlobalValues } from './schema.ts';
 import { DEFAULT_TERMINATION_LOG_TARGET } from './termination-log.ts';

@@ -1,4 +1,4 @@
-import { assertNever } from '../util/assert-never.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import type { Locator, Position } from './config-file.ts';
 import type { Origin, PathSegment, Problem } from './problem.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { load, problemsOf } from '../../test/support/config.ts';
-import type { ProcessSpec } from './plan.ts';
+import type { ProcessSpec } from '../plan/plan.ts';
 
 // role external: a preset or a matcher, readiness merged with the preset's
 // field by field, the stop endpoint, and the fields only processes that

@@ -1,10 +1,10 @@
 import * as z from 'zod';
-import { PRESET_NAMES, PRESETS, isPresetName, type PresetMatch } from '../externals/presets.ts';
+import { PRESET_NAMES, PRESETS, isPresetName, type PresetMatch } from '../plan/presets.ts';
 import { CMDLINE_PATTERN, compileLinearPattern, type LinearPattern } from '../plan/linear-pattern.ts';
 import { DEFAULT_MAX_MATCHES } from '../plan/process-match.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { parseAnnouncedFile } from './announce.ts';
-import type { ExternalMatch, ExternalSpec, ExternalStopSpec, ProbeSpec, ReadinessSpec } from './plan.ts';
+import type { ExternalMatch, ExternalSpec, ExternalStopSpec, ProbeSpec, ReadinessSpec } from '../plan/plan.ts';
 import { withReadinessDefaults } from './probe.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 import { checkedBy, mapping, parsedWith } from './schema-fields.ts';

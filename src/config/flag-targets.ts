@@ -1,5 +1,5 @@
 import type { FlagConfig, TargetFlag } from './flags.ts';
-import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
+import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from '../plan/plan.ts';
 import { stopWithQuitUrl } from './external.ts';
 import { EXTERNAL_SELF_REPORTED, isSelfReported, withReadinessDefaults } from './probe.ts';
 import type { Entry, ProcessDraft } from './process.ts';

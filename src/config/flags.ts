@@ -4,7 +4,7 @@ import { type Argv, parseCommand } from './command.ts';
 import { looksLikeDuration } from './duration.ts';
 import { parseExternalSpec, parseQuitUrl } from './external.ts';
 import { type FileOption, type GivenOptions, type GlobalOption, optionFlag } from './global-options.ts';
-import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from './plan.ts';
+import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from '../plan/plan.ts';
 import { parseProbe } from './probe.ts';
 import { createProcessSchema, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';

@@ -1,8 +1,8 @@
-import { ANNOUNCED_STATES } from '../util/announced-state.ts';
+import { ANNOUNCED_STATES } from '../plan/announced-state.ts';
 import { DEFAULT_UNTIL_STATE } from './announce.ts';
 import { formatDuration } from './duration.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from './plan.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../plan/plan.ts';
 import { listAlternatives } from './result.ts';
 import { DEFAULT_TERMINATION_LOG } from './termination-log.ts';
 

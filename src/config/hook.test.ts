@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS } from './plan.ts';
+import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS } from '../plan/plan.ts';
 import { APP_ONLY, appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
 
 describe('postStart and preStop', () => {

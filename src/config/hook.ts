@@ -3,7 +3,7 @@ import { CommandSchema } from './command.ts';
 import { bareNumberMessage, durationText, looksLikeDuration, parseDuration, positiveDuration } from './duration.ts';
 import { HTTP_METHODS } from './literals.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
-import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS, type DrainSpec, type HookSpec } from './plan.ts';
+import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS, type DrainSpec, type HookSpec } from '../plan/plan.ts';
 import { fail, ok } from './result.ts';
 import { checkedBy, exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 

@@ -3,7 +3,7 @@ import { testProcess } from '../../test/support/test-plan.ts';
 import { EMPTY_CLI_INPUT } from './cli-input.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_PROBE_PERIOD_AFTER_START_MS, type Plan } from './plan.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_PROBE_PERIOD_AFTER_START_MS, type Plan } from '../plan/plan.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 
 const CONFIG_EXAMPLE = `

@@ -7,7 +7,7 @@ import { mergeEntries } from './entries.ts';
 import { checkEntryRules, type Identity } from './entries.ts';
 import { createFlagOverrides } from './flag-targets.ts';
 import { parseFlags } from './flags.ts';
-import type { Plan } from './plan.ts';
+import type { Plan } from '../plan/plan.ts';
 import { createProblemList, fileOrigin, type Origin } from './problem.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
 

@@ -1,3 +1,4 @@
+import { redactUrl } from '../plan/redact-url.ts';
 import { HTTP_METHODS } from './literals.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
@@ -12,18 +13,23 @@ const HTTP_AUTHORITY = /^http:\/\/([^/?#]*)/i;
 const HOST_PORT = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/s;
 const URL_EXAMPLE = 'use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready';
 
-/** The URL as Node writes it (new URL(text).href). */
+/**
+ * The URL as Node writes it (new URL(text).href). Messages quote the URL
+ * without its userinfo and query (redactUrl): a rejected URL still carries the
+ * password or token the user put in it, and errors reach CI logs.
+ */
 export function parseHttpUrl(text: string, use: UrlUse): Result<string> {
+  const shown = quote(redactUrl(text));
   const scheme = SCHEME.exec(text)?.[1]?.toLowerCase();
   if (scheme === 'https') {
     const why = `${use}s reach processes inside the container, usually on 127.0.0.1`;
     return fail(`https ${use}s are not supported yet; use http:// (${why})`);
   }
-  if (scheme !== 'http') return fail(`${quote(text)} is not an http:// URL; ${URL_EXAMPLE}`);
+  if (scheme !== 'http') return fail(`${shown} is not an http:// URL; ${URL_EXAMPLE}`);
   const authority = HTTP_AUTHORITY.exec(text)?.[1] ?? '';
-  if (authority.includes('@')) return fail(`${quote(text)}: credentials in a ${use} URL are not supported`);
+  if (authority.includes('@')) return fail(`${shown}: credentials in a ${use} URL are not supported`);
   const [, host = '', port] = HOST_PORT.exec(authority) ?? [];
-  if (host === '' || host === '[]') return fail(`${quote(text)} has no host; ${URL_EXAMPLE}`);
+  if (host === '' || host === '[]') return fail(`${shown} has no host; ${URL_EXAMPLE}`);
   if (port !== undefined) {
     const checked = parsePort(port);
     if (!checked.ok) return checked;
@@ -31,7 +37,7 @@ export function parseHttpUrl(text: string, use: UrlUse): Result<string> {
   try {
     return ok(new URL(text).href);
   } catch {
-    return fail(`${quote(text)} is not a valid URL; ${URL_EXAMPLE}`);
+    return fail(`${shown} is not a valid URL; ${URL_EXAMPLE}`);
   }
 }
 

@@ -6,7 +6,7 @@ import {
   DEFAULT_LIVENESS_INITIAL_DELAY_MS,
   DEFAULT_LIVENESS_PERIOD_MS,
   DEFAULT_LIVENESS_TIMEOUT_MS,
-} from './plan.ts';
+} from '../plan/plan.ts';
 
 describe('parseProbe', () => {
   it('reads tcp://HOST:PORT, IPv6 in brackets too', () => {
@@ -81,7 +81,7 @@ describe('parseProbe', () => {
     ['tcp://x:http', 'port "http" is not a number from 1 to 65535'],
     ['http://x:99999/', 'port "99999" is not a number from 1 to 65535'],
     ['http:///ready', '"http:///ready" has no host; use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready'],
-    ['http://u:p@x/', '"http://u:p@x/": credentials in a probe URL are not supported'],
+    ['http://u:p@x/', '"http://***@x/": credentials in a probe URL are not supported'],
     [
       'https://127.0.0.1/ready',
       'https probes are not supported yet; use http:// (probes reach processes inside the container, usually on 127.0.0.1)',

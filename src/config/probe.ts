@@ -15,7 +15,7 @@ import {
   DEFAULT_PROBE_TIMEOUT_MS,
   type ProbeSpec,
   type ReadinessSpec,
-} from './plan.ts';
+} from '../plan/plan.ts';
 import { fail, mapResult, ok, quote, type Result } from './result.ts';
 import { exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 import { FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, PORT_RANGE, wholeNumber } from './whole-number.ts';

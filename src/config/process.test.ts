@@ -4,7 +4,7 @@ import {
   DEFAULT_PROBE_PERIOD_AFTER_START_MS,
   DEFAULT_PROBE_PERIOD_MS,
   DEFAULT_PROBE_TIMEOUT_MS,
-} from './plan.ts';
+} from '../plan/plan.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 import { validateName } from './process.ts';
 

@@ -4,7 +4,7 @@ import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
 import { createExternal, EXTERNAL_FIELDS, type ReadinessDraft } from './external.ts';
 import { OUTPUT_MODES, ROLES } from './literals.ts';
-import type { OutputMode, ProcessSpec, Role, SignalTarget } from './plan.ts';
+import type { OutputMode, ProcessSpec, Role, SignalTarget } from '../plan/plan.ts';
 import { LivenessSchema, readinessField } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './problem.ts';
 import { BackoffSchema, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';

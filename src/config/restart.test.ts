@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from './plan.ts';
+import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../plan/plan.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 
 const DEFAULT_BACKOFF = {

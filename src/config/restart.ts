@@ -8,7 +8,7 @@ import {
   type RestartPolicy,
   type RestartSpec,
   type Role,
-} from './plan.ts';
+} from '../plan/plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 import { mapping } from './schema-fields.ts';
 import { MAX_RESTARTS_RANGE, wholeNumber } from './whole-number.ts';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { CommandSchema } from './command.ts';
 import { ROLES } from './literals.ts';
-import type { Role } from './plan.ts';
+import type { Role } from '../plan/plan.ts';
 import { EXTERNAL_SELF_REPORTED, isSelfReportedAsWritten, readinessField } from './probe.ts';
 import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';
 import { describeValue, isRecord, mapping, unknownKeyMessage } from './schema-fields.ts';

@@ -5,7 +5,7 @@ import { duration } from './duration.ts';
 import { DrainSchema } from './hook.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
 import type { FileOption } from './global-options.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE } from './plan.ts';
+import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE } from '../plan/plan.ts';
 import { createAnyRoleSchema, createProcessSchema, type Entry, readFileEntry } from './process.ts';
 import { fileOrigin, type Report } from './problem.ts';
 import { describeIssue, isRecord, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';

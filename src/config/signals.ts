@@ -1,7 +1,7 @@
 import { constants } from 'node:os';
 import * as z from 'zod';
-import { HANDLED_SIGNALS } from '../process/signals.ts';
-import type { Plan } from './plan.ts';
+import { HANDLED_SIGNALS } from '../plan/signal-sets.ts';
+import type { Plan } from '../plan/plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 import { parsedWith, type RelatedKey } from './schema-fields.ts';
 

@@ -1,4 +1,4 @@
-import type { StatusAddress } from './plan.ts';
+import type { StatusAddress } from '../plan/plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
 

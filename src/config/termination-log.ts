@@ -1,4 +1,4 @@
-import type { TerminationLog } from './plan.ts';
+import type { TerminationLog } from '../plan/plan.ts';
 import { fail, ok, quote, type Result } from './result.ts';
 
 // --termination-log, terminationLog and SIDECAR_INIT_TERMINATION_LOG: where

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import type { StatusDocument } from '../observe/status-json.ts';
+import type { StatusDocument } from '../status/status-json.ts';
 import { type ControlAnswer, type ControlRequest, encodeRequest, MAX_ANSWER_BYTES } from './protocol.ts';
 
 // `sidecar-init ctl`: one request to the control socket, its answer printed.

@@ -2,7 +2,7 @@ import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlCommand } from '../lifecycle/events.ts';
-import type { StatusDocument } from '../observe/status-json.ts';
+import type { StatusDocument } from '../status/status-json.ts';
 import { loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
 import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
 

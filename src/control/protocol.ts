@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import type { ControlCommand } from '../lifecycle/events.ts';
-import type { StatusDocument } from '../observe/status-json.ts';
+import type { StatusDocument } from '../status/status-json.ts';
 
 // The control socket's protocol: one JSON request line from the client, one
 // JSON answer line from sidecar-init, then the connection closes. Bounded on

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
-import type { Supervision } from '../lifecycle/supervise.ts';
-import { judgeReadiness } from '../observe/readiness-verdict.ts';
-import { statusDocument } from '../observe/status-json.ts';
+import type { Supervision } from '../runner/supervise.ts';
+import { judgeReadiness } from '../status/readiness-verdict.ts';
+import { statusDocument } from '../status/status-json.ts';
 import type { ControlServer } from './control-server.ts';
 
 /**

@@ -3,8 +3,8 @@ import { readAnnouncementFile } from '../announce/announcement-file.ts';
 import { watchAnnouncement } from '../announce/watch-announcement.ts';
 import type { ExternalStopOutcome } from '../lifecycle/events.ts';
 import type { Probe } from '../probes/probe.ts';
-import type { Announcement } from '../util/announced-state.ts';
-import { hasReached } from '../util/announced-state.ts';
+import type { Announcement } from '../plan/announced-state.ts';
+import { hasReached } from '../plan/announced-state.ts';
 
 // An external that is another container's sidecar-init, seen through the file
 // its `--announce` keeps on a shared volume (`announced:FILE`): for pods that

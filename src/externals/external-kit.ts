@@ -1,5 +1,5 @@
-import type { ExternalSpec } from '../config/plan.ts';
-import type { ExternalKit } from '../lifecycle/runner.ts';
+import type { ExternalSpec } from '../plan/plan.ts';
+import type { ExternalKit } from '../runner/ports.ts';
 import { createAnnouncedProbe, waitForAnnouncedExit } from './announced-external.ts';
 import { searchProcesses } from './find-processes.ts';
 import { createPresenceProbe } from './presence-probe.ts';

@@ -1,4 +1,4 @@
-import type { Plan } from '../config/plan.ts';
+import type { Plan } from '../plan/plan.ts';
 import { seesHostProcesses } from '../process/namespace-mode.ts';
 
 // Externals are for a pod's shared PID namespace, where every process belongs

@@ -1,4 +1,6 @@
-import { createRequire } from 'node:module';
+import { sendHttpRequest } from '../http/send-request.ts';
+import { assertNever } from '../plan/assert-never.ts';
+import { redactUrl } from '../plan/redact-url.ts';
 
 // The HTTP half of stopping an external: one request to the proxy's own quit
 // endpoint (Istio's /quitquitquit, cloud-sql-proxy's, Linkerd's /shutdown).
@@ -6,14 +8,7 @@ import { createRequire } from 'node:module';
 // 2xx means the proxy is on its way out; a refused connection means nothing
 // listens any more (the proxy is gone or going); 404 means the endpoint is
 // switched off (Linkerd without its shutdown flag) and a signal has to do.
-
-// Not `import ... from 'node:http'`: see src/probes/http-probe.ts (~25 ms of startup).
-// Required with the first request, so a start that stops no external over HTTP never evaluates node:http.
-let httpRequest: typeof import('node:http').request | undefined;
-function request(...args: Parameters<typeof import('node:http').request>) {
-  httpRequest ??= (createRequire(import.meta.url)('node:http') as typeof import('node:http')).request;
-  return httpRequest(...args);
-}
+// Reasons name the URL redacted: a quit URL may carry a token.
 
 export type StopRequestResult =
   | { readonly kind: 'accepted'; readonly status: number }
@@ -21,38 +16,24 @@ export type StopRequestResult =
   | { readonly kind: 'rejected'; readonly status: number }
   | { readonly kind: 'failed'; readonly reason: string };
 
-const USER_AGENT = 'sidecar-init-stop';
+// Its own socket, no keep-alive (src/http/ gives every request that): the proxy is about to exit.
+const HEADERS = { 'user-agent': 'sidecar-init-stop', accept: '*/*', connection: 'close' } as const;
 
-export function requestStop(url: string, method: string, timeoutMs: number): Promise<StopRequestResult> {
+export async function requestStop(url: string, method: string, timeoutMs: number): Promise<StopRequestResult> {
   const target = new URL(url);
-  if (target.protocol !== 'http:')
-    return Promise.resolve({ kind: 'failed', reason: `unsupported URL ${url} (expected http://HOST:PORT/PATH)` });
-  return new Promise((resolve) => {
-    let settled = false;
-    const settle = (result: StopRequestResult): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      outgoing.destroy();
-      resolve(result);
-    };
-    // Its own socket, no keep-alive: the proxy is about to exit.
-    const outgoing = request(target, { method, agent: false, headers: { 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' } });
-    const timer = setTimeout(() => settle({ kind: 'failed', reason: `${method} ${url}: no answer within ${timeoutMs}ms` }), timeoutMs);
-    outgoing.once('response', (response) => {
-      const status = response.statusCode ?? 0;
-      response.resume();
-      response.on('error', () => {});
-      settle(status >= 200 && status < 300 ? { kind: 'accepted', status } : { kind: 'rejected', status });
-    });
-    // on, not once: destroying the request may emit a second error.
-    outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      settle(
-        error.code === 'ECONNREFUSED'
-          ? { kind: 'refused' }
-          : { kind: 'failed', reason: `${method} ${url}: ${error.code ?? error.message}` },
-      );
-    });
-    outgoing.end();
-  });
+  if (target.protocol !== 'http:') return { kind: 'failed', reason: `unsupported URL ${redactUrl(url)} (expected http://HOST:PORT/PATH)` };
+  const result = await sendHttpRequest({ url: target, method, headers: HEADERS, timeoutMs });
+  switch (result.kind) {
+    case 'answered':
+      return result.status >= 200 && result.status < 300
+        ? { kind: 'accepted', status: result.status }
+        : { kind: 'rejected', status: result.status };
+    case 'failed':
+      return result.code === 'ECONNREFUSED' ? { kind: 'refused' } : { kind: 'failed', reason: `${method} ${result.url}: ${result.reason}` };
+    case 'timed-out':
+    case 'aborted':
+      return { kind: 'failed', reason: `${method} ${result.url}: no answer within ${timeoutMs}ms` };
+    default:
+      return assertNever(result);
+  }
 }

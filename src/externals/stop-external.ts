@@ -1,9 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ProcessHandle, openProcessHandle } from '../process/pidfd.ts';
-import { assertNever } from '../util/assert-never.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
 import { describeFound, type FoundProcess, type ProcessSearch, readCmdline, searchProcesses } from './find-processes.ts';
 import { describeTooMany } from './presence-probe.ts';
+import { redactUrl } from '../plan/redact-url.ts';
 import { type StopRequestResult, requestStop } from './request-stop.ts';
 
 // Stops a process of another container at teardown, in this order: its own
@@ -216,7 +217,7 @@ function stillMatches(found: FoundProcess, match: ProcessMatch): boolean {
 function logStopRequest(stop: ExternalStop, result: StopRequestResult, logger: StopLogger): void {
   const http = stop.http;
   if (http === undefined) return;
-  const fields = { event: 'external-stop-request', url: http.url, method: http.method };
+  const fields = { event: 'external-stop-request', url: redactUrl(http.url), method: http.method };
   switch (result.kind) {
     case 'accepted':
       logger.info({ ...fields, status: result.status }, 'stop endpoint accepted');
@@ -246,7 +247,7 @@ function reportDenied(stop: ExternalStop, denied: readonly FoundProcess[], signa
   const fix =
     stop.http === undefined
       ? `give it an HTTP stop endpoint (a preset's, or --quit ${stop.name}=URL / stop.http), run sidecar-init as UID ${uids}, or grant it CAP_KILL`
-      : `make its stop endpoint ${stop.http.url} work, run sidecar-init as UID ${uids}, or grant it CAP_KILL`;
+      : `make its stop endpoint ${redactUrl(stop.http.url)} work, run sidecar-init as UID ${uids}, or grant it CAP_KILL`;
   logger.error(
     {
       event: 'external-stop-denied',

@@ -1,6 +1,6 @@
 import type { OutputStream } from '../process/child.ts';
-import { createLineSplitter } from '../observe/line-splitter.ts';
-import type { LineSplitter } from '../observe/line-splitter.ts';
+import { createLineSplitter } from '../output/line-splitter.ts';
+import type { LineSplitter } from '../output/line-splitter.ts';
 
 // One splitter per stream: stdout and stderr are separate pipes, so a partial
 // line on one must never be joined with the next chunk of the other.

@@ -1,5 +1,5 @@
-import type { ProcessUser } from '../config/plan.ts';
-import type { OutputStream, Spawner } from '../process/child.ts';
+import type { ProcessUser } from '../plan/plan.ts';
+import type { OutputStream } from '../process/child.ts';
 
 // What every hook (preStop, postStart, the pod-level drain) is given and returns.
 // A hook's result is information for the log: a failing preStop never changes
@@ -11,8 +11,6 @@ export type HookOutcome =
   | { readonly ok: false; readonly reason: string; readonly elapsedMs: number };
 
 export interface HookContext {
-  /** The supervisor's spawner, so the reaper knows the hook's pid (it must not steal its exit status). */
-  readonly spawner: Spawner;
   /** The hooked process's env and cwd: a hook runs "inside" its process, as in a container. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;

@@ -8,11 +8,11 @@ const LONG_DELAY_MS = 60_000;
 /** Generous bound on how late a timer or an abort may be noticed. */
 const SLACK_MS = 2_000;
 
-const sandbox = useProcessSandbox('drain-test-', { expectNoOwnedPids: true });
+useProcessSandbox('drain-test-', { expectNoOwnedPids: true });
 
 function contextWithLines(): HookContext & { readonly lines: string[] } {
   const lines: string[] = [];
-  return { spawner: sandbox.spawner, env: { DRAIN_TOKEN: 'drained' }, cwd: undefined, lines, onOutputLine: (line) => lines.push(line) };
+  return { env: { DRAIN_TOKEN: 'drained' }, cwd: undefined, lines, onOutputLine: (line) => lines.push(line) };
 }
 
 const noAbort = () => new AbortController().signal;

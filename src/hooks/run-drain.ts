@@ -1,7 +1,7 @@
-import type { DrainSpec } from '../config/plan.ts';
+import type { DrainSpec } from '../plan/plan.ts';
 import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 import { ABORTED_REASON, failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts';
-import { assertNever } from '../util/assert-never.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runHook, withElapsed } from './run-hook.ts';
 

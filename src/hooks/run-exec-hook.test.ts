@@ -1,6 +1,7 @@
+import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { OutputStream } from '../process/child.ts';
@@ -29,7 +30,7 @@ interface Line {
 
 function contextFor(env: Record<string, string> = {}, cwd?: string): HookContext & { readonly lines: Line[] } {
   const lines: Line[] = [];
-  return { spawner: sandbox.spawner, env, cwd, lines, onOutputLine: (line, stream) => lines.push({ line, stream }) };
+  return { env, cwd, lines, onOutputLine: (line, stream) => lines.push({ line, stream }) };
 }
 
 function exec(script: string, timeoutMs = HOOK_TIMEOUT_MS): ExecHookSpec {
@@ -119,10 +120,13 @@ describe('runHook (exec)', () => {
   it('starts nothing when already aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    const spawn = vi.fn(sandbox.spawner.spawn);
-    const context = { ...contextFor(), spawner: { spawn } };
-    await expect(runHook(exec('exit 0'), context, controller.signal)).resolves.toMatchObject({ ok: false, reason: 'aborted' });
-    expect(spawn).not.toHaveBeenCalled();
+    const marker = join(sandbox.workDir, 'started');
+    await expect(runHook(exec(`touch ${marker}`), contextFor(), controller.signal)).resolves.toMatchObject({
+      ok: false,
+      reason: 'aborted',
+    });
+    expect(existsSync(marker)).toBe(false);
+    expect([...ownedPids]).toEqual([]);
   });
 
   it("runs with the process's env and cwd", async () => {

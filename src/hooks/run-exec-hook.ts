@@ -1,6 +1,6 @@
-import type { SpawnRequest } from '../process/child.ts';
-import type { HookSpec } from '../config/plan.ts';
+import type { HookSpec } from '../plan/plan.ts';
 import type { AttemptOutcome } from '../attempt/run-attempt.ts';
+import type { BoundedCommand } from '../attempt/run-command.ts';
 import { runCommand } from '../attempt/run-command.ts';
 import type { HookContext } from './hook.ts';
 import { createHookOutput } from './hook-output.ts';
@@ -12,56 +12,32 @@ import { createHookOutput } from './hook-output.ts';
 
 export type ExecHookSpec = Extract<HookSpec, { kind: 'exec' }>;
 
-/**
- * Once the hook has exited and its group is killed, how long its pipes get to
- * close so its last lines are delivered. They stay open only if something that
- * left the group (a daemon that called setsid) inherited them; the outcome does
- * not wait for that.
- */
-export const OUTPUT_CLOSE_GRACE_MS = 200;
+/** How long a hook's pipes get to close after it exited (run-command.ts). */
+export { OUTPUT_CLOSE_GRACE_MS } from '../attempt/run-command.ts';
 
 export function runExecHook(hook: ExecHookSpec, context: HookContext, signal: AbortSignal): Promise<AttemptOutcome> {
   const output = createHookOutput(context.onOutputLine);
   // Nothing is delivered after the outcome, even if something still writes to the pipes.
   let outputOpen = true;
-  const closeOutput = (): void => {
-    if (!outputOpen) return;
-    outputOpen = false;
-    output.end();
-  };
-  const request: SpawnRequest = {
-    name: `hook ${hook.command[0]}`,
+  const request: BoundedCommand = {
     command: hook.command,
     env: context.env,
     cwd: context.cwd,
     user: context.user,
-    stdio: 'capture',
     onOutput: (chunk, stream) => {
       if (outputOpen) output.push(chunk, stream);
     },
   };
   return runCommand(
     {
-      spawner: context.spawner,
       request,
       timeoutMs: hook.timeoutMs,
-      // Its group is dead by now; let its last lines arrive.
-      afterExit: async (child) => {
-        await settlesWithin(child.outputDone, OUTPUT_CLOSE_GRACE_MS);
-        closeOutput();
+      // Its group is dead and its pipes closed (or their grace over): the unterminated last lines go out.
+      afterOutput: () => {
+        outputOpen = false;
+        output.end();
       },
-      cleanup: closeOutput,
     },
     signal,
   );
-}
-
-function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    void promise.then(() => {
-      clearTimeout(timer);
-      resolve(true);
-    });
-  });
 }

@@ -1,6 +1,6 @@
-import type { HookSpec } from '../config/plan.ts';
+import type { HookSpec } from '../plan/plan.ts';
 import type { AttemptOutcome } from '../attempt/run-attempt.ts';
-import { assertNever } from '../util/assert-never.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runExecHook } from './run-exec-hook.ts';
 import { runHttpHook } from './run-http-hook.ts';

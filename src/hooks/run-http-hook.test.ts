@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { useHttpServer } from '../../test/support/http-server.ts';
-import { createSpawner } from '../process/spawn.ts';
 import type { HookContext } from './hook.ts';
 import { runHook } from './run-hook.ts';
 import { BODY_LINE_MAX_BYTES } from './run-http-hook.ts';
@@ -37,8 +36,7 @@ const server = useHttpServer((request, response) => {
 
 function contextWithLines(): HookContext & { readonly lines: string[] } {
   const lines: string[] = [];
-  // An http hook spawns nothing; the spawner is only there to satisfy the context.
-  return { spawner: createSpawner(), env: {}, cwd: undefined, lines, onOutputLine: (line) => lines.push(line) };
+  return { env: {}, cwd: undefined, lines, onOutputLine: (line) => lines.push(line) };
 }
 
 function http(path: string, method = 'GET', timeoutMs = HOOK_TIMEOUT_MS) {

@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { isSea } from 'node:sea';
-import { writeAllSync } from '../observe/write-sync.ts';
+import { writeAllSync } from '../output/write-sync.ts';
 import { embeddedAddon } from '../process/embedded-addon.ts';
 import { InstallError, installExecutable } from './install-executable.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
-import { hasReached } from '../util/announced-state.ts';
+import { hasReached } from '../plan/announced-state.ts';
 import { announcementOf } from './announcement.ts';
 import { decide } from './decide.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';

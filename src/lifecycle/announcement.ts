@@ -2,7 +2,7 @@ import type { DecideContext } from './draft.ts';
 import { decideExitCode } from './exit-code.ts';
 import type { LifecycleState } from './state.ts';
 import { isAlive } from './state.ts';
-import type { Announcement } from '../util/announced-state.ts';
+import type { Announcement } from '../plan/announced-state.ts';
 
 // What `--announce FILE` tells other containers of the pod, derived from the
 // lifecycle state alone, so it can never disagree with what sidecar-init does.

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
-import type { HookSpec, Plan, RestartSpec } from '../config/plan.ts';
-import type { ExitStatus } from '../process/exit-status.ts';
+import type { HookSpec, Plan, RestartSpec } from '../plan/plan.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 import type { WorldStep } from '../../test/support/lifecycle-world.ts';
 import { runWorld, SIGNALS_FROM_OUTSIDE } from '../../test/support/lifecycle-world.ts';
 import { propertyParameters } from '../../test/support/property.ts';

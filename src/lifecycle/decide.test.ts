@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../config/plan.ts';
-import type { ExitStatus } from '../process/exit-status.ts';
+import type { Plan } from '../plan/plan.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 import { decide, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
 import type { ControlCommand, Effect, LifecycleEventBody } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';

@@ -1,4 +1,5 @@
-import { assertNever } from '../util/assert-never.ts';
+import { isStopSignal } from '../plan/signal-sets.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import type { Decision, DecideContext } from './draft.ts';
 import { createDraft } from './draft.ts';
 import type { Draft } from './draft.ts';
@@ -115,11 +116,6 @@ function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signa
   const rewritten = context.signalRewrites[signal];
   if (rewritten === null) return;
   draft.effects.push({ type: 'signal', name: app, signal: rewritten ?? signal, purpose: 'forward' });
-}
-
-/** SIGTERM and SIGINT end the pod; every other signal is forwarded to the app. */
-export function isStopSignal(signal: NodeJS.Signals): boolean {
-  return signal === 'SIGTERM' || signal === 'SIGINT';
 }
 
 /** The budget a second stop signal cuts short: during teardown, or in the final sweep once everything is down. */

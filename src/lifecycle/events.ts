@@ -1,4 +1,4 @@
-import type { ExitStatus } from '../process/exit-status.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 
 /** The lifecycle's timers: one each at most, so a key names it. */
 export type TimerKey =

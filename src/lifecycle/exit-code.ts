@@ -1,6 +1,6 @@
-import type { ProcessSpec } from '../config/plan.ts';
-import { exitCodeOf, isSuccess, signalExitCode } from './exit-status.ts';
-import { assertNever } from '../util/assert-never.ts';
+import type { ProcessSpec } from '../plan/plan.ts';
+import { exitCodeOf, isSuccess, signalExitCode } from '../plan/exit-status.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import type { ProcState, StopReason } from './state.ts';
 
 /**

@@ -1,6 +1,6 @@
-import type { ExitStatus } from '../process/exit-status.ts';
-import { isSuccess } from './exit-status.ts';
-import { assertNever } from '../util/assert-never.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
+import { isSuccess } from '../plan/exit-status.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import { backoffDelayMs, isExhausted, restartsAfterRun, wantsRestart } from './restart-policy.ts';
 import { stopWatches } from './startup.ts';

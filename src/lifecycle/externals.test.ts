@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExternalSpec, Plan } from '../config/plan.ts';
+import type { ExternalSpec, Plan } from '../plan/plan.ts';
 import { TEST_GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import { decide, KILL_AFTER_GRACE_MS } from './decide.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';

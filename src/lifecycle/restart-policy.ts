@@ -1,6 +1,6 @@
-import type { RestartSpec } from '../config/plan.ts';
-import type { ExitStatus } from '../process/exit-status.ts';
-import { isSuccess } from './exit-status.ts';
+import type { RestartSpec } from '../plan/plan.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
+import { isSuccess } from '../plan/exit-status.ts';
 
 // Pure restart decisions: whether a process that exited runs again, and when.
 

@@ -1,6 +1,6 @@
-import type { ProcessSpec } from '../config/plan.ts';
-import { isSuccess } from './exit-status.ts';
-import { assertNever } from '../util/assert-never.ts';
+import type { ProcessSpec } from '../plan/plan.ts';
+import { isSuccess } from '../plan/exit-status.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import { isExternalSatisfied, startExternal } from './externals.ts';
 import type { BackoffProc, RunningProc } from './state.ts';

@@ -1,5 +1,5 @@
-import type { Plan } from '../config/plan.ts';
-import type { ExitStatus } from '../process/exit-status.ts';
+import type { Plan } from '../plan/plan.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 
 // The lifecycle's state is plain data: decide.ts computes the next state and the
 // effects to run from (state, event), so every rule can be tested without

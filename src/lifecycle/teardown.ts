@@ -1,4 +1,4 @@
-import type { ProcessSpec } from '../config/plan.ts';
+import type { ProcessSpec } from '../plan/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import { decideExitCode, withExternalsLeftRunning } from './exit-code.ts';
 import { hurryExternal, stopExternalInTurn } from './externals.ts';

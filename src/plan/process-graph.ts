@@ -1,7 +1,7 @@
-import type { Plan, ProcessSpec } from '../config/plan.ts';
+import type { Plan, ProcessSpec } from './plan.ts';
 
 // The start order and its reverse, derived once from the plan's `after` lists,
-// for a run (src/lifecycle/) and for `sidecar-init plan` (src/observe/) alike,
+// for a run (src/lifecycle/) and for `sidecar-init plan` (src/cli/) alike,
 // so what `plan` prints is what a run does. Startup starts an entry when its
 // dependencies are done or started; teardown stops an entry only when
 // everything that depends on it, directly or not, is down. With the default

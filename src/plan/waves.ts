@@ -1,4 +1,4 @@
-import type { ProcessSpec } from '../config/plan.ts';
+import type { ProcessSpec } from './plan.ts';
 import type { ProcessGraph } from './process-graph.ts';
 
 // The start and stop order as waves, for `sidecar-init plan`: everything in

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { createSpawner } from '../process/spawn.ts';
 import { createProbe } from './create-probe.ts';
 
 describe('createProbe', () => {
-  const deps = { spawner: createSpawner(), env: {}, cwd: undefined };
+  const deps = { env: {}, cwd: undefined };
 
   it('builds each kind from its spec', () => {
     expect(createProbe({ kind: 'tcp', host: '127.0.0.1', port: 15000 }, deps).description).toBe('tcp://127.0.0.1:15000');

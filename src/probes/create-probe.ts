@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
-import type { ProbeSpec, ProcessUser } from '../config/plan.ts';
-import type { Spawner } from '../process/child.ts';
-import { assertNever } from '../util/assert-never.ts';
+import type { ProbeSpec, ProcessUser } from '../plan/plan.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import { createChannelProbe } from './channel-probe.ts';
 import { createExecProbe } from './exec-probe.ts';
 import { createFileProbe } from './file-probe.ts';
@@ -14,8 +13,6 @@ import type { ReadinessChannel } from './readiness-channel.ts';
 import { createTcpProbe } from './tcp-probe.ts';
 
 export interface ProbeDeps {
-  /** Exec probes run through it, so the reaper knows their pids. */
-  readonly spawner: Spawner;
   /** The env and cwd of the process being probed: exec probes run with them, a relative file path is read from that cwd. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;

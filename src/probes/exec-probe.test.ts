@@ -19,7 +19,7 @@ const sandbox = useProcessSandbox('exec-probe-test-', { expectNoOwnedPids: true 
 
 const noAbort = () => new AbortController().signal;
 /** Probe options for a process with the given env and cwd. */
-const inside = (env: Record<string, string> = {}, cwd?: string) => ({ spawner: sandbox.spawner, env, cwd });
+const inside = (env: Record<string, string> = {}, cwd?: string) => ({ env, cwd });
 
 describe('createExecProbe', () => {
   it('succeeds when the command exits 0', async () => {

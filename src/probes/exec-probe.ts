@@ -1,5 +1,4 @@
-import type { ProcessUser } from '../config/plan.ts';
-import type { Spawner } from '../process/child.ts';
+import type { ProcessUser } from '../plan/plan.ts';
 import type { Probe } from './probe.ts';
 import { runCommand } from '../attempt/run-command.ts';
 
@@ -9,21 +8,21 @@ import { runCommand } from '../attempt/run-command.ts';
 // (`--password=…`), and descriptions reach warn-level log lines.
 
 export interface ExecProbeOptions {
-  readonly spawner: Spawner;
   /** The probed process's own env, cwd and user: the probe runs "inside" it, as in a container. */
   readonly env: Readonly<Record<string, string>>;
   readonly cwd: string | undefined;
   readonly user?: ProcessUser | undefined;
 }
 
-export function createExecProbe(command: readonly string[], { spawner, env, cwd, user }: ExecProbeOptions): Probe {
+export function createExecProbe(command: readonly string[], { env, cwd, user }: ExecProbeOptions): Probe {
   const [program, ...args] = command;
   if (program === undefined) throw new Error('exec probe: the command is empty');
   const description = `exec:${program}`;
-  const request = { name: description, command: [program, ...args] as const, env, cwd, user, stdio: 'none' as const };
+  // No onOutput: its output goes to /dev/null.
+  const request = { command: [program, ...args] as const, env, cwd, user };
   return {
     description,
     commandLine: command.join(' '),
-    check: (timeoutMs, signal) => runCommand({ spawner, request, timeoutMs, label: description }, signal),
+    check: (timeoutMs, signal) => runCommand({ request, timeoutMs, label: description }, signal),
   };
 }

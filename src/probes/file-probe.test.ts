@@ -147,7 +147,7 @@ describe('file readiness through watchReadiness', () => {
 describe('createProbe for file', () => {
   it("reads a relative path from the probed process's cwd", async () => {
     await writeFile(join(sandbox.workDir, 'ready'), '');
-    const probe = createProbe({ kind: 'file', path: 'ready' }, { spawner: sandbox.spawner, env: {}, cwd: sandbox.workDir });
+    const probe = createProbe({ kind: 'file', path: 'ready' }, { env: {}, cwd: sandbox.workDir });
     expect(probe.description).toBe(`file:${join(sandbox.workDir, 'ready')}`);
     await expect(probe.check(ATTEMPT_TIMEOUT_MS, noAbort())).resolves.toEqual({ ok: true });
   });

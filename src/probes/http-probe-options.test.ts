@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { useHttpServer } from '../../test/support/http-server.ts';
-import { createSpawner } from '../process/spawn.ts';
 import { createProbe } from './create-probe.ts';
 import { createHttpProbe } from './http-probe.ts';
 
@@ -59,7 +58,7 @@ describe('createProbe for http', () => {
   it('passes headers and expectStatus from the spec', async () => {
     const probe = createProbe(
       { kind: 'http', url: `${server.base}/503`, headers: { 'x-ready-check': '1' }, expectStatus: [503] },
-      { spawner: createSpawner(), env: {}, cwd: undefined },
+      { env: {}, cwd: undefined },
     );
     await expect(check(probe)).resolves.toEqual({ ok: true });
     expect(server.requests[0]!.headers['x-ready-check']).toBe('1');

@@ -1,6 +1,10 @@
-import { createRequire } from 'node:module';
+import type { AttemptOutcome } from '../attempt/run-attempt.ts';
+import { ABORTED_REASON, failure } from '../attempt/run-attempt.ts';
+import type { HttpResult } from '../http/send-request.ts';
+import { sendHttpRequest } from '../http/send-request.ts';
+import { assertNever } from '../plan/assert-never.ts';
+import { redactUrl } from '../plan/redact-url.ts';
 import type { Probe } from './probe.ts';
-import { failure, runAttempt } from '../attempt/run-attempt.ts';
 
 // Ready on a 2xx or 3xx answer to a GET, as Kubernetes' httpGet probe, except
 // that a redirect is not followed: a 3xx already proves the server is serving.
@@ -9,17 +13,6 @@ import { failure, runAttempt } from '../attempt/run-attempt.ts';
 // ready once it asks for credentials.
 
 const USER_AGENT = 'sidecar-init-probe';
-
-// Not `import ... from 'node:http'`: linking it as an ES module evaluates every
-// export, and Node's http exports WebSocket and friends lazily from its fetch
-// stack, which then loads on every start (measured: ~25 ms of startup, probe or
-// not). require() reads only the one function, and only when the first request
-// goes out: evaluating node:http costs a start without http probes ~5 ms.
-let httpRequest: typeof import('node:http').request | undefined;
-function request(...args: Parameters<typeof import('node:http').request>) {
-  httpRequest ??= (createRequire(import.meta.url)('node:http') as typeof import('node:http')).request;
-  return httpRequest(...args);
-}
 
 export interface HttpProbeOptions {
   /** Sent with every request; they replace the defaults of the same name (any case), as Kubernetes' httpHeaders. */
@@ -30,39 +23,41 @@ export interface HttpProbeOptions {
 
 export function createHttpProbe(url: string, options: HttpProbeOptions = {}): Probe {
   const target = new URL(url);
+  // Descriptions reach warn-level log lines; a token in the query or userinfo must not.
+  const description = redactUrl(url);
   // Plan validation accepts http:// only; a different scheme here is a bug upstream.
-  if (target.protocol !== 'http:') throw new Error(`http probe: unsupported URL ${url} (expected http://HOST:PORT/PATH)`);
+  if (target.protocol !== 'http:') throw new Error(`http probe: unsupported URL ${description} (expected http://HOST:PORT/PATH)`);
   // Built once, not per attempt.
   const headers = mergeHeaders(options.headers ?? {});
   const expected = options.expectStatus === undefined ? undefined : new Set(options.expectStatus);
   const expectedText = options.expectStatus?.join(', ');
-  return {
-    description: url,
-    check: (timeoutMs, signal) =>
-      runAttempt(timeoutMs, signal, (settle) => {
-        // agent: false gives the request its own socket with keep-alive off, so
-        // nothing lingers in a pool between attempts; the release destroys it.
-        const outgoing = request(target, { method: 'GET', agent: false, headers });
-        outgoing.once('response', (response) => {
-          const status = response.statusCode ?? 0;
-          // The status is the answer; the body is discarded (resumed so it never backs
-          // up, then dropped with the socket when the attempt is released).
-          response.resume();
-          response.on('error', noop);
-          if (expected === undefined) {
-            settle(isSuccessStatus(status) ? { ok: true } : failure(`${url}: HTTP ${status}`));
-          } else {
-            settle(expected.has(status) ? { ok: true } : failure(`${url}: HTTP ${status} (expected ${expectedText})`));
-          }
-        });
-        // on, not once: destroying the request later may emit a second error.
-        outgoing.on('error', (error: NodeJS.ErrnoException) => settle(failure(`${url}: ${error.code ?? error.message}`)));
-        outgoing.end();
-        return () => {
-          outgoing.destroy();
-        };
-      }),
+  const judge = (status: number): AttemptOutcome => {
+    if (expected === undefined) return isSuccessStatus(status) ? { ok: true } : failure(`${description}: HTTP ${status}`);
+    return expected.has(status) ? { ok: true } : failure(`${description}: HTTP ${status} (expected ${expectedText})`);
   };
+  return {
+    description,
+    check: async (timeoutMs, signal) => {
+      // The status is the answer; the body is dropped unread with the socket.
+      const result = await sendHttpRequest({ url: target, method: 'GET', headers, timeoutMs }, signal);
+      return toOutcome(result, timeoutMs, judge);
+    },
+  };
+}
+
+function toOutcome(result: HttpResult, timeoutMs: number, judge: (status: number) => AttemptOutcome): AttemptOutcome {
+  switch (result.kind) {
+    case 'answered':
+      return judge(result.status);
+    case 'failed':
+      return failure(`${result.url}: ${result.reason}`);
+    case 'timed-out':
+      return failure(`timed out after ${timeoutMs}ms`);
+    case 'aborted':
+      return failure(ABORTED_REASON);
+    default:
+      return assertNever(result);
+  }
 }
 
 /**
@@ -79,5 +74,3 @@ function mergeHeaders(custom: Readonly<Record<string, string>>): Record<string, 
 function isSuccessStatus(status: number): boolean {
   return status >= 200 && status < 400;
 }
-
-function noop(): void {}

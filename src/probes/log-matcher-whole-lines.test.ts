@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_LINE_BYTES } from '../observe/line-splitter.ts';
+import { MAX_LINE_BYTES } from '../output/line-splitter.ts';
 import { createLogMatcher } from './log-matcher.ts';
 
 // Lines longer than the splitter's bound are cut into pieces; a piece is not a

@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createSpawner } from '../process/spawn.ts';
 import { createProbe } from './create-probe.ts';
 import { createLogMatcher } from './log-matcher.ts';
 import { createLogProbe } from './log-probe.ts';
@@ -123,7 +122,7 @@ describe('createLogProbe', () => {
 });
 
 describe('createProbe for log', () => {
-  const base = { spawner: createSpawner(), env: {}, cwd: undefined };
+  const base = { env: {}, cwd: undefined };
 
   it('builds on the matcher it is given', () => {
     const logMatcher = createLogMatcher('ready');

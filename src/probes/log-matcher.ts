@@ -1,6 +1,6 @@
 import type { OutputListener, OutputStream } from '../process/child.ts';
-import { createLineSplitter } from '../observe/line-splitter.ts';
-import type { LineSplitter } from '../observe/line-splitter.ts';
+import { createLineSplitter } from '../output/line-splitter.ts';
+import type { LineSplitter } from '../output/line-splitter.ts';
 import { compileLinearPattern, LOG_PATTERN } from '../plan/linear-pattern.ts';
 
 // Watches a process's output for the line that says it is ready ("listening on

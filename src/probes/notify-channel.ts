@@ -2,7 +2,7 @@ import { chmodSync, chownSync, closeSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { ProcessUser } from '../config/plan.ts';
+import type { ProcessUser } from '../plan/plan.ts';
 import { type Datagram, isInProcessTree, loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
 import { parseNotifyMessage } from './notify-message.ts';
 import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';

@@ -1,4 +1,4 @@
-import type { ProbeSpec, ProcessSpec } from '../config/plan.ts';
+import type { ProbeSpec, ProcessSpec } from '../plan/plan.ts';
 import { openFdChannel } from './fd-channel.ts';
 import { openNotifyChannel } from './notify-channel.ts';
 import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';

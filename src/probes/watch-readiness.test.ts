@@ -254,7 +254,6 @@ describe('watchReadiness with real probes', () => {
   it('on abort, kills the exec attempt in flight and leaves no timer, socket or process behind', async () => {
     const pidFile = join(sandbox.workDir, 'pid');
     const probe = createExecProbe(['sh', '-c', `echo $$ > ${pidFile}; exec sleep 300`], {
-      spawner: sandbox.spawner,
       env: {},
       cwd: undefined,
     });
@@ -281,7 +280,7 @@ describe('watchReadiness leaves nothing behind', () => {
   const module = (file: string) => JSON.stringify(new URL(file, import.meta.url).pathname);
 
   it.each([
-    ['an exec attempt in flight', `createExecProbe(['sleep', '300'], { spawner: createSpawner(), env: {}, cwd: undefined })`, []],
+    ['an exec attempt in flight', `createExecProbe(['sleep', '300'], { env: {}, cwd: undefined })`, []],
     ['a tcp probe between attempts', `createTcpProbe('127.0.0.1', 1)`, []],
     ['a tcp probe that passed', `createTcpProbe('127.0.0.1', port)`, [true]],
     ['a file probe watching its directory', `createFileProbe('/tmp/' + process.pid + '-never')`, []],
@@ -289,7 +288,6 @@ describe('watchReadiness leaves nothing behind', () => {
   ])('after %s is aborted', async (_case, probe, expected) => {
     const script = `
       import { createServer } from 'node:net';
-      import { createSpawner } from ${module('../process/spawn.ts')};
       import { createExecProbe } from ${module('./exec-probe.ts')};
       import { createFileProbe } from ${module('./file-probe.ts')};
       import { createTcpProbe } from ${module('./tcp-probe.ts')};

@@ -1,12 +1,13 @@
-import type { ProcessUser } from '../config/plan.ts';
+import type { ProcessUser } from '../plan/plan.ts';
 import type { Readable } from 'node:stream';
-import type { ExitStatus } from './exit-status.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 import type { GroupSweepOutcome } from './sweep-group.ts';
 
 export type { GroupSweepOutcome } from './sweep-group.ts';
 
 // The small interface the lifecycle uses to run processes. The child_process-backed
-// implementation lives in spawn.ts; nothing else spawns.
+// implementation lives in spawn.ts; the only other spawn is a bounded command's
+// (src/attempt/run-command.ts), which claims its PID in the same registry.
 
 export interface SpawnRequest {
   /** The plan's process name, for messages. */
@@ -39,16 +40,14 @@ export type OutputListener = (chunk: Buffer, stream: OutputStream) => void;
 /**
  * inherit: stdin, stdout and stderr are the supervisor's (the app: `docker run -i`
  * still reaches it). output: stdout and stderr inherited, stdin from /dev/null
- * (init steps and sidecars must not steal the app's input). none: all to
- * /dev/null (exec probes: as in Kubernetes, a probe's chatter every period is not
- * the container's log). tee: like output, but stdout and stderr pass through
+ * (init steps and sidecars must not steal the app's input). tee: like output, but stdout and stderr pass through
  * the supervisor, unchanged, and onOutput sees them too (a log readiness probe).
- * capture: stdin from /dev/null, stdout and stderr only to onOutput (hooks,
- * whose output is logged under their process's name). inherit-tee: stdin
+ * capture: stdin from /dev/null, stdout and stderr only to onOutput (a child
+ * whose output is read, never passed on). inherit-tee: stdin
  * inherited like inherit, stdout and stderr through the supervisor like tee
  * (the app with output prefix or json).
  */
-export type StdioMode = 'inherit' | 'output' | 'none' | 'tee' | 'capture' | 'inherit-tee';
+export type StdioMode = 'inherit' | 'output' | 'tee' | 'capture' | 'inherit-tee';
 
 /** Where a signal goes: the child's whole process group, or the child alone. */
 export type SignalScope = 'group' | 'process';

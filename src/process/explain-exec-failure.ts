@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { ProcessUser } from '../config/plan.ts';
-import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
+import type { ProcessUser } from '../plan/plan.ts';
+import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from '../plan/exit-status.ts';
 
 // Explains why execve failed for a file that resolveProgram found executable.
 // Node reports that failure only asynchronously and without the reason, while

@@ -3,7 +3,7 @@ import { constants } from 'node:os';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { EmbeddedAddonError, loadEmbeddedAddon } from './embedded-addon.ts';
-import type { ExitStatus } from './exit-status.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 
 /** The syscalls behind the reaper (src/process/native/reaper.c). */
 export interface NativeProcessApi {

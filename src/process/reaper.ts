@@ -1,4 +1,4 @@
-import type { ExitStatus } from './exit-status.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 import type { NativeProcessApi } from './native.ts';
 import { decodeWaitStatus } from './native.ts';
 import { readChildPids } from './proc-table.ts';

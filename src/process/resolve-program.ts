@@ -1,8 +1,8 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Stats } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
-import { assertNever } from '../util/assert-never.ts';
-import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
+import { assertNever } from '../plan/assert-never.ts';
+import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from '../plan/exit-status.ts';
 
 // Finds the file execvp(3) would run, before anything is spawned. Node only
 // reports ENOENT/EACCES asynchronously and without saying which file or PATH it

@@ -1,32 +1,32 @@
 import { spawn } from 'node:child_process';
 import type { StdioOptions } from 'node:child_process';
 import process from 'node:process';
-import { resolve } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
-import { createLineFormat } from '../observe/line-format.ts';
-import { createLineWriter } from '../observe/line-writer.ts';
-import { outputSink } from '../observe/output-sink.ts';
-import { pipeOutput } from '../observe/pipe-output.ts';
+import { createLineFormat } from '../output/line-format.ts';
+import { createLineWriter } from '../output/line-writer.ts';
+import { outputSink } from '../output/output-sink.ts';
+import { pipeOutput } from '../output/pipe-output.ts';
 import type { Child, OutputStream, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
-import type { ExitStatus } from './exit-status.ts';
-import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from './exit-status.ts';
+import type { ExitStatus } from '../plan/exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
-import { resolveProgram } from './resolve-program.ts';
+import { claimPid, releasePid } from './owned-pids.ts';
+import { explainSpawnFailure, prepareSpawn } from './prepare-spawn.ts';
+import type { SpawnFailed } from './prepare-spawn.ts';
 import { sweepProcessGroup } from './sweep-group.ts';
 import type { ForegroundTerminal } from './terminal.ts';
 
-// The only place that starts processes, with Node's own child_process: what a
-// supervisor needs of a spawn (a pid, an exit, its pipes) is all there, and a
-// wrapper library cost every start ~25 ms of CPU and ~10 MiB resident to load
-// (measured in the single executable). Every option that matters for a PID-1
-// supervisor is set here on purpose, with the reason beside it.
+// The place that starts long-lived processes (sidecars, init steps, the app),
+// with Node's own child_process: what a supervisor needs of a child that lives
+// as long as the pod (a pid, an exit, its pipes, signals on our terms) is all
+// there, at no load cost. Bounded commands (exec probes and hooks) run through
+// execa instead (src/attempt/run-command.ts), loaded on first use. Every option
+// that matters for a PID-1 supervisor is set here on purpose, with the reason beside it.
 // Children's output goes straight to the container log, byte for byte and at no
 // cost (inherited stdout measured at 2.6 GB/s, docs/architecture.md): never piped.
 const STDIO = {
   inherit: 'inherit',
   output: ['ignore', 'inherit', 'inherit'],
-  none: 'ignore',
   tee: ['ignore', 'pipe', 'pipe'],
   capture: ['ignore', 'pipe', 'pipe'],
   'inherit-tee': ['inherit', 'pipe', 'pipe'],
@@ -42,14 +42,8 @@ const SPAWN_OPTIONS = {
   timeout: 0,
 } as const;
 
-/**
- * PIDs of children this process spawned that libuv still owns: the reaper must
- * never waitpid() one, or it would steal its exit status from libuv (whose
- * 'exit' would then never come). One registry for the whole process, not
- * one per spawner: every child, whoever spawned it, is libuv's.
- */
-const owned = new Set<number>();
-export const ownedPids: ReadonlySet<number> = owned;
+/** The owned-PID registry (owned-pids.ts), re-exported for main.ts, which hands it to the reaper. */
+export { ownedPids } from './owned-pids.ts';
 
 /**
  * Children forked by the native part (the app on a terminal, see terminal.ts):
@@ -70,46 +64,29 @@ export function createSpawner(options: SpawnerOptions = {}): Spawner {
 }
 
 function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefined): SpawnResult {
-  const [program, ...args] = request.command;
-  const cwd = resolve(request.cwd ?? process.cwd());
-  const { user } = request;
-  // HOME follows the user, as container runtimes set it; the process's own env still wins.
-  const env: NodeJS.ProcessEnv = { ...process.env, ...(user?.home === undefined ? {} : { HOME: user.home }), ...request.env };
-  // Resolving first makes 126/127 exact and named, instead of racing Node's
-  // asynchronous ENOENT/EACCES that says neither which file nor which PATH.
-  const resolved = resolveProgram(program, { path: env.PATH, cwd });
-  if (!resolved.ok) return spawnFailed(resolved.code, resolved.reason);
-
-  // argv0 keeps argv[0] as written (what execvp passes), so `ps` shows it and
-  // multi-call binaries like busybox dispatch on it.
-  // uid/gid: libuv clears supplementary groups (setgroups(0)), then setgid, setuid, in the child before exec.
-  const ids = user === undefined ? {} : { gid: user.gid, ...(user.uid === undefined ? {} : { uid: user.uid }) };
+  const prepared = prepareSpawn(request);
+  if (!prepared.ok) return prepared;
+  const { file, args, argv0, cwd, env, ids } = prepared;
   // The native fork passes only the standard descriptors, so a request with an extra one (fd:N's
   // notification pipe) is spawned by libuv; only sidecars have readiness, so the app never has one.
   // A NOTIFY_SOCKET in env reaches either path.
   if (terminal !== undefined && request.stdio === 'inherit' && request.readinessFd === undefined) {
-    return spawnForeground(terminal, resolved.path, [program, ...args], { env, cwd, ids, user });
+    return spawnForeground(terminal, file, [argv0, ...args], { env, cwd, ids, user: request.user });
   }
-  // env is exactly the merged one above, so PATH resolution and the child see the same values.
+  // env is exactly the prepared one, so PATH resolution and the child see the same values.
   const stdio = withReadinessFd(STDIO[request.stdio], request.readinessFd);
-  const subprocess = spawn(resolved.path, args, { ...SPAWN_OPTIONS, stdio, cwd, env, argv0: program, ...ids });
+  const subprocess = spawn(file, args, { ...SPAWN_OPTIONS, stdio, cwd, env, argv0, ...ids });
   // A failed spawn, and a pipe that fails, would otherwise be unhandled 'error's that end the
   // supervisor; a failed spawn is explained below, a broken pipe only ends that output early.
   subprocess.on('error', ignore);
   subprocess.stdout?.on('error', ignore);
   subprocess.stderr?.on('error', ignore);
   const pid = subprocess.pid;
-  if (pid === undefined) {
-    // Node failed the spawn and will only say why on a later tick, with an
-    // error we have nothing to add to.
-    const again = resolveProgram(program, { path: env.PATH, cwd });
-    if (!again.ok) return spawnFailed(again.code, again.reason);
-    const failure = explainExecFailure(resolved.path, cwd, user);
-    return spawnFailed(failure.code, failure.reason);
-  }
+  // Node failed the spawn and will only say why on a later tick.
+  if (pid === undefined) return { ok: false, status: explainSpawnFailure(request, prepared) };
   // Synchronously, before any SIGCHLD can be handled: the reaper must never
   // waitpid() a pid libuv is about to reap, or its 'exit' would never come.
-  owned.add(pid);
+  claimPid(pid);
   if (request.stdio === 'tee' || request.stdio === 'capture' || request.stdio === 'inherit-tee') {
     routeOutput(subprocess.stdout, 'stdout', request);
     routeOutput(subprocess.stderr, 'stderr', request);
@@ -122,7 +99,7 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
   const exited = new Promise<ExitStatus>((resolve) => {
     subprocess.once('exit', (code, signal) => {
       running = false;
-      owned.delete(pid);
+      releasePid(pid);
       resolve(signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', code: code ?? 0 });
     });
   });
@@ -161,7 +138,8 @@ function spawnForeground(
     );
   } catch {
     const failure = explainExecFailure(path, cwd, user);
-    return spawnFailed(failure.code, failure.reason);
+    const status: SpawnFailed = { kind: 'spawn-failed', code: failure.code, reason: failure.reason };
+    return { ok: false, status };
   }
   let running = true;
   // libuv holds no handle for this child, and signal listeners do not keep
@@ -234,10 +212,6 @@ function routeOutput(readable: Readable | null, stream: OutputStream, request: S
   if (onOutput !== undefined) readable.on('data', (chunk: Buffer) => onOutput(chunk, stream));
   // Nobody reads captured output: drain it, or the child would block on a full pipe.
   else if (request.stdio === 'capture') readable.resume();
-}
-
-function spawnFailed(code: typeof EXIT_NOT_FOUND | typeof EXIT_NOT_EXECUTABLE, reason: string): SpawnResult {
-  return { ok: false, status: { kind: 'spawn-failed', code, reason } };
 }
 
 function ignore(): void {}

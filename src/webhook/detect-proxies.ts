@@ -1,9 +1,9 @@
-import type { PresetName } from '../externals/presets.ts';
+import type { PresetName } from '../plan/presets.ts';
 import type { JsonRecord } from './pod-fields.ts';
 
 // Proxies that other webhooks or people put in a pod, recognised by the
 // container's name or its image, each mapped to the preset that finds, waits
-// for and stops it (src/externals/presets.ts). Names are the ones the
+// for and stops it (src/plan/presets.ts). Names are the ones the
 // injectors give their containers; images are matched on the last part of the
 // repository path, without registry, tag or digest, so mirrors match too.
 

@@ -3,7 +3,7 @@ import { EMPTY_CLI_INPUT, type CliInput } from '../../src/config/cli-input.ts';
 import { GLOBAL_OPTION_NAMES, type GivenOptions, type GlobalOption } from '../../src/config/global-options.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadPlan } from '../../src/config/load-plan.ts';
-import type { Plan } from '../../src/config/plan.ts';
+import type { Plan } from '../../src/plan/plan.ts';
 
 export const FILE = 'demo.yaml';
 

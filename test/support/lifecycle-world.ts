@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { Plan, ProcessSpec } from '../../src/config/plan.ts';
+import type { Plan, ProcessSpec } from '../../src/plan/plan.ts';
 import type { DecideContext } from '../../src/lifecycle/decide.ts';
 import { decide, KILL_AFTER_GRACE_MS } from '../../src/lifecycle/decide.ts';
 import type { Effect, LifecycleEventBody, TimerKey } from '../../src/lifecycle/events.ts';
@@ -8,7 +8,7 @@ import { createProcessGraph } from '../../src/plan/process-graph.ts';
 import type { LifecycleState } from '../../src/lifecycle/state.ts';
 import { createInitialState } from '../../src/lifecycle/state.ts';
 import { createRandom, describeEffect, describeEvent } from './lifecycle-trace.ts';
-import type { ExitStatus } from '../../src/process/exit-status.ts';
+import type { ExitStatus } from '../../src/plan/exit-status.ts';
 
 // A small model of the world the runner connects the reducer to, for the
 // property tests of decide(): it answers each effect with what a real process,

@@ -1,6 +1,6 @@
-import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../../src/config/plan.ts';
+import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../../src/plan/plan.ts';
 import { buildPlan } from '../../src/config/build-plan.ts';
-import type { Plan, ProcessSpec, Role } from '../../src/config/plan.ts';
+import type { Plan, ProcessSpec, Role } from '../../src/plan/plan.ts';
 
 // Plans for the lifecycle's unit tests, with the same defaults normalization gives
 // (load-plan.test.ts checks testProcess against a loaded plan).

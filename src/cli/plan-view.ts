@@ -1,0 +1,241 @@
+import { formatAddress } from '../plan/format-address.ts';
+import { formatDuration } from '../config/duration.ts';
+import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
+import { describeMatch } from '../plan/process-match.ts';
+import { assertNever } from '../plan/assert-never.ts';
+import { createProcessGraph } from '../plan/process-graph.ts';
+import { startWaves, stopWaves } from '../plan/waves.ts';
+
+// `sidecar-init plan --json`: what a run would do, as data, without starting
+// anything. A pure function of the Plan; times in milliseconds, probes and
+// hooks also as the one-line form a person would write.
+
+export interface PlanView {
+  /** In start order (wave by wave, plan order within a wave). */
+  readonly processes: readonly ProcessView[];
+  readonly start: readonly (readonly string[])[];
+  readonly stop: readonly (readonly string[])[];
+  readonly graceMs: number;
+  readonly drain: { readonly delayMs: number } | { readonly hook: HookView } | null;
+  readonly signalRewrites: Readonly<Record<string, string | null>>;
+  readonly logLevel: string;
+  /** null: chosen at start (text on a terminal, else json). */
+  readonly logFormat: string | null;
+  /** HOST:PORT, or null without a status server. */
+  readonly statusAddr: string | null;
+  /** The control socket for `sidecar-init ctl`. */
+  readonly controlPath: string | null;
+  /** --announce: the file this run's state is kept in, or null. */
+  readonly announce: string | null;
+  /** --until: the other container's file and the state that ends this run, or null. */
+  readonly until: { readonly file: string; readonly state: string } | null;
+}
+
+export interface ProcessView {
+  readonly name: string;
+  readonly role: string;
+  readonly command: readonly string[];
+  /** null: sidecar-init's own user; uid null: only a group was given. */
+  readonly user: { readonly uid: number | null; readonly gid: number } | null;
+  readonly after: readonly string[];
+  readonly readiness: {
+    readonly probe: string;
+    readonly periodMs: number;
+    readonly timeoutMs: number;
+    readonly deadlineMs: number;
+    readonly periodAfterStartMs: number;
+  } | null;
+  readonly liveness: {
+    readonly probe: string;
+    readonly periodMs: number;
+    readonly timeoutMs: number;
+    readonly failureThreshold: number;
+    readonly initialDelayMs: number;
+  } | null;
+  readonly restart: {
+    readonly policy: string;
+    readonly initialBackoffMs: number;
+    readonly maxBackoffMs: number;
+    readonly resetAfterMs: number;
+    readonly maxRestarts: number | null;
+  };
+  readonly fatal: boolean;
+  /** null: SIGTERM, or for the app on termination the signal sidecar-init received. */
+  readonly stopSignal: string | null;
+  readonly graceMs: number | null;
+  readonly signalTarget: string;
+  readonly postStart: HookView | null;
+  readonly preStop: HookView | null;
+  readonly successCodes: readonly number[];
+  readonly output: string;
+  /** An external's match and stop (null for the processes sidecar-init starts). */
+  readonly external: {
+    readonly preset: string | null;
+    readonly match: string;
+    readonly stop: string;
+    readonly optional: boolean;
+    readonly stopOnFailure: boolean;
+    /** Looked for even where /proc shows the host's processes. */
+    readonly allowHost: boolean;
+    /** announced:FILE: another container's sidecar-init, known by its --announce file (then match is that, too); else null. */
+    readonly announced: string | null;
+  } | null;
+}
+
+export interface HookView {
+  readonly kind: string;
+  /** `exec: CMD` or `http: METHOD URL`. */
+  readonly describe: string;
+  readonly timeoutMs: number;
+}
+
+export function planView(plan: Plan): PlanView {
+  const graph = createProcessGraph(plan);
+  const start = startWaves(graph);
+  const byName = new Map(plan.processes.map((spec) => [spec.name, spec]));
+  return {
+    processes: start.flat().map((name) => processView(byName.get(name)!)),
+    start,
+    stop: stopWaves(graph),
+    graceMs: plan.graceMs,
+    drain: drainView(plan.drain),
+    signalRewrites: { ...plan.signalRewrites },
+    logLevel: plan.logLevel,
+    logFormat: plan.logFormat ?? null,
+    statusAddr: plan.statusAddr === undefined ? null : formatAddress(plan.statusAddr.host, plan.statusAddr.port),
+    controlPath: plan.controlPath ?? null,
+    announce: plan.announce ?? null,
+    until: plan.until === undefined ? null : { file: plan.until.file, state: plan.until.state },
+  };
+}
+
+function processView(spec: ProcessSpec): ProcessView {
+  const { readiness, liveness, restart } = spec;
+  return {
+    name: spec.name,
+    role: spec.role,
+    command: spec.command,
+    user: spec.user === undefined ? null : { uid: spec.user.uid ?? null, gid: spec.user.gid },
+    after: spec.after,
+    readiness:
+      readiness === undefined
+        ? null
+        : {
+            probe: describeProbe(readiness.probe),
+            periodMs: readiness.periodMs,
+            timeoutMs: readiness.timeoutMs,
+            deadlineMs: readiness.deadlineMs,
+            periodAfterStartMs: readiness.periodAfterStartMs,
+          },
+    liveness:
+      liveness === undefined
+        ? null
+        : {
+            probe: describeProbe(liveness.probe),
+            periodMs: liveness.periodMs,
+            timeoutMs: liveness.timeoutMs,
+            failureThreshold: liveness.failureThreshold,
+            initialDelayMs: liveness.initialDelayMs,
+          },
+    restart: {
+      policy: restart.policy,
+      initialBackoffMs: restart.initialBackoffMs,
+      maxBackoffMs: restart.maxBackoffMs,
+      resetAfterMs: restart.resetAfterMs,
+      maxRestarts: restart.maxRestarts ?? null,
+    },
+    fatal: spec.fatal,
+    stopSignal: spec.stopSignal ?? null,
+    graceMs: spec.graceMs ?? null,
+    signalTarget: spec.signalTarget,
+    postStart: hookView(spec.postStart),
+    preStop: hookView(spec.preStop),
+    successCodes: spec.successCodes,
+    output: spec.output,
+    external: externalView(spec.external),
+  };
+}
+
+/** A probe as it would be written after --ready. */
+export function describeProbe(probe: ProbeSpec): string {
+  switch (probe.kind) {
+    case 'tcp':
+      return `tcp://${formatAddress(probe.host, probe.port)}`;
+    case 'http':
+      return probe.expectStatus === undefined ? probe.url : `${probe.url} (expecting ${probe.expectStatus.join(', ')})`;
+    case 'exec':
+      return `exec:${describeCommand(probe.command)}`;
+    case 'log':
+      return `log:${probe.pattern}`;
+    case 'file':
+      return `file:${probe.path}`;
+    case 'notify':
+      return probe.watchdogMs === undefined ? 'notify' : `notify, watchdog ${formatDuration(probe.watchdogMs)}`;
+    case 'fd':
+      return `fd:${probe.fd}`;
+    case 'grpc':
+      return `grpc://${formatAddress(probe.host, probe.port)}${probe.service === '' ? '' : `/${probe.service}`}`;
+    case 'process':
+      return `a process with ${describeMatch(probe.match)}`;
+    case 'announced':
+      return `announced:${probe.file} says ready`;
+    default:
+      return assertNever(probe);
+  }
+}
+
+export function describeHook(hook: HookSpec): string {
+  switch (hook.kind) {
+    case 'exec':
+      return `exec: ${describeCommand(hook.command)}`;
+    case 'http':
+      return `http: ${hook.method} ${hook.url}`;
+    default:
+      return assertNever(hook);
+  }
+}
+
+/** argv as a shell would need it typed: plain words as they are, others quoted (double quotes when that reads better). */
+export function describeCommand(command: readonly string[]): string {
+  return command.map(quoteWord).join(' ');
+}
+
+function quoteWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  if (word.includes("'") && !/[$`"\\!]/.test(word)) return `"${word}"`;
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+function hookView(hook: HookSpec | undefined): HookView | null {
+  return hook === undefined ? null : { kind: hook.kind, describe: describeHook(hook), timeoutMs: hook.timeoutMs };
+}
+
+function drainView(drain: DrainSpec | undefined): PlanView['drain'] {
+  if (drain === undefined) return null;
+  return drain.kind === 'delay' ? { delayMs: drain.ms } : { hook: hookView(drain.hook)! };
+}
+
+function externalView(external: ProcessSpec['external']): ProcessView['external'] {
+  if (external === undefined) return null;
+  const { stop } = external;
+  const stopText =
+    stop.kind === 'none'
+      ? 'none'
+      : external.announced !== undefined
+        ? `wait for ${external.announced} to say exited`
+        : [
+            stop.http === undefined ? undefined : `${stop.http.method} ${stop.http.url}`,
+            stop.signal ?? (stop.http === undefined ? 'SIGTERM' : undefined),
+          ]
+            .filter((part) => part !== undefined)
+            .join(', then ');
+  return {
+    preset: external.preset ?? null,
+    match: external.announced === undefined ? describeMatch(external.match) : `announced:${external.announced}`,
+    stop: stopText,
+    optional: external.optional,
+    stopOnFailure: external.stopOnFailure,
+    allowHost: external.allowHost,
+    announced: external.announced ?? null,
+  };
+}

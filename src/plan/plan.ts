@@ -1,0 +1,276 @@
+import type { AnnouncedState } from './announced-state.ts';
+import type { ProcessMatch } from './process-match.ts';
+
+// The Plan is what the program runs: one normalized, validated, readonly value
+// built from the CLI and the YAML file before anything is spawned. Nothing after
+// src/config sees the raw config; later features (restarts, liveness, hooks,
+// mesh adapters) add fields here, not side channels.
+
+/** external: a process of another container of the pod, never started by sidecar-init (see ExternalSpec). */
+export type Role = 'init' | 'sidecar' | 'app' | 'external';
+
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+
+/** sidecar-init's own log: JSON lines for pipelines, or one readable line per event for people. */
+export type LogFormat = 'json' | 'text';
+
+/**
+ * A process's stdout and stderr. inherit: its descriptors are sidecar-init's
+ * own (no copy). prefix: each line as `NAME | LINE`. json: each line as one
+ * JSON object {time, proc, stream, msg}.
+ */
+export type OutputMode = 'inherit' | 'prefix' | 'json';
+
+/** Where the status server listens. */
+export interface StatusAddress {
+  readonly host: string;
+  /** 0 lets the system choose (the log names the port). */
+  readonly port: number;
+}
+
+export type ProbeSpec =
+  | { readonly kind: 'tcp'; readonly host: string; readonly port: number }
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      /** Statuses that pass; undefined means any 2xx or 3xx. */
+      readonly expectStatus: readonly number[] | undefined;
+    }
+  | { readonly kind: 'exec'; readonly command: readonly string[] }
+  /** Passes once a line of the process's stdout or stderr matches (readiness only). */
+  | { readonly kind: 'log'; readonly pattern: string }
+  /** Passes while the file exists. */
+  | { readonly kind: 'file'; readonly path: string }
+  /** Passes when grpc.health.v1.Health/Check for service ('' is the whole server) answers SERVING. */
+  | { readonly kind: 'grpc'; readonly host: string; readonly port: number; readonly service: string }
+  /**
+   * systemd's notify socket (readiness of a started process only): passes once it
+   * sends READY=1. watchdogMs: once ready, WATCHDOG=1 must come at least this
+   * often, or the liveness rule applies; undefined: no watchdog.
+   */
+  | { readonly kind: 'notify'; readonly watchdogMs: number | undefined }
+  /** s6's notification-fd (readiness of a started process only): passes once it writes a newline to descriptor fd. */
+  | { readonly kind: 'fd'; readonly fd: number }
+  /** An external of another container's `--announce` file (`announced:FILE`): passes while it says ready. Not written by users. */
+  | { readonly kind: 'announced'; readonly file: string }
+  /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
+  | { readonly kind: 'process'; readonly match: ExternalMatch };
+
+/** How an external's processes are found in /proc; every field given must match (its cmdline compiled once, here). */
+export type ExternalMatch = ProcessMatch;
+
+/**
+ * How an external is stopped at teardown: its HTTP stop endpoint (any 2xx
+ * counts; a refused connection means it is gone) and/or a signal to every
+ * matching process (SIGTERM when there is no HTTP stop, or when it fails);
+ * then sidecar-init waits for every match to be gone, within the grace budget,
+ * and SIGKILLs what is left if permitted. none: left alone.
+ */
+export type ExternalStopSpec =
+  | { readonly kind: 'none' }
+  | {
+      readonly kind: 'stop';
+      readonly http: { readonly url: string; readonly method: string } | undefined;
+      readonly signal: NodeJS.Signals | undefined;
+    };
+
+/** A process of another container (shareProcessNamespace), waited for and stopped like a sidecar. */
+export interface ExternalSpec {
+  readonly preset: string | undefined;
+  readonly match: ExternalMatch;
+  readonly stop: ExternalStopSpec;
+  /** false: left running when sidecar-init exits non-zero (a Deployment's app container restarts alone). */
+  readonly stopOnFailure: boolean;
+  /** true: never appearing by its readiness deadline is logged and skipped, not a startup failure. */
+  readonly optional: boolean;
+  /**
+   * true: it may be looked for when sidecar-init runs in the host's initial PID
+   * namespace (not in a container or pod), where every user's processes are
+   * visible; refused there otherwise.
+   */
+  readonly allowHost: boolean;
+  /**
+   * `announced:FILE`: another container's sidecar-init, known only by its
+   * `--announce` file on a shared volume (no shared PID namespace): ready while
+   * the file says ready, stopped when it says exited. Its match is unused.
+   */
+  readonly announced?: string | undefined;
+  /** Logged when the HTTP stop answers 404 (an endpoint the proxy must be configured to serve). */
+  readonly notFoundHint: string | undefined;
+}
+
+export interface ReadinessSpec {
+  readonly probe: ProbeSpec;
+  /** Time between the start of one attempt and the start of the next. */
+  readonly periodMs: number;
+  /** Bound on one attempt. */
+  readonly timeoutMs: number;
+  /** Bound on the whole wait for the first success, across restarts; startup fails past it. */
+  readonly deadlineMs: number;
+  /** Once started, readiness keeps being tracked at this slower period (it never restarts anything). */
+  readonly periodAfterStartMs: number;
+}
+
+/** After failureThreshold consecutive failures the process is stopped and restarted under its policy. */
+export interface LivenessSpec {
+  /** Any kind but 'log'. */
+  readonly probe: ProbeSpec;
+  readonly periodMs: number;
+  readonly timeoutMs: number;
+  readonly failureThreshold: number;
+  /** Counted from the moment the process is started (a sidecar: ready). */
+  readonly initialDelayMs: number;
+}
+
+/**
+ * always: restart on any exit (a sidecar's default, as Kubernetes). on-failure:
+ * restart on a non-zero exit or a signal. never: an init step's and the app's default.
+ */
+export type RestartPolicy = 'always' | 'on-failure' | 'never';
+
+export interface RestartSpec {
+  readonly policy: RestartPolicy;
+  /** First restart is immediate; then initialMs, doubling up to maxMs. */
+  readonly initialBackoffMs: number;
+  readonly maxBackoffMs: number;
+  /** A run at least this long resets the backoff and the restart count. */
+  readonly resetAfterMs: number;
+  /** After this many restarts the process counts as failed; undefined: no limit. */
+  readonly maxRestarts: number | undefined;
+}
+
+/** preStop, postStart and the pod-level drain command. Hooks inherit the process's env and cwd. */
+export type HookSpec =
+  | { readonly kind: 'exec'; readonly command: readonly [string, ...string[]]; readonly timeoutMs: number }
+  | { readonly kind: 'http'; readonly url: string; readonly method: string; readonly timeoutMs: number };
+
+/** Runs first on termination, before any stop signal: a plain delay or a command. */
+export type DrainSpec = { readonly kind: 'delay'; readonly ms: number } | { readonly kind: 'hook'; readonly hook: HookSpec };
+
+/**
+ * Who a process runs as, resolved through /etc/passwd and /etc/group before
+ * anything starts. Its exec hooks and exec probes run as the same user. The
+ * child's supplementary groups are cleared (libuv calls setgroups(0) before
+ * setgid and setuid).
+ */
+export interface ProcessUser {
+  /** undefined: sidecar-init's own uid (only a group was given). */
+  readonly uid: number | undefined;
+  readonly gid: number;
+  /**
+   * HOME for the process, unless its env sets one: the user's home directory
+   * in /etc/passwd, "/" for a uid without an entry (as container runtimes do);
+   * undefined when only a group was given (HOME stays sidecar-init's).
+   */
+  readonly home: string | undefined;
+}
+
+/** Where signals go: the child's whole process group, or the child alone (--single-child). */
+export type SignalTarget = 'group' | 'process';
+
+export interface ProcessSpec {
+  readonly name: string;
+  readonly role: Role;
+  /** argv: program first. Never run through a shell. An external's is never run: its name, for logs. */
+  readonly command: readonly [string, ...string[]];
+  /** Added to the supervisor's own environment. */
+  readonly env: Readonly<Record<string, string>>;
+  /**
+   * Entered before the switch to `user` (libuv chdirs, then drops privileges),
+   * so it need not be searchable by that user; reading in it does.
+   */
+  readonly cwd: string | undefined;
+  /** undefined: sidecar-init's own user and groups. */
+  readonly user: ProcessUser | undefined;
+  readonly readiness: ReadinessSpec | undefined;
+  readonly liveness: LivenessSpec | undefined;
+  readonly restart: RestartSpec;
+  /** A sidecar whose exit (or exhausted maxRestarts) ends the pod with EXIT_FATAL_SIDECAR. */
+  readonly fatal: boolean;
+  /** Runs right after spawn; the next entry in the startup sequence waits for it. */
+  readonly postStart: HookSpec | undefined;
+  /** Runs when termination starts; the process gets its stop signal once it has finished or failed. */
+  readonly preStop: HookSpec | undefined;
+  /**
+   * The signal that stops this process. undefined: SIGTERM, except that on
+   * termination the app hears the signal the supervisor received.
+   */
+  readonly stopSignal: NodeJS.Signals | undefined;
+  /** Caps how long this process alone is waited for after its stop signal, within the budget. */
+  readonly graceMs: number | undefined;
+  readonly signalTarget: SignalTarget;
+  /** The app's exit codes that count as 0 (e.g. 143 for a JVM stopped by SIGTERM); [] elsewhere. */
+  readonly successCodes: readonly number[];
+  /**
+   * Names this entry waits for before it starts: an init step must have exited 0,
+   * a sidecar must be started. Without `after:` anywhere in the config each entry
+   * waits for the one listed before it, which gives the Kubernetes initContainers
+   * order; with it, only for the names given, so independent entries start
+   * together. The app waits for its `after`, or for every other entry. Teardown
+   * runs this graph backwards.
+   */
+  readonly after: readonly string[];
+  /** Its own `output`, else the default (--output, SIDECAR_INIT_OUTPUT, the file's top-level `output`), else inherit. */
+  readonly output: OutputMode;
+  /** Set exactly when role is external; such a process always has readiness (its probe, or kind 'process'). */
+  readonly external: ExternalSpec | undefined;
+}
+
+export interface Plan {
+  /** Whole budget from the first stop signal (or the app's exit) to the supervisor's exit. */
+  readonly graceMs: number;
+  readonly logLevel: LogLevel;
+  /** undefined: decided at start, text when stderr is a terminal and json elsewhere. */
+  readonly logFormat: LogFormat | undefined;
+  /** The status server's address; undefined: no status server. */
+  readonly statusAddr: StatusAddress | undefined;
+  /** Where the one-line reason for the exit is written at the end. */
+  readonly terminationLog: TerminationLog;
+  /** The control socket's path (`sidecar-init ctl`); undefined: no control socket. */
+  readonly controlPath: string | undefined;
+  /** Every process in list order; exactly one has role 'app' and it is last. */
+  readonly processes: readonly ProcessSpec[];
+  readonly drain: DrainSpec | undefined;
+  /**
+   * Signals rewritten before they reach the app (dumb-init's --rewrite, by name);
+   * null drops the signal. A rewritten SIGTERM or SIGINT still starts termination.
+   */
+  readonly signalRewrites: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
+  /** `--announce FILE`: the lifecycle's state is written there for other containers (kubexit-style coordination). */
+  readonly announce?: string | undefined;
+  /** `--until FILE[=STATE]`: run until another container's announce file reaches STATE, then end as if the app exited 0. */
+  readonly until?: UntilSpec | undefined;
+}
+
+export interface UntilSpec {
+  readonly file: string;
+  readonly state: AnnouncedState;
+}
+
+/**
+ * The termination message's file: Kubernetes' path only when it is there
+ * (if-present: anything that fails is a debug line), a file given (a failure is
+ * a warning), or none.
+ */
+export type TerminationLog =
+  | { readonly kind: 'if-present'; readonly path: string }
+  | { readonly kind: 'file'; readonly path: string }
+  | { readonly kind: 'none' };
+
+export const DEFAULT_GRACE_MS = 25_000;
+export const DEFAULT_PROBE_PERIOD_MS = 100;
+export const DEFAULT_PROBE_TIMEOUT_MS = 1_000;
+export const DEFAULT_PROBE_DEADLINE_MS = 60_000;
+export const DEFAULT_PROBE_PERIOD_AFTER_START_MS = 1_000;
+export const DEFAULT_LIVENESS_PERIOD_MS = 1_000;
+export const DEFAULT_LIVENESS_TIMEOUT_MS = 1_000;
+export const DEFAULT_LIVENESS_FAILURE_THRESHOLD = 3;
+export const DEFAULT_LIVENESS_INITIAL_DELAY_MS = 0;
+export const DEFAULT_BACKOFF_INITIAL_MS = 1_000;
+export const DEFAULT_BACKOFF_MAX_MS = 60_000;
+export const DEFAULT_BACKOFF_RESET_AFTER_MS = 10 * 60_000;
+export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
+export const DEFAULT_HOOK_HTTP_METHOD = 'GET';
+export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
+export const DEFAULT_OUTPUT_MODE: OutputMode = 'inherit';

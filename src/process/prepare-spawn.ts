@@ -1,0 +1,59 @@
+import process from 'node:process';
+import { resolve } from 'node:path';
+import type { SpawnRequest } from './child.ts';
+import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, ExitStatus } from '../plan/exit-status.ts';
+import { explainExecFailure } from './explain-exec-failure.ts';
+import { resolveProgram } from './resolve-program.ts';
+
+// What every start of a process needs, whoever starts it (spawn.ts for
+// long-lived children, src/attempt/run-command.ts for bounded commands): the
+// program resolved as execvp would, the working directory, the environment and
+// the user, so a sidecar, its exec probe and its hooks see the same.
+
+export type SpawnFailed = ExitStatus & { readonly kind: 'spawn-failed' };
+
+export interface PreparedSpawn {
+  readonly ok: true;
+  /** The file to execute: resolved through PATH here, so 126/127 are exact and named. */
+  readonly file: string;
+  readonly args: readonly string[];
+  /** argv[0] as written (what execvp passes), so `ps` shows it and multi-call binaries like busybox dispatch on it. */
+  readonly argv0: string;
+  readonly cwd: string;
+  /** The whole environment of the child: the supervisor's, HOME for its user, then its own. */
+  readonly env: NodeJS.ProcessEnv;
+  /** uid/gid for child_process: libuv clears supplementary groups (setgroups(0)), then setgid, setuid, before exec. */
+  readonly ids: { readonly uid?: number; readonly gid?: number };
+}
+
+export type SpawnPreparation = PreparedSpawn | { readonly ok: false; readonly status: SpawnFailed };
+
+export function prepareSpawn(request: Pick<SpawnRequest, 'command' | 'env' | 'cwd' | 'user'>): SpawnPreparation {
+  const [program, ...args] = request.command;
+  const cwd = resolve(request.cwd ?? process.cwd());
+  const { user } = request;
+  // HOME follows the user, as container runtimes set it; the process's own env still wins.
+  const env: NodeJS.ProcessEnv = { ...process.env, ...(user?.home === undefined ? {} : { HOME: user.home }), ...request.env };
+  // Resolving first makes 126/127 exact and named, instead of racing Node's
+  // asynchronous ENOENT/EACCES that says neither which file nor which PATH.
+  const resolved = resolveProgram(program, { path: env.PATH, cwd });
+  if (!resolved.ok) return { ok: false, status: spawnFailed(resolved.code, resolved.reason) };
+  const ids = user === undefined ? {} : { gid: user.gid, ...(user.uid === undefined ? {} : { uid: user.uid }) };
+  return { ok: true, file: resolved.path, args, argv0: program, cwd, env, ids };
+}
+
+/**
+ * Why a spawn that got no PID failed. Node says so only on a later tick, with an
+ * error that names neither the file nor the cause; the program may have gone
+ * meanwhile, or the user may not reach it.
+ */
+export function explainSpawnFailure(request: Pick<SpawnRequest, 'command' | 'user'>, prepared: PreparedSpawn): SpawnFailed {
+  const again = resolveProgram(request.command[0], { path: prepared.env.PATH, cwd: prepared.cwd });
+  if (!again.ok) return spawnFailed(again.code, again.reason);
+  const failure = explainExecFailure(prepared.file, prepared.cwd, request.user);
+  return spawnFailed(failure.code, failure.reason);
+}
+
+function spawnFailed(code: typeof EXIT_NOT_FOUND | typeof EXIT_NOT_EXECUTABLE, reason: string): SpawnFailed {
+  return { kind: 'spawn-failed', code, reason };
+}

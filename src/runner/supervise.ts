@@ -1,0 +1,182 @@
+import type { Plan } from '../plan/plan.ts';
+import type { LastExit, StatusSnapshot } from '../status/status-snapshot.ts';
+import { assertNever } from '../plan/assert-never.ts';
+import { createAborts } from './aborts.ts';
+import type { DecideContext } from '../lifecycle/decide.ts';
+import { decide, isHurried } from '../lifecycle/decide.ts';
+import { createEventQueue } from './event-queue.ts';
+import { type ControlReply, createControlReplies } from './control-replies.ts';
+import type { ControlCommand, Effect, LifecycleEvent, LifecycleEventBody } from '../lifecycle/events.ts';
+import { logFinished, logRestartScheduled, logTransition } from './log-transitions.ts';
+import { createProcessGraph } from '../plan/process-graph.ts';
+import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
+import { createLifecycleLog } from './lifecycle-log.ts';
+import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';
+import { signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
+import type { Runner, SuperviseDeps } from './ports.ts';
+import type { LifecycleState } from '../lifecycle/state.ts';
+import { createInitialState } from '../lifecycle/state.ts';
+import { describeLastExit, describeStatus } from './status-view.ts';
+import { createTimers } from './timers.ts';
+import { startWatch, stopWatch } from './watch-effects.ts';
+import { watchUntil } from './announce-effects.ts';
+import { announcementOf } from '../lifecycle/announcement.ts';
+
+export type { HookKit, ProbeKit, SuperviseDeps } from './ports.ts';
+
+export interface Supervision {
+  /** Feeds an event (a received signal, say) into the lifecycle's single queue. */
+  dispatch(event: LifecycleEventBody): void;
+  /** Resolves with the exit code once every planned process is down. */
+  readonly done: Promise<number>;
+  /** Milliseconds left of the grace budget (the whole budget before teardown began). */
+  remainingGraceMs(): number;
+  /**
+   * Aborted by a second SIGTERM/SIGINT during teardown or after it: whatever
+   * still waits on the budget (the final sweep of leftovers) must stop waiting.
+   */
+  readonly hurry: AbortSignal;
+  /** What the status server shows, as of now; `reapedOrphans` comes from the reaper, which the runner does not see. */
+  status(reapedOrphans: number): StatusSnapshot;
+  /** The text of the `finished` line (exit code, reason, the process at fault) once done has resolved. */
+  finishedMessage(): string | undefined;
+  /** A control socket request from a client with this uid; resolves with the lifecycle's answer. */
+  control(command: ControlCommand, uid: number): Promise<ControlReply>;
+}
+
+/**
+ * The runner: the only place where lifecycle decisions touch the world. Each
+ * event goes through decide(), the transition is logged, and each effect goes
+ * to its handler (process-effects.ts, watch-effects.ts, hook-effects.ts,
+ * timers.ts), which feeds outcomes back as events.
+ */
+export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
+  const graph = createProcessGraph(plan);
+  const context: DecideContext = { graph, graceMs: plan.graceMs, hasDrain: plan.drain !== undefined, signalRewrites: plan.signalRewrites };
+  const log = createLifecycleLog(deps.logger, graph);
+  const queue = createEventQueue(handle);
+  const runner: Runner = {
+    plan,
+    graph,
+    deps,
+    log,
+    aborts: createAborts(),
+    timers: createTimers((timer) => queue.dispatch({ type: 'timer', timer })),
+    children: new Map(),
+    logMatchers: new Map(),
+    channels: new Map(),
+    lastProbeFailures: new Map(),
+    prefixWidth: Math.max(0, ...plan.processes.filter((spec) => spec.output === 'prefix').map((spec) => spec.name.length)),
+    dispatch: queue.dispatch,
+  };
+  const transitionLog = {
+    log,
+    graph,
+    graceMs: plan.graceMs,
+    pidOf: (name: string) => runner.children.get(name)?.pid,
+    lastProbeFailureOf: (name: string) => runner.lastProbeFailures.get(name),
+  };
+  const controls = createControlReplies(log);
+  const hurry = new AbortController();
+  let finish: (code: number) => void = () => {};
+  const done = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  let state: LifecycleState = createInitialState(plan);
+  // For the status only: what the state does not keep.
+  const spawns = new Map<string, number>();
+  const lastExits = new Map<string, LastExit>();
+  let finishedAt: number | undefined;
+  let finishedMessage: string | undefined;
+
+  function handle(event: LifecycleEvent): void {
+    if (event.type === 'spawned') spawns.set(event.name, (spawns.get(event.name) ?? 0) + 1);
+    if (event.type === 'exited') lastExits.set(event.name, describeLastExit(event.status, new Date()));
+    const before = state;
+    const decision = decide(context, before, event);
+    state = decision.state;
+    logTransition(transitionLog, event, before, state);
+    deps.announce?.announcer?.update(announcementOf(context, state));
+    if (isHurried(state)) hurry.abort();
+    for (const effect of decision.effects) perform(effect, event.at);
+  }
+
+  /** `at`: the time of the event that asked for the effect. */
+  function perform(effect: Effect, at: number): void {
+    switch (effect.type) {
+      case 'spawn':
+        return spawnProcess(runner, graph.spec(effect.name));
+      case 'start-watch':
+        return startWatch(runner, graph.spec(effect.name), effect.watch);
+      case 'stop-watch':
+        return stopWatch(runner, effect.name, effect.watch);
+      case 'run-hook':
+        return startHook(runner, graph.spec(effect.name), effect.hook);
+      case 'cancel-hook':
+        return cancelHook(runner, effect.name, effect.hook);
+      case 'run-drain':
+        return startDrain(runner, plan.drain);
+      case 'cancel-drain':
+        return cancelDrain(runner);
+      case 'signal':
+        return signalProcess(runner, effect, budgetUsed(at));
+      case 'sweep-group':
+        return sweepGroup(runner, effect.name, effect.graceMs);
+      case 'start-timer':
+        return runner.timers.start(effect.timer, effect.ms);
+      case 'cancel-timer':
+        return runner.timers.cancel(effect.timer);
+      case 'restart-scheduled':
+        return logRestartScheduled(log, effect);
+      case 'watch-external':
+        return watchExternal(runner, graph.spec(effect.name));
+      case 'stop-external':
+        return stopExternalProcess(runner, graph.spec(effect.name), effect.budgetMs);
+      case 'kill-external':
+        return killExternal(runner, effect.name);
+      case 'external-skipped':
+        return logExternalSkipped(runner, effect.name, effect.why);
+      case 'control-reply':
+        return controls.reply(effect);
+      case 'finish':
+        finishedAt = at;
+        runner.timers.clear();
+        runner.aborts.abortAll();
+        finishedMessage = logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
+        return finish(effect.exitCode);
+      default:
+        return assertNever(effect);
+    }
+  }
+
+  /** How much of the grace budget teardown had used at `at`, for the log. */
+  function budgetUsed(at: number): { budgetUsedMs?: number } {
+    return state.teardownStartedAt === undefined ? {} : { budgetUsedMs: Math.round(at - state.teardownStartedAt) };
+  }
+
+  if (plan.until !== undefined && deps.announce !== undefined) watchUntil(runner, deps.announce, plan.until);
+
+  return {
+    dispatch: queue.dispatch,
+    control: (command, uid) => controls.ask(command, uid, queue.dispatch),
+    done,
+    hurry: hurry.signal,
+    remainingGraceMs: () =>
+      state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
+    finishedMessage: () => finishedMessage,
+    status: (reapedOrphans) =>
+      describeStatus(
+        graph,
+        state,
+        {
+          spawns,
+          lastExits,
+          pidOf: transitionLog.pidOf,
+          statusTextOf: (name) => runner.channels.get(name)?.status,
+          finishedAt,
+          reapedOrphans,
+        },
+        performance.now(),
+      ),
+  };
+}

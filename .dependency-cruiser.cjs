@@ -69,6 +69,16 @@ module.exports = {
       to: { path: '^src/config/' },
     },
     {
+      name: 'the-webhook-is-a-command',
+      comment:
+        'src/webhook/ is a program of its own in the same executable (sidecar-init webhook): it reads pods and checks ' +
+        'the flags it writes with the config (as validate does), but it never runs a supervision, so it never imports ' +
+        'the reducer or the runner.',
+      severity: 'error',
+      from: { path: '^src/webhook/', pathNot: TEST_FILE },
+      to: { path: '^src/(lifecycle|runner)/' },
+    },
+    {
       name: 'nothing-imports-the-composition-root',
       comment: 'src/main.ts is the only composition root and the only user of src/cli/: nothing else wires modules together.',
       severity: 'error',

@@ -42,6 +42,7 @@ const TREE: Readonly<Record<string, string>> = {
   'src/probes/uses-runner-code.ts': "import { port } from '../runner/ports.ts';\nexport const used = port;\n",
   'src/status/uses-config-type.ts': "import type { Config } from '../config/config.ts';\nexport const used = (c: Config) => c;\n",
   'src/config/config.ts': 'export type Config = number;\n',
+  'src/webhook/uses-reducer.ts': "import { code } from '../lifecycle/own.ts';\nexport const used = code;\n",
   'src/process/imports-main.ts': "import { main } from '../main.ts';\nexport const again = main;\n",
   'src/probes/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
   'src/probes/shared.ts': 'export const shared = 1;\n',
@@ -118,6 +119,7 @@ describe('the folder rules', () => {
         'the-http-client-stays-below-its-users: src/http/uses-probe.ts',
         'the-reducer-imports-only-plan: src/lifecycle/uses-process-type.ts',
         'the-runner-uses-edges-through-ports: src/runner/uses-process-code.ts',
+        'the-webhook-is-a-command: src/webhook/uses-reducer.ts',
       ].sort(),
     );
   });

@@ -1,3 +1,4 @@
+import { isRecord } from '../plan/is-record.ts';
 import * as z from 'zod';
 import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';
@@ -9,7 +10,7 @@ import { LivenessSchema, readinessField } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './problem.ts';
 import { BackoffSchema, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
 import { fail, ok, quote } from './result.ts';
-import { isRecord, mapping, oneOf, parsedWith } from './schema-fields.ts';
+import { mapping, oneOf, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 import type { Accounts } from './accounts.ts';
 import { READINESS_DESCRIPTION, RESTART_DESCRIPTION, roleIssue, roleSchema } from './roles.ts';

@@ -1,10 +1,11 @@
+import { isRecord } from '../plan/is-record.ts';
 import * as z from 'zod';
 import { CommandSchema } from './command.ts';
 import { ROLES } from './literals.ts';
 import type { Role } from '../plan/plan.ts';
 import { EXTERNAL_SELF_REPORTED, isSelfReportedAsWritten, readinessField } from './probe.ts';
 import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';
-import { describeValue, isRecord, mapping, unknownKeyMessage } from './schema-fields.ts';
+import { describeValue, mapping, unknownKeyMessage } from './schema-fields.ts';
 
 // What a process's role decides: which fields it has, and what it needs
 // beyond their own checks. A process is one mapping per role, chosen by

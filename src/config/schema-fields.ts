@@ -1,3 +1,4 @@
+import { isRecord } from '../plan/is-record.ts';
 import * as z from 'zod';
 import { fileOrigin, type Origin, type PathSegment, type Report } from './problem.ts';
 import { closestMatch, listAlternatives, quote, type Result } from './result.ts';
@@ -83,10 +84,6 @@ export function oneOf<const Words extends readonly [string, ...string[]]>(
   const error = (issue: z.core.$ZodRawIssue) =>
     issue.code === 'invalid_value' ? `${describeValue(issue.input)} is not ${what}; use ${list(words)}` : undefined;
   return z.enum(words, { error });
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** An issue's `params` that name a sibling key as the related place, e.g. the first use of a repeated signal. */

@@ -1,3 +1,4 @@
+import { isRecord } from '../plan/is-record.ts';
 import * as z from 'zod';
 import type { Accounts } from './accounts.ts';
 import { AnnounceSchema, DEFAULT_UNTIL_STATE, UntilSchema } from './announce.ts';
@@ -8,7 +9,7 @@ import type { FileOption } from './global-options.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE } from '../plan/plan.ts';
 import { createAnyRoleSchema, createProcessSchema, type Entry, readFileEntry } from './process.ts';
 import { fileOrigin, type Report } from './problem.ts';
-import { describeIssue, isRecord, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';
+import { describeIssue, mapping, oneOf, parsedWith, reportIssues } from './schema-fields.ts';
 import { RewriteSchema } from './signals.ts';
 import { parseControlPath } from './control-path.ts';
 import { parseStatusAddress } from './status-address.ts';

@@ -14,9 +14,10 @@ import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts'
 // sidecar-init's own uid and root are served, anyone else gets a refusal.
 //
 // Nothing here can stall PID 1: every socket is non-blocking, a request is one
-// line of at most MAX_LINE_BYTES read within IDLE_TIMEOUT_MS, at most
-// MAX_CONNECTIONS are open at once (the kernel queue holds the rest, then
-// refuses), and an answer is written without waiting for the client to read it.
+// line of at most MAX_LINE_BYTES, a connection idle for IDLE_TIMEOUT_MS is
+// closed, at most MAX_CONNECTIONS are open at once (a further one is accepted
+// and closed at once), and an answer is written without waiting for the client
+// to read it.
 
 export const MAX_CONNECTIONS = 8;
 const IDLE_TIMEOUT_MS = 5_000;
@@ -86,7 +87,14 @@ function listen(server: Server, path: string): Promise<void> {
       server.listen(path, () => {
         server.off('error', reject);
         server.on('error', () => {});
-        chmodSync(path, 0o600);
+        try {
+          chmodSync(path, 0o600);
+        } catch (error) {
+          // The path changed under us (removed or replaced): refuse to serve rather than crash PID 1.
+          server.close();
+          reject(error);
+          return;
+        }
         resolve();
       });
     } finally {
@@ -131,7 +139,11 @@ function handleConnection(socket: Socket, context: ConnectionContext): void {
     done = true;
     socket.pause();
     if (end < 0 || end > MAX_LINE_BYTES) return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
-    void respond(buffered.slice(0, end), peer.uid, handlers, logger).then((reply) => answer(socket, reply));
+    void respond(buffered.slice(0, end), peer.uid, handlers, logger).then(
+      (reply) => answer(socket, reply),
+      // A failure of the request's handling is the client's answer, never an unhandled rejection in PID 1.
+      (error: unknown) => answer(socket, { ok: false, error: error instanceof Error ? error.message : String(error) }),
+    );
   });
 }
 

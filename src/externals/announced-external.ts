@@ -53,7 +53,8 @@ export function waitForAnnouncedExit(
     };
     let last: string | undefined;
     timer = setTimeout(() => end('left-running', last), budgetMs);
-    abort.addEventListener('abort', () => end('left-running', last), { once: true });
+    if (abort.aborted) return end('left-running', last);
+    abort.addEventListener('abort', () => end('left-running', last), { once: true, signal: watching.signal });
     watchAnnouncement(
       file,
       (announcement) => {

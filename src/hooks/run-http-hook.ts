@@ -1,9 +1,9 @@
 import type { HookSpec } from '../plan/plan.ts';
 import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 import { ABORTED_REASON, failure } from '../attempt/run-attempt.ts';
-import { sendHttpRequest } from '../http/send-request.ts';
+import { isSuccessStatus, sendHttpRequest } from '../http/send-request.ts';
 import { assertNever } from '../plan/assert-never.ts';
-import { redactUrl } from '../plan/redact-url.ts';
+import { parseUrl, redactUrl } from '../plan/redact-url.ts';
 import type { HookContext } from './hook.ts';
 
 // An http hook: ok iff the answer is 2xx or 3xx (a redirect is not followed),
@@ -43,17 +43,4 @@ export async function runHttpHook(
     default:
       return assertNever(result);
   }
-}
-
-/** URL.parse, which needs Node 22.1 (engines says >=22). */
-function parseUrl(url: string): URL | undefined {
-  try {
-    return new URL(url);
-  } catch {
-    return undefined;
-  }
-}
-
-function isSuccessStatus(status: number): boolean {
-  return status >= 200 && status < 400;
 }

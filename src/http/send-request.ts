@@ -27,6 +27,11 @@ export interface HttpRequest {
   readonly firstLineMaxBytes?: number;
 }
 
+/** What http probes and hooks count as success, as Kubernetes does: any 2xx or 3xx. */
+export function isSuccessStatus(status: number): boolean {
+  return status >= 200 && status < 400;
+}
+
 /** Every kind carries the URL, redacted, for the caller's messages. */
 export type HttpResult =
   | { readonly kind: 'answered'; readonly url: string; readonly status: number; readonly firstLine: string }

@@ -1,3 +1,4 @@
+import { escapeControl } from '../output/escape-control.ts';
 import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import type { Logger } from 'pino';
 import type { TerminationLog } from '../plan/plan.ts';
@@ -47,17 +48,4 @@ export function formatTerminationMessage(message: string): Buffer {
   // Cut before a UTF-8 continuation byte's character, never inside it.
   while (end > 0 && (line[end]! & 0xc0) === 0x80) end -= 1;
   return Buffer.concat([line.subarray(0, end), Buffer.from(`${ELLIPSIS}\n`)]);
-}
-
-const ESCAPES: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
-
-/** C0, DEL, C1 and the Unicode line separators, as \n, \r, \t or \xNN / \uNNNN: the message stays one inert line. */
-function escapeControl(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (char) => {
-    const known = ESCAPES[char];
-    if (known !== undefined) return known;
-    const code = char.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
-  });
 }

@@ -13,8 +13,12 @@ const NAMED_BYTES: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 13:
 
 /** C0, DEL and C1, as a character class body. */
 export const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
-/** Control characters, plus the backslash that escapes them (see escapeControl). */
-const NEEDS_ESCAPE = new RegExp(`[${CONTROL_CHARACTERS}\\\\]`);
+/**
+ * Control characters, the Unicode line and paragraph separators (which some
+ * readers break lines at, JavaScript's among them), and the backslash that
+ * escapes them (see escapeControl).
+ */
+const NEEDS_ESCAPE = new RegExp(`[${CONTROL_CHARACTERS}\\u2028\\u2029\\\\]`);
 const NEEDS_ESCAPE_ALL = new RegExp(NEEDS_ESCAPE.source, 'g');
 
 /**
@@ -96,5 +100,5 @@ function isControlAt(line: Buffer, index: number): boolean {
 }
 
 function hexEscape(code: number): string {
-  return `\\x${code.toString(16).padStart(2, '0')}`;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
 }

@@ -37,8 +37,8 @@ export function redactUrl(text: string): string {
   return `${head.slice(0, start)}${REDACTED}${head.slice(at)}${tail}`;
 }
 
-/** URL.parse, which needs Node 22.1 (engines says >=22). */
-function parseUrl(text: string): URL | undefined {
+/** A URL, or undefined where it does not parse (URL.parse needs Node 22.1; engines says >=22). */
+export function parseUrl(text: string): URL | undefined {
   try {
     return new URL(text);
   } catch {

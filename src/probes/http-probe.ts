@@ -1,7 +1,7 @@
 import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 import { ABORTED_REASON, failure } from '../attempt/run-attempt.ts';
 import type { HttpResult } from '../http/send-request.ts';
-import { sendHttpRequest } from '../http/send-request.ts';
+import { isSuccessStatus, sendHttpRequest } from '../http/send-request.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { redactUrl } from '../plan/redact-url.ts';
 import type { Probe } from './probe.ts';
@@ -69,8 +69,4 @@ function mergeHeaders(custom: Readonly<Record<string, string>>): Record<string, 
   const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*', connection: 'close' };
   for (const [name, value] of Object.entries(custom)) headers[name.toLowerCase()] = value;
   return headers;
-}
-
-function isSuccessStatus(status: number): boolean {
-  return status >= 200 && status < 400;
 }

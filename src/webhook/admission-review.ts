@@ -1,4 +1,5 @@
-import { isRecord, type JsonRecord } from './pod-fields.ts';
+import { isRecord } from '../plan/is-record.ts';
+import type { JsonRecord } from './pod-fields.ts';
 
 // admission.k8s.io/v1 AdmissionReview, as the API server sends it and wants
 // it back. https://kubernetes.io/docs/reference/access-authn-authz/extensible-admission-controllers/#request

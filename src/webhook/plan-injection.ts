@@ -1,3 +1,4 @@
+import { isRecord } from '../plan/is-record.ts';
 import type { Operation } from './json-patch.ts';
 import {
   ARGS,
@@ -14,7 +15,7 @@ import {
   VOLUME_NAME,
 } from './annotations.ts';
 import { type DetectedProxy, detectProxies } from './detect-proxies.ts';
-import { isRecord, isStringArray, type JsonRecord, records, stringMap } from './pod-fields.ts';
+import { isStringArray, type JsonRecord, records, stringMap } from './pod-fields.ts';
 import { splitAnnotation } from './split-annotation.ts';
 
 // What the webhook does to one pod, decided without I/O: leave it alone (with

@@ -1,12 +1,9 @@
+import { isRecord } from '../plan/is-record.ts';
 // Reading a Pod as it arrives in an AdmissionReview: untrusted JSON. Only the
 // fields the webhook needs are read, each checked for its type; everything
 // else passes through untouched, since the answer is a patch, not a new pod.
 
 export type JsonRecord = Record<string, unknown>;
-
-export function isRecord(value: unknown): value is JsonRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');

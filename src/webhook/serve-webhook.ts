@@ -149,6 +149,8 @@ function listen(server: Server, host: string, port: number): Promise<AddressInfo
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
+      // A later error of the listening socket must not end the process; clients see their own.
+      server.on('error', () => {});
       resolve(server.address() as AddressInfo);
     });
   });

@@ -173,7 +173,6 @@ describe('a Job whose proxy is a sibling container', () => {
     await pod.stopAll(30);
     const states = await pod.waitForCompletion();
     expect(Date.now() - stoppedAt).toBeLessThan(25_000);
-    console.error('DEBUGLOG', await pod.logs(APP));
     expect(states.find((state) => state.name === APP)?.exitCode).toBe(143);
     expect(states.find((state) => state.name === 'istio-proxy')?.exitCode).toBe(0);
     expect(supervisorLines(await pod.logs(APP)).at(-1)).toMatchObject({ event: 'exit', exitCode: 143 });

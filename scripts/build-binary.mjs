@@ -126,7 +126,8 @@ const cachedData = undefined;
 const filename = ${JSON.stringify(join(ROOT, BUNDLE_FILE))};`
     : `const sea = require('node:sea');
 const source = sea.getAsset(${JSON.stringify(BUNDLE_ASSET)}, 'utf8');
-const cachedData = ${codeCache ? `Buffer.from(sea.getRawAsset(${JSON.stringify(CODE_CACHE_ASSET)}))` : 'undefined'};
+// A view of the asset where the executable maps it, not a copy (0.65 MiB of private memory for as long as PID 1 runs).
+const cachedData = ${codeCache ? `new Uint8Array(sea.getRawAsset(${JSON.stringify(CODE_CACHE_ASSET)}))` : 'undefined'};
 // As for any single executable's main script: the bundle's own file is the executable.
 const filename = process.execPath;`;
   const done = training

@@ -1,4 +1,5 @@
 import pino from 'pino';
+import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../config/plan.ts';
 import { outputSink } from './output-sink.ts';
@@ -26,7 +27,8 @@ let flushed: (() => void) | undefined;
  * watched; it is inherited and reaches the container log unchanged.
  */
 export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logger {
-  const sink = outputSink(STDERR_FD);
+  // Opened with the first line: a run that logs nothing at its level (`--log-level warn -- true`) opens nothing.
+  let sink: Writable | undefined;
   let dropped = 0;
   // Every line written so far has reached the pipe: the reader is back.
   const written = (): void => {
@@ -52,6 +54,7 @@ export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logge
     },
     {
       write: (line: string) => {
+        sink ??= outputSink(STDERR_FD);
         if (sink.writableLength + line.length > MAX_QUEUED_BYTES) {
           dropped += 1;
           return;

@@ -3,7 +3,7 @@ import type { LastExit, StatusSnapshot } from '../observe/status-snapshot.ts';
 import { assertNever } from '../util/assert-never.ts';
 import { createAborts } from './aborts.ts';
 import type { DecideContext } from './decide.ts';
-import { decide, isHurried } from './decide.ts';
+import { decide, forwardRoute, isHurried } from './decide.ts';
 import { createEventQueue } from './event-queue.ts';
 import type { Effect, LifecycleEvent, LifecycleEventBody } from './events.ts';
 import { logFinished, logRestartScheduled, logTransition } from './log-transitions.ts';
@@ -13,7 +13,7 @@ import { createLifecycleLog } from './lifecycle-log.ts';
 import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';
 import { signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
 import type { Runner, SuperviseDeps } from './runner.ts';
-import type { LifecycleState } from './state.ts';
+import type { LifecycleState, ProcState } from './state.ts';
 import { createInitialState } from './state.ts';
 import { describeLastExit, describeStatus } from './status-view.ts';
 import { createTimers } from './timers.ts';
@@ -22,8 +22,10 @@ import { startWatch, stopWatch } from './watch-effects.ts';
 export type { HookKit, ProbeKit, SuperviseDeps } from './runner.ts';
 
 export interface Supervision {
-  /** Feeds an event (a received signal, say) into the lifecycle's single queue. */
+  /** Feeds an event into the lifecycle's single queue. */
   dispatch(event: LifecycleEventBody): void;
+  /** A signal sidecar-init received: passed on to the app at once when it is the app's, then decided on. */
+  receiveSignal(signal: NodeJS.Signals): void;
   /** Resolves with the exit code once every planned process is down. */
   readonly done: Promise<number>;
   /** Milliseconds left of the grace budget (the whole budget before teardown began). */
@@ -39,6 +41,8 @@ export interface Supervision {
   finishedMessage(): string | undefined;
 }
 
+/** Every process has a state from the start; for the type checker only. */
+const NOT_STARTED: ProcState = { status: 'pending' };
 /**
  * The runner: the only place where lifecycle decisions touch the world. Each
  * event goes through decide(), the transition is logged, and each effect goes
@@ -132,6 +136,19 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     }
   }
 
+  /**
+   * The one event handled ahead of the queue: a signal for the app goes to it
+   * before the decision and its log lines (measured with bench/signal-forward.ts:
+   * they are most of what a forward costs). Signal listeners run from the event
+   * loop, never inside handle(), so `state` is settled and the route is the one
+   * decide() would take; the event then tells it the forward is done.
+   */
+  function receiveSignal(signal: NodeJS.Signals): void {
+    const route = forwardRoute(context, (name) => state.procs.get(name) ?? NOT_STARTED, signal);
+    if (route !== undefined) signalProcess(runner, { ...route, purpose: 'forward' }, budgetUsed(performance.now()));
+    queue.dispatch({ type: 'signal', signal, forwarded: route !== undefined });
+  }
+
   /** How much of the grace budget teardown had used at `at`, for the log. */
   function budgetUsed(at: number): { budgetUsedMs?: number } {
     return state.teardownStartedAt === undefined ? {} : { budgetUsedMs: Math.round(at - state.teardownStartedAt) };
@@ -139,6 +156,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
 
   return {
     dispatch: queue.dispatch,
+    receiveSignal,
     done,
     hurry: hurry.signal,
     remainingGraceMs: () =>

@@ -1,5 +1,4 @@
 import pino from 'pino';
-import type { Writable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../config/plan.ts';
 import { outputSink } from './output-sink.ts';
@@ -27,8 +26,7 @@ let flushed: (() => void) | undefined;
  * watched; it is inherited and reaches the container log unchanged.
  */
 export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logger {
-  // Opened with the first line: a run that logs nothing at its level (`--log-level warn -- true`) opens nothing.
-  let sink: Writable | undefined;
+  const sink = outputSink(STDERR_FD);
   let dropped = 0;
   // Every line written so far has reached the pipe: the reader is back.
   const written = (): void => {
@@ -54,7 +52,6 @@ export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logge
     },
     {
       write: (line: string) => {
-        sink ??= outputSink(STDERR_FD);
         if (sink.writableLength + line.length > MAX_QUEUED_BYTES) {
           dropped += 1;
           return;

@@ -26,6 +26,12 @@ function copied(file: string, name: string): string {
 /** The Node running the bench (the project's), copied; every Node contender runs it. */
 export const NODE = copied(process.execPath, 'node');
 export const SIDECAR_INIT_BINARY = existsSync(BUILT_BINARY) ? copied(BUILT_BINARY, 'sidecar-init') : undefined;
+/**
+ * $SIDECAR_INIT_BASELINE: another build of the executable (say, main's) measured
+ * beside this one in the same run, so a change's before and after share the
+ * machine's load.
+ */
+const BASELINE_BINARY = process.env.SIDECAR_INIT_BASELINE ? copied(process.env.SIDECAR_INIT_BASELINE, 'sidecar-init-baseline') : undefined;
 
 export interface Contender {
   readonly name: string;
@@ -49,6 +55,21 @@ export const CONTENDERS: readonly Contender[] = [
           name: 'sidecar-init executable',
           argv: (app: readonly string[], sidecars?: readonly string[]) => [
             SIDECAR_INIT_BINARY,
+            '--log-level',
+            'warn',
+            ...sidecarFlags(sidecars),
+            '--',
+            ...app,
+          ],
+        },
+      ]
+    : []),
+  ...(BASELINE_BINARY !== undefined
+    ? [
+        {
+          name: 'baseline executable',
+          argv: (app: readonly string[], sidecars?: readonly string[]) => [
+            BASELINE_BINARY,
             '--log-level',
             'warn',
             ...sidecarFlags(sidecars),

@@ -10,7 +10,9 @@ import { asPid1, NODE } from './measure.ts';
 // options, the bundle compiled with a code cache made by a training run), but
 // from an unminified bundle so that each frame names its module, and ending
 // with process.exit (the profile is written at exit; the executable's _exit
-// would skip it). The profiler adds its own cost: read the shares.
+// would skip it). The profile covers the JavaScript part of a start only (not
+// Node's own start before it), its sample times are wall time (a busy machine
+// stretches them) and the profiler adds its own cost: read the shares.
 //
 //   node bench/start-profile.ts
 const RUNS = Number(process.env.PROFILE_RUNS ?? 10);

@@ -116,7 +116,7 @@ export async function run(): Promise<void> {
   const tini = spreads.get('tini')?.median ?? Number.NaN;
   if (ours === undefined) return;
   const references = contenders
-    .filter((contender) => !contender.name.startsWith('sidecar-init'))
+    .filter((contender) => !contender.name.startsWith('sidecar-init') && contender.name !== 'baseline executable')
     .map((contender) => `${contender.name} ${spreads.get(contender.name)!.median.toFixed(0)} µs`)
     .join(', ');
   recordFigure(

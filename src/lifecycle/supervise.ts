@@ -18,6 +18,7 @@ import { createInitialState } from './state.ts';
 import { describeLastExit, describeStatus } from './status-view.ts';
 import { createTimers } from './timers.ts';
 import { startWatch, stopWatch } from './watch-effects.ts';
+import { monotonicMs } from '../util/monotonic-clock.ts';
 
 export type { HookKit, ProbeKit, SuperviseDeps } from './runner.ts';
 
@@ -145,7 +146,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
    */
   function receiveSignal(signal: NodeJS.Signals): void {
     const route = forwardRoute(context, (name) => state.procs.get(name) ?? NOT_STARTED, signal);
-    if (route !== undefined) signalProcess(runner, { ...route, purpose: 'forward' }, budgetUsed(performance.now()));
+    if (route !== undefined) signalProcess(runner, { ...route, purpose: 'forward' }, budgetUsed(monotonicMs()));
     queue.dispatch({ type: 'signal', signal, forwarded: route !== undefined });
   }
 
@@ -160,9 +161,9 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     done,
     hurry: hurry.signal,
     remainingGraceMs: () =>
-      state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
+      state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (monotonicMs() - state.teardownStartedAt)),
     finishedMessage: () => finishedMessage,
     status: (reapedOrphans) =>
-      describeStatus(graph, state, { spawns, lastExits, pidOf: transitionLog.pidOf, finishedAt, reapedOrphans }, performance.now()),
+      describeStatus(graph, state, { spawns, lastExits, pidOf: transitionLog.pidOf, finishedAt, reapedOrphans }, monotonicMs()),
   };
 }

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, closeSync, copyFileSync, existsSync, fsyncSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +21,21 @@ function copied(file: string, name: string): string {
   const copy = join(COPIES, name);
   copyFileSync(file, copy);
   chmodSync(copy, 0o755);
+  // Written back now: until then its pages count as Private_Dirty in every process that maps it.
+  const fd = openSync(copy, 'r');
+  fsyncSync(fd);
+  closeSync(fd);
   return copy;
 }
 /** The Node running the bench (the project's), copied; every Node contender runs it. */
 export const NODE = copied(process.execPath, 'node');
 export const SIDECAR_INIT_BINARY = existsSync(BUILT_BINARY) ? copied(BUILT_BINARY, 'sidecar-init') : undefined;
+/**
+ * $SIDECAR_INIT_BASELINE: another build of the executable (say, main's) measured
+ * beside this one in the same run, so a change's before and after share the
+ * machine's load.
+ */
+const BASELINE_BINARY = process.env.SIDECAR_INIT_BASELINE ? copied(process.env.SIDECAR_INIT_BASELINE, 'sidecar-init-baseline') : undefined;
 
 export interface Contender {
   readonly name: string;
@@ -58,10 +68,62 @@ export const CONTENDERS: readonly Contender[] = [
         },
       ]
     : []),
+  ...(BASELINE_BINARY !== undefined
+    ? [
+        {
+          name: 'baseline executable',
+          argv: (app: readonly string[], sidecars?: readonly string[]) => [
+            BASELINE_BINARY,
+            '--log-level',
+            'warn',
+            ...sidecarFlags(sidecars),
+            '--',
+            ...app,
+          ],
+        },
+      ]
+    : []),
 ];
 
 export function missingTools(): string[] {
-  return ['tini', 'dumb-init', 'unshare'].filter((tool) => !['/usr/bin/', '/bin/', '/usr/sbin/'].some((dir) => existsSync(dir + tool)));
+  return ['tini', 'dumb-init', 'unshare', 'python3'].filter(
+    (tool) => !['/usr/bin/', '/bin/', '/usr/sbin/'].some((dir) => existsSync(dir + tool)),
+  );
+}
+
+/** Runs `argv` as PID 1 of a new PID namespace, with its own /proc, as a container runtime would. */
+export const asPid1 = (argv: readonly string[]): string[] => ['unshare', '--pid', '--fork', '--mount-proc', ...argv];
+
+/** The machine a run measured, printed first: figures from different machines do not compare. */
+export function describeMachine(): string {
+  const model = /^model name\s*:\s*(.*)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown CPU';
+  const load = loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
+  return `${model}, ${cpus().length} cores, Linux ${release()}, Node ${process.version}, load average ${load}`;
+}
+
+/** What one run cost: wall time, and CPU time and page faults of the run and everything it waited for. */
+export interface RunCost {
+  readonly wallMs: number;
+  readonly cpuMs: number;
+  readonly faults: number;
+}
+
+const RUSAGE = fileURLToPath(new URL('./rusage.py', import.meta.url));
+
+/**
+ * One synchronous run with its rusage (wait4, through bench/rusage.py: Node's
+ * spawnSync returns none). CPU time is what a loaded machine disturbs least;
+ * wall time also counts waiting for a core. Throws if the run failed.
+ */
+export function costOfRun(argv: readonly string[]): RunCost {
+  const result = spawnSync('python3', [RUSAGE, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+  const cost = result.status === 0 ? (JSON.parse(result.stdout) as RunCost & { status: number }) : undefined;
+  if (cost === undefined || cost.status !== 0) {
+    throw new Error(`${argv.join(' ')} exited ${cost?.status ?? result.status}: ${result.stderr}`);
+  }
+  return cost;
 }
 
 /** Wall time of one synchronous run, in milliseconds; throws if it failed. */
@@ -74,9 +136,55 @@ export function timeRun(argv: readonly string[]): number {
 }
 
 export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** The q-quantile (0..1), interpolated between the two nearest samples. */
+export function quantile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  const position = (sorted.length - 1) * q;
+  const below = sorted[Math.floor(position)]!;
+  const above = sorted[Math.ceil(position)]!;
+  return below + (above - below) * (position - Math.floor(position));
+}
+
+/** Median and spread (the middle half of the samples, 25th to 75th percentile). */
+export interface Spread {
+  readonly median: number;
+  readonly p25: number;
+  readonly p75: number;
+}
+
+export function spreadOf(values: readonly number[]): Spread {
+  return { median: median(values), p25: quantile(values, 0.25), p75: quantile(values, 0.75) };
+}
+
+/** Every contender's samples, `runs` rounds interleaved so machine noise hits all alike. */
+export function sampleInterleaved<T>(
+  runs: number,
+  contenders: readonly Contender[],
+  measure: (contender: Contender) => T,
+): Map<string, T[]> {
+  const samples = new Map<string, T[]>(contenders.map((contender) => [contender.name, []]));
+  for (let run = 0; run < runs; run += 1) {
+    for (const contender of contenders) samples.get(contender.name)!.push(measure(contender));
+  }
+  return samples;
+}
+
+/**
+ * One table of medians with their spread, and each one's ratio to `baseline`
+ * (a contender measured in the same run).
+ */
+export function reportSpread(title: string, unit: string, spreads: ReadonlyMap<string, Spread>, baseline: string, digits = 1): void {
+  const base = spreads.get(baseline)?.median ?? Number.NaN;
+  console.log(`\n${title}`);
+  for (const [name, spread] of spreads) {
+    const range = `(${spread.p25.toFixed(digits)}-${spread.p75.toFixed(digits)})`;
+    console.log(
+      `  ${name.padEnd(26)} ${spread.median.toFixed(digits).padStart(9)} ${unit} ${range.padEnd(17)} x${(spread.median / base).toFixed(2)} vs ${baseline}`,
+    );
+  }
 }
 
 /** Runs every contender `runs` times, interleaved so machine noise hits all alike. */

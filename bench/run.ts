@@ -1,5 +1,11 @@
-// `npm run bench`: every scenario, each against tini and dumb-init in the same run.
-import { missingTools } from './measure.ts';
+// `npm run bench`: every scenario, each against tini, dumb-init and a bare
+// Node in the same run, then the summary table README.md shows.
+//
+//   npm run bench [-- --only startup,memory,...] [--markdown] [--readme]
+//
+// --only runs the named scenarios; --markdown prints the summary as the
+// Markdown table of README.md's "Size and speed"; --readme writes it there.
+import { describeMachine, missingTools } from './measure.ts';
 import * as churnMemory from './churn-memory.ts';
 import * as grpcProbe from './grpc-probe.ts';
 import * as execaLoad from './execa-load.ts';
@@ -16,32 +22,49 @@ import * as readinessLatency from './readiness-latency.ts';
 import * as readinessWake from './readiness-wake.ts';
 import * as reapOrphans from './reap-orphans.ts';
 import * as reapStorm from './reap-storm.ts';
+import * as signalForward from './signal-forward.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
 import * as webhookReviews from './webhook-reviews.ts';
+import { printSummary, writeSummaryIntoReadme } from './summary.ts';
+
+const SCENARIOS: Readonly<Record<string, () => unknown>> = {
+  startup: startupExit.run,
+  signals: signalForward.run,
+  'reap-orphans': reapOrphans.run,
+  'reap-storm': reapStorm.run,
+  memory: idleMemory.run,
+  churn: churnMemory.run,
+  readiness: readinessLatency.run,
+  graph: startupGraph.run,
+  'log-readiness': logReadinessLatency.run,
+  'log-probe': logProbeLatency.run,
+  wake: readinessWake.run,
+  output: outputPrefix.run,
+  status: statusMemory.run,
+  'status-flood': statusFlood.run,
+  notify: notifyLatency.run,
+  grpc: grpcProbe.run,
+  webhook: webhookReviews.run,
+  'probe-idle': probeIdleCost.run,
+  execa: execaLoad.run,
+  'plan-scale': planScale.run,
+};
 
 const missing = missingTools();
 if (missing.length > 0) {
-  console.error(`bench needs ${missing.join(', ')}: apt-get install -y tini dumb-init util-linux`);
+  console.error(`bench needs ${missing.join(', ')}: apt-get install -y tini dumb-init util-linux python3`);
   process.exit(2);
 }
-console.log(`sidecar-init benchmarks on Node ${process.version}`);
-startupExit.run();
-reapOrphans.run();
-reapStorm.run();
-await idleMemory.run();
-await churnMemory.run();
-await readinessLatency.run();
-await startupGraph.run();
-await logReadinessLatency.run();
-await logProbeLatency.run();
-await readinessWake.run();
-await notifyLatency.run();
-await grpcProbe.run();
-await outputPrefix.run();
-await statusMemory.run();
-await statusFlood.run();
-await webhookReviews.run();
-await probeIdleCost.run();
-await execaLoad.run();
-planScale.run();
+const onlyIndex = process.argv.indexOf('--only');
+const only = onlyIndex < 0 ? Object.keys(SCENARIOS) : (process.argv[onlyIndex + 1] ?? '').split(',');
+const unknown = only.filter((name) => !(name in SCENARIOS));
+if (unknown.length > 0) {
+  console.error(`bench: no scenario ${unknown.join(', ')}; choose from ${Object.keys(SCENARIOS).join(', ')}`);
+  process.exit(2);
+}
+const machine = describeMachine();
+console.log(`sidecar-init benchmarks on ${machine}`);
+for (const name of only) await SCENARIOS[name]!();
+printSummary(machine);
+if (process.argv.includes('--readme')) writeSummaryIntoReadme(machine);

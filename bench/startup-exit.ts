@@ -1,17 +1,57 @@
-import { CONTENDERS, compare, NODE, report, timeRun } from './measure.ts';
-import type { Contender } from './measure.ts';
+import { asPid1, CONTENDERS, costOfRun, NODE, reportSpread, SIDECAR_INIT_BINARY, sampleInterleaved, spreadOf } from './measure.ts';
+import type { Contender, RunCost } from './measure.ts';
+import { ratioFigure, recordFigure } from './summary.ts';
 
-// The cost a Job pays per container: start the init, run a trivial app, exit.
-// `node -e 0` on the same Node is the floor a Node program starts from.
-const RUNS = 30;
+// The cost a Job pays per container: start the init, run a trivial app, exit;
+// as PID 1 of a new PID namespace (as in a container) and as an ordinary
+// process. `node -e 0` on the same Node is the floor a Node program starts
+// from. Wall time and CPU time (the run's rusage, which a loaded machine
+// disturbs least), medians with the middle half of the samples.
+const RUNS = Number(process.env.STARTUP_RUNS ?? 30);
 export const NODE_FLOOR = 'node -e 0';
 const FLOOR: Contender = { name: NODE_FLOOR, argv: () => [NODE, '-e', '0'] };
+const VERSION = 'executable --version';
+const START_GOAL = 2;
 
 export function run(): void {
-  report(
-    `start, run \`true\`, exit (median of ${RUNS})`,
-    'ms',
-    compare(RUNS, (contender) => timeRun(contender.argv(['true'])), [...CONTENDERS, FLOOR]),
-    NODE_FLOOR,
-  );
+  const binary = SIDECAR_INIT_BINARY;
+  const version: Contender[] = binary === undefined ? [] : [{ name: VERSION, argv: () => [binary, '--version'] }];
+  const contenders = [...CONTENDERS, FLOOR, ...version];
+  for (const pid1 of [true, false]) {
+    const where = pid1 ? 'as PID 1 of a new PID namespace' : 'as an ordinary process';
+    const samples = sampleInterleaved(RUNS, contenders, (contender) => {
+      const argv = contender.argv(['true']);
+      return costOfRun(pid1 ? asPid1(argv) : argv);
+    });
+    const spreads = (part: keyof RunCost) =>
+      new Map([...samples].map(([name, costs]) => [name, spreadOf(costs.map((cost) => cost[part]))]));
+    const wall = spreads('wallMs');
+    const cpu = spreads('cpuMs');
+    reportSpread(`start, run \`true\`, exit, ${where}: wall time (median of ${RUNS}, middle half)`, 'ms', wall, NODE_FLOOR);
+    reportSpread(`the same: CPU time of the run (user + system, with its children)`, 'ms', cpu, NODE_FLOOR);
+    reportSpread('the same: page faults', '   ', spreads('faults'), NODE_FLOOR, 0);
+    for (const name of ['sidecar-init executable', 'sidecar-init'] as const) {
+      const ours = wall.get(name);
+      const floor = wall.get(NODE_FLOOR);
+      if (ours === undefined || floor === undefined) continue;
+      const what = name === 'sidecar-init' ? '`bin/sidecar-init -- true` (bundle on Node)' : '`dist/sidecar-init -- true`';
+      const cpuOurs = cpu.get(name)!.median;
+      const cpuFloor = cpu.get(NODE_FLOOR)!.median;
+      const as = `${what} ${pid1 ? 'as PID 1' : '(not PID 1)'}`;
+      const reference = (ms: number) => `\`node -e 0\` ${ms.toFixed(1)} ms`;
+      recordFigure(
+        ratioFigure(
+          `${as}, wall`,
+          `${ours.median.toFixed(1)} ms`,
+          reference(floor.median),
+          ours.median / floor.median,
+          START_GOAL,
+          NODE_FLOOR,
+        ),
+      );
+      recordFigure(ratioFigure(`${as}, CPU`, `${cpuOurs.toFixed(1)} ms`, reference(cpuFloor), cpuOurs / cpuFloor, START_GOAL, NODE_FLOOR));
+    }
+  }
 }
+
+if (import.meta.main) run();

@@ -35,10 +35,27 @@ const TRAINING_ARGS = ['--log-level', 'info', '--', 'true'];
  * code. A 1 MiB young generation (default 16 MiB semi-spaces) keeps the
  * scavenger's pages from growing (1.8 MiB less resident); --jitless never pages
  * in or runs V8's optimizing compilers (8 MiB less resident) and leaves no
- * writable-executable memory in PID 1. Neither changed the CPU time of a start
- * measurably. The code cache is made with the same flags, or V8 would reject it.
+ * writable-executable memory in PID 1. --jitless has a price at start: V8
+ * rejects the code cache Node carries for its own built-in modules when the
+ * flags differ, so each one PID 1 loads (child_process, net, streams…) is
+ * compiled from source: `-- true` as PID 1 took 48.6 ms of CPU with it, 42.4
+ * without, which kept 3 MiB more resident and 0.5 MiB more private (npm run
+ * bench, one run, SIDECAR_INIT_BASELINE). V8's memory reducer, which frees what
+ * starting left behind, starts 1 s after the start instead of 8 s, and
+ * bytecode unused since the last collection is flushed (the start's code
+ * runs once): idle with three sidecars, private memory settled at 12.2 MiB
+ * within 3 s, where it took 12 s to reach 13.1. One V8 worker thread, not
+ * four (a supervisor has no parallel work for them): 0.2 MiB less, three
+ * fewer threads. The code cache is made with the same flags, or V8 would
+ * reject it.
  */
-export const EXEC_ARGV = ['--max-semi-space-size=1', '--jitless'];
+export const EXEC_ARGV = [
+  '--max-semi-space-size=1',
+  '--jitless',
+  '--gc-memory-reducer-start-delay-ms=1000',
+  '--bytecode-old-age=1',
+  '--v8-pool-size=1',
+];
 
 const QEMU = {
   arm64: { binary: 'qemu-aarch64-static', sysroot: '/usr/aarch64-linux-gnu' },
@@ -126,7 +143,8 @@ const cachedData = undefined;
 const filename = ${JSON.stringify(join(ROOT, BUNDLE_FILE))};`
     : `const sea = require('node:sea');
 const source = sea.getAsset(${JSON.stringify(BUNDLE_ASSET)}, 'utf8');
-const cachedData = ${codeCache ? `Buffer.from(sea.getRawAsset(${JSON.stringify(CODE_CACHE_ASSET)}))` : 'undefined'};
+// A view of the asset where the executable maps it, not a copy (0.65 MiB of private memory for as long as PID 1 runs).
+const cachedData = ${codeCache ? `new Uint8Array(sea.getRawAsset(${JSON.stringify(CODE_CACHE_ASSET)}))` : 'undefined'};
 // As for any single executable's main script: the bundle's own file is the executable.
 const filename = process.execPath;`;
   const done = training

@@ -67,7 +67,7 @@ export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
  * code as what users COPY (the executable). Names are kept so an error a user
  * sees names our functions and classes, not minified letters.
  */
-export async function buildBundle({ outfile = BUNDLE_FILE } = {}) {
+export async function buildBundle({ outfile = BUNDLE_FILE, minify = true } = {}) {
   const result = await build({
     entryPoints: ['src/main.ts'],
     outfile,
@@ -75,7 +75,8 @@ export async function buildBundle({ outfile = BUNDLE_FILE } = {}) {
     platform: 'node',
     format: 'cjs',
     target: 'node22',
-    minify: true,
+    // Unminified only for a profile (bench/start-profile.ts), whose frames then carry module names.
+    minify,
     keepNames: true,
     metafile: true,
     legalComments: 'none',

@@ -204,7 +204,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   // Listeners stay installed until the process exits: as PID 1 an unhandled
   // signal would vanish, and elsewhere SIGTERM's default action would kill the
   // supervisor mid-teardown and lose the app's exit code.
-  subscribeSignals((signal) => supervision.dispatch({ type: 'signal', signal }));
+  subscribeSignals(supervision.receiveSignal);
   supervision.dispatch({ type: 'boot' });
   // After boot, so it never delays startup; loaded only when an address is configured.
   const statusServer = await serveStatus(plan.statusAddr, { snapshot: () => supervision.status(reapedOrphans) }, logger);

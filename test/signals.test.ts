@@ -28,6 +28,20 @@ describe('signal forwarding', () => {
     await expectNothingLeft(run);
   });
 
+  it('passes a signal on before it writes about it, in one line', async () => {
+    const events = createEvents();
+    const run = track(startSupervisor(['--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    run.process.kill('SIGHUP');
+    await events.waitFor('app got-HUP');
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    // 'forwarded' is written once kill() has returned; a 'received signal' line used to come first.
+    const lines = run.logs.filter((line) => line.signal === 'SIGHUP').map((line) => line.event);
+    expect(lines).toEqual(['forwarded']);
+    await expectNothingLeft(run);
+  });
+
   it('never opens the Node inspector when SIGUSR1 arrives', async () => {
     const events = createEvents();
     const run = track(startSupervisor(['--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));

@@ -4,6 +4,7 @@ import { ABORTED_REASON, failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts
 import { assertNever } from '../plan/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runHook, withElapsed } from './run-hook.ts';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 // The pod-level drain: runs first on termination, before any stop signal, so
 // load balancers stop sending traffic while everything still serves. A delay is
@@ -13,7 +14,7 @@ import { runHook, withElapsed } from './run-hook.ts';
 export async function runDrain(drain: DrainSpec, context: HookContext, signal: AbortSignal): Promise<HookOutcome> {
   switch (drain.kind) {
     case 'delay': {
-      const startedAt = performance.now();
+      const startedAt = monotonicMs();
       return withElapsed(await waitForDelay(drain.ms, signal), startedAt);
     }
     case 'hook':

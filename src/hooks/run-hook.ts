@@ -4,6 +4,7 @@ import { assertNever } from '../plan/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runExecHook } from './run-exec-hook.ts';
 import { runHttpHook } from './run-http-hook.ts';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 /**
  * Runs one hook to its end, bounded by hook.timeoutMs and by `signal`. Never
@@ -12,7 +13,7 @@ import { runHttpHook } from './run-http-hook.ts';
  * reason "timed out after Nms" or "aborted".
  */
 export async function runHook(hook: HookSpec, context: HookContext, signal: AbortSignal): Promise<HookOutcome> {
-  const startedAt = performance.now();
+  const startedAt = monotonicMs();
   const outcome = await attempt(hook, context, signal);
   return withElapsed(outcome, startedAt);
 }
@@ -29,6 +30,6 @@ function attempt(hook: HookSpec, context: HookContext, signal: AbortSignal): Pro
 }
 
 export function withElapsed(outcome: AttemptOutcome, startedAt: number): HookOutcome {
-  const elapsedMs = Math.round(performance.now() - startedAt);
+  const elapsedMs = Math.round(monotonicMs() - startedAt);
   return outcome.ok ? { ok: true, elapsedMs } : { ok: false, reason: outcome.reason, elapsedMs };
 }

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../plan/plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import { decide, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
+import { decide, forwardRoute, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
+import type { DecideContext } from './draft.ts';
 import type { ControlCommand, Effect, LifecycleEventBody } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { LEFTOVER_GRACE_MS } from './exits.ts';
-import type { LifecycleState } from './state.ts';
+import type { LifecycleState, ProcState } from './state.ts';
 import { createInitialState } from './state.ts';
 import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 
@@ -495,6 +496,28 @@ describe('termination by signal', () => {
     const d = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('a'), d.spawned('app'), d.exited('app', exited(0)));
     expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([]);
+  });
+
+  it('asks for no second forward of a signal the runner already passed on, and still stops on a stop signal', () => {
+    const d = createDriver(plan([proc('app', 'app')], { signalRewrites: { SIGHUP: 'SIGUSR2' } }));
+    d.send({ type: 'boot' }, d.spawned('app'));
+    expect(d.send({ type: 'signal', signal: 'SIGHUP', forwarded: true })).toEqual([]);
+    expect(d.send({ type: 'signal', signal: 'SIGTERM', forwarded: false })).toEqual([graceTimer, stop('app')]);
+  });
+
+  it('routes a forwarded signal the way the decision forwards it', () => {
+    const context = (rewrites: DecideContext['signalRewrites']) => ({
+      graph: createProcessGraph(plan([proc('app', 'app')])),
+      graceMs: 1_000,
+      hasDrain: false,
+      signalRewrites: rewrites,
+    });
+    const running = (): ProcState => ({ status: 'running' }) as ProcState;
+    expect(forwardRoute(context({}), running, 'SIGHUP')).toEqual({ name: 'app', signal: 'SIGHUP' });
+    expect(forwardRoute(context({ SIGHUP: 'SIGUSR2' }), running, 'SIGHUP')).toEqual({ name: 'app', signal: 'SIGUSR2' });
+    expect(forwardRoute(context({ SIGHUP: null }), running, 'SIGHUP')).toBeUndefined();
+    expect(forwardRoute(context({}), running, 'SIGTERM')).toBeUndefined();
+    expect(forwardRoute(context({}), () => ({ status: 'pending' }), 'SIGHUP')).toBeUndefined();
   });
 
   it('forwards other signals to the app, and drops them before the app runs', () => {

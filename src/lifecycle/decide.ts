@@ -17,7 +17,7 @@ import {
   handleSpawned,
   isDeadlineMissed,
 } from './startup.ts';
-import type { LifecycleState } from './state.ts';
+import type { LifecycleState, ProcState } from './state.ts';
 import {
   advanceTeardown,
   beginStop,
@@ -72,7 +72,7 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       handleDrainDone(context, draft);
       break;
     case 'signal':
-      handleSignal(context, draft, event.signal);
+      handleSignal(context, draft, event.signal, event.forwarded === true);
       break;
     case 'timer':
       handleTimer(context, draft, event.timer);
@@ -102,7 +102,7 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
   return draft.finish();
 }
 
-function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signals): void {
+function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signals, forwarded: boolean): void {
   if (isStopSignal(signal)) {
     draft.stopSignalsReceived += 1;
     if (draft.phase === 'starting' || draft.phase === 'running') beginStop(context, draft, { kind: 'signal', signal });
@@ -110,12 +110,28 @@ function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signa
     else if (draft.phase === 'stopping' && draft.stopSignalsReceived >= 2) killEverything(context, draft);
     return;
   }
+  const route = forwarded ? undefined : forwardRoute(context, draft.get, signal);
+  if (route !== undefined) draft.effects.push({ type: 'signal', name: route.name, signal: route.signal, purpose: 'forward' });
+}
+
+/**
+ * Where a signal that does not stop the pod goes: the app, as itself or as
+ * its rewrite, while the app runs or stops; nowhere before it starts, after it
+ * exits, or when rewritten to none. The runner asks this too, as the signal
+ * arrives, so that the app gets it before any decision or log line is made.
+ */
+export function forwardRoute(
+  context: DecideContext,
+  procOf: (name: string) => ProcState,
+  signal: NodeJS.Signals,
+): { readonly name: string; readonly signal: NodeJS.Signals } | undefined {
+  if (isStopSignal(signal)) return undefined;
   const app = context.graph.app.name;
-  const { status } = draft.get(app);
-  if (status !== 'running' && status !== 'stopping') return;
+  const { status } = procOf(app);
+  if (status !== 'running' && status !== 'stopping') return undefined;
   const rewritten = context.signalRewrites[signal];
-  if (rewritten === null) return;
-  draft.effects.push({ type: 'signal', name: app, signal: rewritten ?? signal, purpose: 'forward' });
+  if (rewritten === null) return undefined;
+  return { name: app, signal: rewritten ?? signal };
 }
 
 /** The budget a second stop signal cuts short: during teardown, or in the final sweep once everything is down. */

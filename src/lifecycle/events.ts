@@ -37,7 +37,11 @@ export type LifecycleEventBody =
   | { readonly type: 'liveness-failed'; readonly name: string; readonly reason: string }
   | { readonly type: 'hook-done'; readonly name: string; readonly hook: HookName; readonly ok: boolean }
   | { readonly type: 'drain-done' }
-  | { readonly type: 'signal'; readonly signal: NodeJS.Signals }
+  /**
+   * `forwarded`: the runner already passed it on to the app along
+   * forwardRoute() as the signal arrived, so only what else it means is left.
+   */
+  | { readonly type: 'signal'; readonly signal: NodeJS.Signals; readonly forwarded?: boolean }
   | { readonly type: 'timer'; readonly timer: TimerKey }
   /** What a process's last run left in its process group is gone (or outlived the sweep's bound). */
   | { readonly type: 'group-swept'; readonly name: string }

@@ -1,3 +1,4 @@
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 /**
  * Turns a stream of counts into at most one report per interval: the first is
  * reported at once, later ones are summed until the interval since the last
@@ -22,7 +23,7 @@ export function createBatchedCount(intervalMs: number, report: (count: number) =
     if (pending === 0) return;
     const count = pending;
     pending = 0;
-    lastReport = performance.now();
+    lastReport = monotonicMs();
     report(count);
   };
 
@@ -30,7 +31,7 @@ export function createBatchedCount(intervalMs: number, report: (count: number) =
     add(count) {
       pending += count;
       if (timer !== undefined) return;
-      const wait = lastReport + intervalMs - performance.now();
+      const wait = lastReport + intervalMs - monotonicMs();
       if (wait <= 0) return flush();
       timer = setTimeout(flush, wait);
       // A pending report must not keep the process alive; exit paths flush.

@@ -1,9 +1,24 @@
-import { isatty } from 'node:tty';
+import { fstatSync } from 'node:fs';
 import type { LogFormat } from '../plan/plan.ts';
 
 const STDERR_FD = 2;
 
 /** As configured, or else text on a terminal, where a person reads it, and JSON anywhere else (a container log). */
 export function resolveLogFormat(configured: LogFormat | undefined): LogFormat {
-  return configured ?? (isatty(STDERR_FD) ? 'text' : 'json');
+  return configured ?? (isTerminal(STDERR_FD) ? 'text' : 'json');
+}
+
+/**
+ * A pipe or a file (a container's log) is no terminal, which fstat tells
+ * without loading node:tty; only a character device is asked isatty(). node:tty
+ * loads net and the streams with it: at every start, before the spawner needs
+ * them (bench/README.md, "Where a start spends its time").
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice() && process.getBuiltinModule('node:tty').isatty(fd);
+  } catch {
+    // A closed stderr is no terminal either (EBADF).
+    return false;
+  }
 }

@@ -1,5 +1,3 @@
-import { setFlagsFromString } from 'node:v8';
-
 // A pattern sidecar-init runs on its only thread against text another process
 // controls: a `log:` readiness pattern against every line a sidecar prints, a
 // `cmdline:` matcher against the command line of every process in the pod.
@@ -39,10 +37,14 @@ let linearEngineEnabled = false;
  * V8 accepts the `l` flag only once its experimental engine is switched on;
  * switching it on changes no other RegExp. Done here, right before the first
  * compile that needs it, rather than as a side effect of importing a module.
+ * node:v8 is loaded here too, not imported: it brings Node's heap utilities
+ * and streams with it, which a plan without patterns never needs (measured
+ * with bench/start-profile.ts: Node's built-in modules are the largest part
+ * of a start).
  */
 function enableLinearEngine(): void {
   if (linearEngineEnabled) return;
-  setFlagsFromString('--enable-experimental-regexp-engine');
+  process.getBuiltinModule('node:v8').setFlagsFromString('--enable-experimental-regexp-engine');
   linearEngineEnabled = true;
 }
 

@@ -1,3 +1,4 @@
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 import { chmodSync, chownSync, closeSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -81,7 +82,7 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
     statusTimer = undefined;
     if (status === undefined || status === statusLogged || closed) return;
     statusLogged = status;
-    statusLoggedAt = performance.now();
+    statusLoggedAt = monotonicMs();
     events.onStatus(status);
   };
   const listeners = new Set<() => void>();
@@ -105,7 +106,7 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
     const message = parseNotifyMessage(datagram.data);
     if (message.status !== undefined && message.status !== status) {
       status = message.status;
-      const waitMs = statusLoggedAt + STATUS_LOG_INTERVAL_MS - performance.now();
+      const waitMs = statusLoggedAt + STATUS_LOG_INTERVAL_MS - monotonicMs();
       if (waitMs <= 0) logStatus();
       else statusTimer ??= setTimeout(logStatus, waitMs);
     }

@@ -1,5 +1,6 @@
 import type { Probe, ProbeOutcome } from './probe.ts';
 import { failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 // The one scheduler behind readiness and liveness: when attempts start, how
 // long each may take, what a wake does, and what an abort ends. Attempts never
@@ -50,7 +51,7 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
     timer = undefined;
     inFlight = true;
     wakePending = false;
-    const startedAt = performance.now();
+    const startedAt = monotonicMs();
     void checkSafely(probe, timing.timeoutMs, stop.signal).then((outcome) => handleAnswer(outcome, startedAt));
     // Right after the first attempt starts, in the same turn: whatever changes
     // from here on either shows in that attempt or wakes the loop, and a wake
@@ -75,19 +76,19 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
     // The handler may have aborted the caller's signal itself.
     if (stop.signal.aborted) return;
     if (next.kind === 'stop') return end();
-    nextAttemptAt(wakePending ? performance.now() : startedAt + next.periodMs);
+    nextAttemptAt(wakePending ? monotonicMs() : startedAt + next.periodMs);
   };
 
   // From an answer: always through a timer, so the event loop turns (signals,
   // I/O, other timers) between two attempts however long the last one took.
   const nextAttemptAt = (dueAt: number): void => {
-    timer = setTimeout(() => startAt(dueAt), Math.min(Math.max(0, Math.ceil(dueAt - performance.now())), MAX_TIMER_MS));
+    timer = setTimeout(() => startAt(dueAt), Math.min(Math.max(0, Math.ceil(dueAt - monotonicMs())), MAX_TIMER_MS));
   };
 
   // Node measures a timer from the loop's cached clock, so after a slow turn it
   // can fire a little early; it is re-armed for the rest rather than trusted.
   const startAt = (dueAt: number): void => {
-    const remainingMs = dueAt - performance.now();
+    const remainingMs = dueAt - monotonicMs();
     if (remainingMs <= 0) return attempt();
     timer = setTimeout(() => startAt(dueAt), Math.min(Math.ceil(remainingMs), MAX_TIMER_MS));
   };
@@ -99,7 +100,7 @@ export function runProbeLoop(probe: Probe, timing: ProbeLoopTiming, handleOutcom
   };
 
   signal.addEventListener('abort', end, { once: true });
-  startAt(performance.now() + timing.firstAttemptAfterMs);
+  startAt(monotonicMs() + timing.firstAttemptAfterMs);
 }
 
 /** The contract says check never throws or rejects; a probe that breaks it fails its attempt, not the loop. */

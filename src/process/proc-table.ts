@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 // The one reader of the process table, for everything that needs it: the
 // final sweep and the crash path (our descendants), the namespace mode at
@@ -57,14 +58,14 @@ export function parseProcStat(line: string): ProcEntry | undefined {
  */
 export async function readEachProcess<T>(read: (pid: number) => T | undefined): Promise<T[]> {
   const results: T[] = [];
-  let sliceStartedAt = performance.now();
+  let sliceStartedAt = monotonicMs();
   for (const name of readdirSync('/proc')) {
     if (!PID_NAME.test(name)) continue;
     const result = readSkippingUnreadable(() => read(Number(name)));
     if (result !== undefined) results.push(result);
-    if (performance.now() - sliceStartedAt >= SLICE_MS) {
+    if (monotonicMs() - sliceStartedAt >= SLICE_MS) {
       await turnOfTheLoop();
-      sliceStartedAt = performance.now();
+      sliceStartedAt = monotonicMs();
     }
   }
   return results;

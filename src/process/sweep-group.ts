@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 // What a run left in its process group after its leader exited: what it forked
 // into the background (`worker &`) and never waited for, now orphans that
@@ -34,8 +35,8 @@ export async function sweepProcessGroup(pgid: number, graceMs: number, abort: Ab
 }
 
 async function waitForEmpty(pgid: number, ms: number, abort: AbortSignal): Promise<boolean> {
-  const end = performance.now() + ms;
-  while (performance.now() < end && !abort.aborted) {
+  const end = monotonicMs() + ms;
+  while (monotonicMs() < end && !abort.aborted) {
     await delay(GROUP_POLL_MS, undefined, { signal: abort }).catch(() => {});
     if (!signalGroup(pgid, 0)) return true;
   }

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isLiveEntry, listDescendants, readProcTable } from './proc-table.ts';
 import type { Reaper } from './reaper.ts';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 // There is no event for "a process that is not our child died", so the sweep
 // polls /proc; at this interval a pass costs well under a millisecond per
@@ -36,12 +37,12 @@ export interface SweepResult {
 export async function sweepDescendants({ reaper, graceMs, hurry, exclude = new Set() }: SweepOptions): Promise<SweepResult> {
   const sentTerm = new Set<number>();
   const sentKill = new Set<number>();
-  let graceEnd = performance.now() + graceMs;
+  let graceEnd = monotonicMs() + graceMs;
   let killEnd = graceEnd + KILL_SETTLE_MS;
   for (;;) {
     reaper.reapZombies();
     const live = listDescendants(process.pid, await readProcTable()).filter((entry) => isLiveEntry(entry) && !exclude.has(entry.pid));
-    const now = performance.now();
+    const now = monotonicMs();
     if (hurry?.aborted === true && now < graceEnd) {
       graceEnd = now;
       killEnd = now + KILL_SETTLE_MS;

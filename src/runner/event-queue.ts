@@ -1,4 +1,5 @@
 import type { LifecycleEvent, LifecycleEventBody } from '../lifecycle/events.ts';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 export interface EventQueue {
   /** Stamps the event with the time it arrived and handles it after those before it. */
@@ -15,7 +16,7 @@ export function createEventQueue(handle: (event: LifecycleEvent) => void): Event
   let handling = false;
   return {
     dispatch(event) {
-      queue.push({ ...event, at: performance.now() });
+      queue.push({ ...event, at: monotonicMs() });
       if (handling) return;
       handling = true;
       try {

@@ -46,6 +46,10 @@ function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before
           before.phase === 'done' ? 'second stop signal: ending leftover processes now' : 'second stop signal: killing everything now';
         return log.pod.warn({ event: 'signal', signal: event.signal }, message);
       }
+      // A forwarded signal has its line already, written once the app had it:
+      // one line per signal, not two (the second cost every forward CPU time
+      // the app then waited for on a busy node; bench/signal-forward.ts).
+      if (event.forwarded === true) return;
       return log.pod.info({ event: 'signal', signal: event.signal }, 'received signal');
     case 'timer':
       if (event.timer.kind === 'grace' && after.graceExpired && !before.graceExpired) {

@@ -3,7 +3,7 @@ import type { LastExit, StatusSnapshot } from '../status/status-snapshot.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { createAborts } from './aborts.ts';
 import type { DecideContext } from '../lifecycle/decide.ts';
-import { decide, isHurried } from '../lifecycle/decide.ts';
+import { decide, forwardRoute, isHurried } from '../lifecycle/decide.ts';
 import { createEventQueue } from './event-queue.ts';
 import { type ControlReply, createControlReplies } from './control-replies.ts';
 import type { ControlCommand, Effect, LifecycleEvent, LifecycleEventBody } from '../lifecycle/events.ts';
@@ -14,19 +14,22 @@ import { createLifecycleLog } from './lifecycle-log.ts';
 import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';
 import { signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
 import type { Runner, SuperviseDeps } from './ports.ts';
-import type { LifecycleState } from '../lifecycle/state.ts';
+import type { LifecycleState, ProcState } from '../lifecycle/state.ts';
 import { createInitialState } from '../lifecycle/state.ts';
 import { describeLastExit, describeStatus } from './status-view.ts';
 import { createTimers } from './timers.ts';
 import { startWatch, stopWatch } from './watch-effects.ts';
 import { watchUntil } from './announce-effects.ts';
 import { announcementOf } from '../lifecycle/announcement.ts';
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 
 export type { HookKit, ProbeKit, SuperviseDeps } from './ports.ts';
 
 export interface Supervision {
-  /** Feeds an event (a received signal, say) into the lifecycle's single queue. */
+  /** Feeds an event into the lifecycle's single queue. */
   dispatch(event: LifecycleEventBody): void;
+  /** A signal sidecar-init received: passed on to the app at once when it is the app's, then decided on. */
+  receiveSignal(signal: NodeJS.Signals): void;
   /** Resolves with the exit code once every planned process is down. */
   readonly done: Promise<number>;
   /** Milliseconds left of the grace budget (the whole budget before teardown began). */
@@ -44,6 +47,8 @@ export interface Supervision {
   control(command: ControlCommand, uid: number): Promise<ControlReply>;
 }
 
+/** Every process has a state from the start; for the type checker only. */
+const NOT_STARTED: ProcState = { status: 'pending' };
 /**
  * The runner: the only place where lifecycle decisions touch the world. Each
  * event goes through decide(), the transition is logged, and each effect goes
@@ -149,6 +154,19 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     }
   }
 
+  /**
+   * The one event handled ahead of the queue: a signal for the app goes to it
+   * before the decision and its log lines (measured with bench/signal-forward.ts:
+   * they are most of what a forward costs). Signal listeners run from the event
+   * loop, never inside handle(), so `state` is settled and the route is the one
+   * decide() would take; the event then tells it the forward is done.
+   */
+  function receiveSignal(signal: NodeJS.Signals): void {
+    const route = forwardRoute(context, (name) => state.procs.get(name) ?? NOT_STARTED, signal);
+    if (route !== undefined) signalProcess(runner, { ...route, purpose: 'forward' }, budgetUsed(monotonicMs()));
+    queue.dispatch({ type: 'signal', signal, forwarded: route !== undefined });
+  }
+
   /** How much of the grace budget teardown had used at `at`, for the log. */
   function budgetUsed(at: number): { budgetUsedMs?: number } {
     return state.teardownStartedAt === undefined ? {} : { budgetUsedMs: Math.round(at - state.teardownStartedAt) };
@@ -159,10 +177,11 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   return {
     dispatch: queue.dispatch,
     control: (command, uid) => controls.ask(command, uid, queue.dispatch),
+    receiveSignal,
     done,
     hurry: hurry.signal,
     remainingGraceMs: () =>
-      state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (performance.now() - state.teardownStartedAt)),
+      state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (monotonicMs() - state.teardownStartedAt)),
     finishedMessage: () => finishedMessage,
     status: (reapedOrphans) =>
       describeStatus(
@@ -176,7 +195,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
           finishedAt,
           reapedOrphans,
         },
-        performance.now(),
+        monotonicMs(),
       ),
   };
 }

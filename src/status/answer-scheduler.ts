@@ -1,3 +1,4 @@
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 // Which status-server connection answers next. Connections with a request
 // ready wait in a queue and answer one request per turn in it, round-robin,
 // so a client that pipelines many requests waits behind a probe's one, not
@@ -35,12 +36,12 @@ export function createAnswerScheduler(limits: SchedulerLimits): AnswerScheduler 
   const queued = () => firsts.size + waiting.size;
   const burst = Math.max(1, limits.answersPerSecond * BURST_SECONDS);
   let tokens = burst;
-  let refilledAt = performance.now();
+  let refilledAt = monotonicMs();
   let immediate: NodeJS.Immediate | undefined;
   let timer: NodeJS.Timeout | undefined;
 
   const refill = () => {
-    const now = performance.now();
+    const now = monotonicMs();
     tokens = Math.min(burst, tokens + ((now - refilledAt) / 1000) * limits.answersPerSecond);
     refilledAt = now;
   };

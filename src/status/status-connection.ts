@@ -1,3 +1,4 @@
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 import type { Socket } from 'node:net';
 import type { AnswerScheduler, AnswerTurn } from './answer-scheduler.ts';
 import { formatHttpResponse, rejection } from './http-response.ts';
@@ -67,7 +68,7 @@ type ReadyRequest = Extract<RequestHead, { kind: 'request' }>;
 export function openStatusConnection(socket: Socket, options: ConnectionOptions): StatusConnection {
   const { limits, answer, scheduler } = options;
   let pending: Buffer = EMPTY;
-  let deadline = performance.now() + limits.headTimeoutMs;
+  let deadline = monotonicMs() + limits.headTimeoutMs;
   let closing = false;
   let waitingForDrain = false;
   let peerEnded = false;
@@ -83,7 +84,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
     pending = EMPTY;
     ready = undefined;
     scheduler.remove(turn);
-    deadline = performance.now() + limits.answerTimeoutMs;
+    deadline = monotonicMs() + limits.answerTimeoutMs;
     if (bytes === undefined) socket.end();
     else socket.end(bytes);
     socket.resume();
@@ -98,7 +99,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
     pending = EMPTY;
     ready = undefined;
     scheduler.remove(turn);
-    deadline = performance.now() + limits.answerTimeoutMs;
+    deadline = monotonicMs() + limits.answerTimeoutMs;
     socket.pause();
     socket.end();
   };
@@ -141,11 +142,11 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
       finish(bytes);
       return false;
     }
-    deadline = performance.now() + limits.idleTimeoutMs;
+    deadline = monotonicMs() + limits.idleTimeoutMs;
     if (!socket.write(bytes)) {
       // The client is not reading: read nothing more until it takes what it was sent.
       waitingForDrain = true;
-      deadline = performance.now() + limits.answerTimeoutMs;
+      deadline = monotonicMs() + limits.answerTimeoutMs;
       socket.pause();
       return false;
     }
@@ -166,7 +167,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   socket.on('drain', () => {
     if (closing || !waitingForDrain) return;
     waitingForDrain = false;
-    deadline = performance.now() + limits.idleTimeoutMs;
+    deadline = monotonicMs() + limits.idleTimeoutMs;
     examineAndQueue();
   });
   socket.on('end', () => {

@@ -120,12 +120,12 @@ async function expectProbesAnswered(port: number): Promise<void> {
   }
 }
 
-/** Sends SIGHUP to sidecar-init and returns how long it took to handle it, by the time on its log line. */
+/** Sends SIGHUP to sidecar-init and returns how long it took to pass it on to the app, by the time on its `forwarded` line. */
 async function signalHandledMs(run: RunningSupervisor, pid: number): Promise<number> {
   const seen = run.logs.length;
   const sentAt = Date.now();
   process.kill(pid, 'SIGHUP');
-  const line = await run.waitForLog((log) => log.event === 'signal' && log.signal === 'SIGHUP' && run.logs.indexOf(log) >= seen);
+  const line = await run.waitForLog((log) => log.event === 'forwarded' && log.signal === 'SIGHUP' && run.logs.indexOf(log) >= seen);
   return Date.parse(line.time as string) - sentAt;
 }
 

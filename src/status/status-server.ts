@@ -1,3 +1,4 @@
+import { monotonicMs } from '../plan/monotonic-clock.ts';
 import { createServer } from 'node:net';
 import { createAnswerScheduler } from './answer-scheduler.ts';
 import type { SchedulerLimits } from './answer-scheduler.ts';
@@ -92,7 +93,7 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
   const evicted = new Set<StatusConnection>();
   let sweeper: NodeJS.Timeout | undefined;
   const sweep = () => {
-    const now = performance.now();
+    const now = monotonicMs();
     for (const connection of evicted) connection.destroy();
     evicted.clear();
     for (const connection of connections) connection.expireIfDue(now);

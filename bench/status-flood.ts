@@ -24,7 +24,8 @@ const FLOOD_START_GIVE_UP_MS = 60_000;
 const AFTER_MS = 3_000;
 const SIGNAL_GIVE_UP_MS = 30_000;
 const SIGNAL_EVERY_MS = 1_000;
-const isSighup = (line: string) => line.includes('"event":"signal"') && line.includes('SIGHUP');
+/** sidecar-init's line for a SIGHUP passed on to its app (`forwarded`), or the comparison server's (`signal`). */
+const isSighup = (line: string) => (line.includes('"event":"forwarded"') || line.includes('"event":"signal"')) && line.includes('SIGHUP');
 
 interface Flood {
   readonly name: string;

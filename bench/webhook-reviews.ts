@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -7,6 +7,7 @@ import { parseAllDocuments } from 'yaml';
 import { checkInjectedArgs } from '../src/cli/check-injected-args.ts';
 import { handleReview } from '../src/webhook/handle-review.ts';
 import { rememberVerdicts } from '../src/webhook/remember-verdicts.ts';
+import { makeCertificate } from '../test/support/webhook.ts';
 import { median, NODE, SIDECAR_INIT, SIDECAR_INIT_BINARY } from './measure.ts';
 
 // The injection webhook under the API server's load: CONCURRENCY pod reviews
@@ -119,32 +120,8 @@ function percentile(values: readonly number[], fraction: number): number {
 export async function run(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'sidecar-init-bench-webhook-'));
   try {
-    const cert = join(work, 'tls.crt');
-    const key = join(work, 'tls.key');
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-days',
-        '1',
-        '-subj',
-        '/CN=bench',
-        '-addext',
-        'subjectAltName=IP:127.0.0.1',
-        '-keyout',
-        key,
-        '-out',
-        cert,
-      ],
-      { stdio: 'pipe' },
-    );
-    const ca = readFileSync(cert);
+    // The certificate the webhook's tests make: self-signed, for 127.0.0.1.
+    const { certFile: cert, keyFile: key, ca } = makeCertificate(work);
     const file = new URL('../examples/k8s/webhook/job-istio.yaml', import.meta.url);
     const job = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { spec: { template: unknown } };
     const flags = [

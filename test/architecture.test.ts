@@ -21,16 +21,16 @@ const TREE: Readonly<Record<string, string>> = {
   'src/main.ts': "import { parse } from './cli/parse.ts';\nexport const main = parse;\n",
   'src/cli/parse.ts': 'export const parse = 1;\n',
   'src/plan/plan.ts': 'export type Plan = number;\nexport const isPlan = (plan: Plan) => plan > 0;\n',
-  'src/plan/shared.ts': "import { isPlan } from './plan.ts';\nexport const shared = isPlan;\n",
+  'src/plan/common.ts': "import { isPlan } from './plan.ts';\nexport const shared = isPlan;\n",
   'src/process/status.ts': 'export type Status = number;\nexport const isOk = (status: Status) => status === 0;\n',
   // Allowed: the reducer uses plan/ and its own folder.
   'src/lifecycle/allowed.ts':
-    "import { shared } from '../plan/shared.ts';\nimport { code } from './own.ts';\nexport const ok = [shared, code];\n",
+    "import { shared } from '../plan/common.ts';\nimport { code } from './own.ts';\nexport const ok = [shared, code];\n",
   'src/lifecycle/own.ts': 'export const code = 1;\n',
   // Allowed: the runner uses the reducer, plan/ and the types of an edge; config uses plan/.
   'src/runner/allowed.ts':
-    "import type { Status } from '../process/status.ts';\nimport { code } from '../lifecycle/own.ts';\nimport { shared } from '../plan/shared.ts';\nexport const run = (s: Status) => [code, shared, s];\n",
-  'src/config/uses-plan.ts': "import { shared } from '../plan/shared.ts';\nexport const used = shared;\n",
+    "import type { Status } from '../process/status.ts';\nimport { code } from '../lifecycle/own.ts';\nimport { shared } from '../plan/common.ts';\nexport const run = (s: Status) => [code, shared, s];\n",
+  'src/config/uses-plan.ts': "import { shared } from '../plan/common.ts';\nexport const used = shared;\n",
   // Allowed: an edge uses the types of the runner's ports and the reducer's events.
   'src/runner/ports.ts': 'export interface Port { readonly name: string }\nexport const port = 1;\n',
   'src/externals/implements-port.ts': "import type { Port } from '../runner/ports.ts';\nexport const external: Port = { name: 'proxy' };\n",
@@ -45,21 +45,21 @@ const TREE: Readonly<Record<string, string>> = {
   'src/webhook/uses-reducer.ts': "import { code } from '../lifecycle/own.ts';\nexport const used = code;\n",
   'src/process/imports-main.ts': "import { main } from '../main.ts';\nexport const again = main;\n",
   'src/probes/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
-  'src/probes/shared.ts': 'export const shared = 1;\n',
-  'src/hooks/uses-probe.ts': "import { shared } from '../probes/shared.ts';\nexport const hook = shared;\n",
-  'src/hooks/shared.ts': 'export const hookShared = 1;\n',
-  'src/probes/uses-hook.ts': "import { hookShared } from '../hooks/shared.ts';\nexport const probe = hookShared;\n",
+  'src/probes/common.ts': 'export const shared = 1;\n',
+  'src/hooks/uses-probe.ts': "import { shared } from '../probes/common.ts';\nexport const hook = shared;\n",
+  'src/hooks/common.ts': 'export const hookShared = 1;\n',
+  'src/probes/uses-hook.ts': "import { hookShared } from '../hooks/common.ts';\nexport const probe = hookShared;\n",
   // A cycle is reported once, at its first module.
   'src/config/field.ts': "import type { Rule } from './rule.ts';\nexport type Field = Rule | number;\n",
   'src/config/rule.ts': "import type { Field } from './field.ts';\nexport type Rule = Field[];\n",
   'src/process/uses-test.ts': "import { helper } from '../../test/support/helper.ts';\nexport const used = helper;\n",
   'src/process/missing.ts': "import { gone } from './no-such-module.ts';\nexport const used = gone;\n",
   'src/externals/requests.ts': "import { request } from 'node:http';\nexport const send = request;\n",
-  'src/http/uses-probe.ts': "import { shared } from '../probes/shared.ts';\nexport const client = shared;\n",
+  'src/http/uses-probe.ts': "import { shared } from '../probes/common.ts';\nexport const client = shared;\n",
   // Allowed: the client uses the shared attempt and plan/; a probe uses the client and node:http's types.
   'src/attempt/frame.ts': 'export const frame = 1;\n',
   'src/http/client.ts':
-    "import { request } from 'node:http';\nimport { frame } from '../attempt/frame.ts';\nimport { shared } from '../plan/shared.ts';\nexport const send = [request, frame, shared];\n",
+    "import { request } from 'node:http';\nimport { frame } from '../attempt/frame.ts';\nimport { shared } from '../plan/common.ts';\nexport const send = [request, frame, shared];\n",
   'src/probes/uses-client.ts':
     "import type { IncomingMessage } from 'node:http';\nimport { send } from '../http/client.ts';\nexport const probe = (m: IncomingMessage) => [send, m];\n",
   // Allowed: the bounded-command module loads execa on first use.

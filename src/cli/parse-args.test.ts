@@ -235,7 +235,7 @@ describe('parseArgs', () => {
   });
 
   it('takes install DIR as a command only as the first argument, with exactly one directory', () => {
-    expect(parseArgs(['install', '/shared/bin'], NO_ENV)).toEqual({ kind: 'install', dir: '/shared/bin' });
+    expect(parseArgs(['install', '/opt/sidecar-init'], NO_ENV)).toEqual({ kind: 'install', dir: '/opt/sidecar-init' });
     expect(parseArgs(['install', '--', '-odd'], NO_ENV)).toEqual({ kind: 'install', dir: '-odd' });
     expect(parseArgs(['--', 'install', '/x'], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['install', '/x'] } });
     for (const argv of [['install'], ['install', 'a', 'b'], ['install', '--force'], ['install', '']]) {

@@ -9,32 +9,32 @@ import { planView } from './plan-view.ts';
 describe('the plan of a run that announces and waits', () => {
   const plan = load({
     cli: {
-      announce: '/shared/app',
-      until: '/shared/proxy=stopping',
-      processes: [{ flag: '--external', value: 'proxy=announced:/shared/proxy' }],
+      announce: '/handoff/app',
+      until: '/handoff/proxy=stopping',
+      processes: [{ flag: '--external', value: 'proxy=announced:/handoff/proxy' }],
       app: ['./job'],
     },
   });
 
   it('shows the files and the state waited for', () => {
     const view = planView(plan);
-    expect(view.announce).toBe('/shared/app');
-    expect(view.until).toEqual({ file: '/shared/proxy', state: 'stopping' });
+    expect(view.announce).toBe('/handoff/app');
+    expect(view.until).toEqual({ file: '/handoff/proxy', state: 'stopping' });
     expect(view.processes[0]?.external).toEqual({
       preset: null,
-      match: 'announced:/shared/proxy',
-      stop: 'wait for /shared/proxy to say exited',
+      match: 'announced:/handoff/proxy',
+      stop: 'wait for /handoff/proxy to say exited',
       optional: false,
       stopOnFailure: true,
       allowHost: false,
-      announced: '/shared/proxy',
+      announced: '/handoff/proxy',
     });
-    expect(view.processes[0]?.readiness?.probe).toBe('announced:/shared/proxy says ready');
+    expect(view.processes[0]?.readiness?.probe).toBe('announced:/handoff/proxy says ready');
     const text = planText(plan);
-    expect(text).toContain("announce: /shared/app keeps this run's state (starting, ready, stopping, exited)\n");
-    expect(text).toContain('until: /shared/proxy says stopping (or later), then stops as if the app exited 0\n');
-    expect(text).toContain('    finds:      announced:/shared/proxy\n');
-    expect(text).toContain('    stop:       wait for /shared/proxy to say exited, within the budget\n');
+    expect(text).toContain("announce: /handoff/app keeps this run's state (starting, ready, stopping, exited)\n");
+    expect(text).toContain('until: /handoff/proxy says stopping (or later), then stops as if the app exited 0\n');
+    expect(text).toContain('    finds:      announced:/handoff/proxy\n');
+    expect(text).toContain('    stop:       wait for /handoff/proxy to say exited, within the budget\n');
   });
 
   it('shows neither without them', () => {

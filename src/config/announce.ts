@@ -20,7 +20,7 @@ const STATES = listAlternatives(ANNOUNCED_STATES);
 
 /** FILE of --announce, --until and announced:FILE: a path, absolute or relative, made absolute. */
 export function parseAnnouncedFile(text: string): Result<string> {
-  if (text === '') return fail('needs a file path, e.g. /shared/app (a volume the other containers mount too)');
+  if (text === '') return fail('needs a file path, e.g. /handoff/app (a volume the other containers mount too)');
   if (text.includes('\0')) return fail(`${quote(text)} cannot be a file path (it has a NUL byte)`);
   if (text.endsWith('/')) return fail(`${quote(text)} names a directory; give the file in it, e.g. ${text}app`);
   return ok(resolve(text));
@@ -54,6 +54,6 @@ const UntilObjectSchema = mapping({
 }).transform(({ file, state }): UntilSpec => ({ file, state: state ?? DEFAULT_UNTIL_STATE }));
 
 export const UntilSchema = z.union([
-  parsedWith(z.string(), parseUntil).meta({ description: 'FILE or FILE=STATE.', examples: ['/shared/app', '/shared/app=ready'] }),
+  parsedWith(z.string(), parseUntil).meta({ description: 'FILE or FILE=STATE.', examples: ['/handoff/app', '/handoff/app=ready'] }),
   UntilObjectSchema,
 ]);

@@ -86,7 +86,7 @@ describe('an external from the file', () => {
         `,
       }),
     ).toEqual([
-      'demo.yaml:2:5 processes[0]: an external needs a preset, a match or announced: how to find its process, e.g. preset: istio, match: { comm: envoy } or announced: /shared/proxy',
+      'demo.yaml:2:5 processes[0]: an external needs a preset, a match or announced: how to find its process, e.g. preset: istio, match: { comm: envoy } or announced: /handoff/proxy',
       'demo.yaml:4:5 processes[0].command: only processes sidecar-init starts have command; this process has role external',
       'demo.yaml:5:5 processes[0].restart: only processes sidecar-init starts have restart; this process has role external',
       'demo.yaml:8:5 processes[1].preset: "istioo" is not accepted; use istio, linkerd, envoy, cloud-sql-proxy, alloydb-auth-proxy, dapr, consul-dataplane, otel-collector',

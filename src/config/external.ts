@@ -101,7 +101,7 @@ export const EXTERNAL_FIELDS = {
       description:
         "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
         'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
-      examples: ['/shared/proxy'],
+      examples: ['/handoff/proxy'],
     }),
   allowHost: z.boolean().optional().meta({
     description:

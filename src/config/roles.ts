@@ -85,7 +85,7 @@ const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
       if ('preset' in value || 'match' in value) return;
       const message =
         'an external needs a preset, a match or announced: how to find its process, ' +
-        'e.g. preset: istio, match: { comm: envoy } or announced: /shared/proxy';
+        'e.g. preset: istio, match: { comm: envoy } or announced: /handoff/proxy';
       context.addIssue({ code: 'custom', message, input: value });
     },
   },

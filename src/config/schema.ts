@@ -57,7 +57,7 @@ export const GLOBAL_FIELDS = {
     description:
       'A file on a volume shared with other containers where this run keeps its state (starting, ready, stopping, exited), ' +
       'written atomically; relative to the directory sidecar-init starts in.',
-    examples: ['/shared/app'],
+    examples: ['/handoff/app'],
   }),
   until: UntilSchema.optional().meta({
     description:

@@ -19,7 +19,7 @@ describe('refuseHostExternals', () => {
           allowHost: true
         - name: proxy
           role: external
-          announced: /shared/proxy
+          announced: /handoff/proxy
         - name: job
           role: app
           command: ./job

@@ -57,7 +57,7 @@ describe('--until', () => {
       { type: 'readiness', name: 'proxy', ready: true },
       { type: 'spawned', name: 'app' },
     );
-    const effects = d.send({ type: 'until-reached', file: '/shared/app', state: 'exited' });
+    const effects = d.send({ type: 'until-reached', file: '/handoff/app', state: 'exited' });
     expect(effects).toContainEqual({ type: 'signal', name: 'app', signal: 'SIGTERM', purpose: 'stop' });
     d.send({ type: 'exited', name: 'app', status: { kind: 'signaled', signal: 'SIGTERM' } });
     expect(d.send({ type: 'exited', name: 'proxy', status: { kind: 'exited', code: 0 } })).toContainEqual({ type: 'finish', exitCode: 0 });
@@ -72,7 +72,7 @@ describe('--until', () => {
       { type: 'spawned', name: 'app' },
     );
     d.send({ type: 'exited', name: 'app', status: { kind: 'exited', code: 5 } });
-    d.send({ type: 'until-reached', file: '/shared/app', state: 'exited' });
+    d.send({ type: 'until-reached', file: '/handoff/app', state: 'exited' });
     expect(d.send({ type: 'exited', name: 'proxy', status: { kind: 'exited', code: 0 } })).toContainEqual({ type: 'finish', exitCode: 5 });
   });
 

@@ -75,8 +75,8 @@ const SCALARS = [
   '*alias',
   '&anchor',
   '<<',
-  '/shared/app',
-  '/shared/app=exited',
+  '/handoff/app',
+  '/handoff/app=exited',
   'ready',
   'none',
 ] as const;
@@ -301,7 +301,14 @@ const yamlText = fc.oneof(
 const FLAG_VALUES = {
   '--init': ['step=true', 'step=', '=true', 'bad name=true', 'step=sh -c "exit 0"'],
   '--sidecar': ['proxy=sleep 10', 'proxy', 'proxy=', 'app=sleep 1', 'proxy=sleep "unterminated'],
-  '--external': ['envoy=istio', 'envoy=comm:envoy', 'envoy=nonsense', 'proxy=linkerd', 'proxy=announced:/shared/proxy', 'proxy=announced:'],
+  '--external': [
+    'envoy=istio',
+    'envoy=comm:envoy',
+    'envoy=nonsense',
+    'proxy=linkerd',
+    'proxy=announced:/handoff/proxy',
+    'proxy=announced:',
+  ],
   '--ready': [
     'proxy=tcp://127.0.0.1:1',
     'proxy=tcp://:x',
@@ -327,8 +334,8 @@ const FLAG_VALUES = {
   '--output': ['prefix', 'json', 'inherit', 'rainbow'],
   '--termination-log': ['/tmp/termination', 'none', 'relative'],
   '--control': ['/run/sidecar-init.sock', 'relative.sock', `/${'x'.repeat(200)}`],
-  '--announce': ['/shared/app', 'shared/app', '', '/shared/'],
-  '--until': ['/shared/proxy', '/shared/proxy=ready', '/shared/proxy=done', '=ready'],
+  '--announce': ['/handoff/app', 'handoff/app', '', '/handoff/'],
+  '--until': ['/handoff/proxy', '/handoff/proxy=ready', '/handoff/proxy=done', '=ready'],
   '--single-child': [],
 } as const satisfies Record<string, readonly string[]>;
 
@@ -351,7 +358,7 @@ const ENV_VALUES = [
   'json',
   '127.0.0.1:0',
   'prefix',
-  '/shared/app=ready',
+  '/handoff/app=ready',
 ];
 const ENV_NAMES = [
   'GRACE',

@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, statSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { announced, fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
+import { getStatus } from './support/status-client.ts';
 import { BIN_COMMAND, FIXTURES, MARKER_VARIABLE, NODE, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // The control socket and `sidecar-init ctl`, against a running sidecar-init:
@@ -44,20 +44,6 @@ function ctl(run: RunningSupervisor, args: readonly string[], as: readonly strin
     stderr += chunk;
   });
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
-
-function getStatus(port: number): Promise<{ processes: { name: string; pid: number | null; state: string; ready: boolean }[] }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path: '/status', agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve(JSON.parse(body)));
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
 }
 
 /** A sidecar with a readiness port and the app, with the control socket and the status server. */

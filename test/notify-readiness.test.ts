@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { fixtureArgv, shellJoin, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
+import { getStatus } from './support/status-client.ts';
 import { FIXTURES, type RunningSupervisor, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // Readiness the process reports itself: systemd's notify socket (Debian's real
@@ -12,20 +12,6 @@ import { FIXTURES, type RunningSupervisor, runSupervisor, startSupervisor } from
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
 const PYTHON = '/usr/bin/python3';
-
-function getStatus(port: number): Promise<{ processes: { name: string; pid: number | null; statusText: string | null }[] }> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path: '/status', agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve(JSON.parse(body)));
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
 
 async function statusPort(run: RunningSupervisor): Promise<number> {
   return (await run.waitForLog((log) => log.event === 'status-server-listening')).port as number;

@@ -1,8 +1,8 @@
-import { request } from 'node:http';
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parsePrometheusText } from './support/prometheus-parser.ts';
+import { get } from './support/status-client.ts';
 import { FIXTURES, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
 import { fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
@@ -10,25 +10,6 @@ import { useHarness } from './support/harness.ts';
 // The status server through the real CLI: real processes, real HTTP requests.
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
-
-interface Answer {
-  readonly status: number;
-  readonly body: string;
-}
-
-function get(port: number, path: string, method = 'GET', host = '127.0.0.1'): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request({ host, port, path, method, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8').on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    outgoing.on('error', reject);
-    outgoing.end();
-  });
-}
 
 async function statusPort(run: RunningSupervisor): Promise<number> {
   const line = await run.waitForLog((log) => log.event === 'status-server-listening');

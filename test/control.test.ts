@@ -185,7 +185,7 @@ describe('the control socket', () => {
       'processes:',
       '  - name: proxy',
       '    role: sidecar',
-      `    command: ${yamlArgv(...fixtureArgv('worker-in-group.sh', 'proxy', `${events.dir}/leftover`))}`,
+      `    command: ${yamlArgv(...fixtureArgv('leave-in-group.sh', 'proxy', `${events.dir}/leftover`, 'stays'))}`,
       '    grace: 200ms',
       `    readiness: { probe: "${announced('proxy')}" }`,
       '  - name: app',

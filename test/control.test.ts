@@ -248,6 +248,27 @@ describe('the control socket', () => {
     for (const client of idle) client.destroy();
     await expectNothingLeft(run);
   });
+
+  it('closes a client that sends its request a byte at a time, never idle, once the request deadline passes', async () => {
+    const events = createEvents();
+    const { run, socket } = await startWithControl(events.dir, events.file);
+    await events.waitFor('app start');
+
+    const slow = await opened(socket);
+    slow.on('error', () => {});
+    const closed = new Promise((resolve) => slow.once('close', resolve));
+    // Twice a second, well inside the 5 s idle timeout: only the deadline for the whole line can end it.
+    const trickle = setInterval(() => slow.write('s'), 500);
+    await closed;
+    clearInterval(trickle);
+    expect(slow.destroyed).toBe(true);
+
+    // The slot it held is free again: a request is answered.
+    expect(JSON.parse(await exchange(socket, '{"cmd":"status"}\n'))).toMatchObject({ ok: true });
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
 });
 
 function opened(path: string): Promise<Socket> {

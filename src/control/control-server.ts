@@ -14,13 +14,15 @@ import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts'
 // sidecar-init's own uid and root are served, anyone else gets a refusal.
 //
 // Nothing here can stall PID 1: every socket is non-blocking, a request is one
-// line of at most MAX_LINE_BYTES, a connection idle for IDLE_TIMEOUT_MS is
-// closed, at most MAX_CONNECTIONS are open at once (a further one is accepted
+// line of at most MAX_LINE_BYTES that must be complete within
+// REQUEST_DEADLINE_MS of connecting (a byte at a time cannot hold a slot), a
+// connection idle for IDLE_TIMEOUT_MS is closed, at most MAX_CONNECTIONS are open at once (a further one is accepted
 // and closed at once), and an answer is written without waiting for the client
 // to read it.
 
 export const MAX_CONNECTIONS = 8;
 const IDLE_TIMEOUT_MS = 5_000;
+const REQUEST_DEADLINE_MS = 5_000;
 
 export interface ControlHandlers {
   status(): StatusDocument;
@@ -130,6 +132,9 @@ function handleConnection(socket: Socket, context: ConnectionContext): void {
   }
   let buffered = '';
   let done = false;
+  // Until the request line is in; answering it (a restart waits for its grace) has no deadline here.
+  const deadline = setTimeout(() => socket.destroy(), REQUEST_DEADLINE_MS);
+  socket.once('close', () => clearTimeout(deadline));
   socket.setEncoding('utf8');
   socket.on('data', (chunk: string) => {
     if (done) return;
@@ -137,6 +142,7 @@ function handleConnection(socket: Socket, context: ConnectionContext): void {
     const end = buffered.indexOf('\n');
     if (end < 0 && Buffer.byteLength(buffered) <= MAX_LINE_BYTES) return;
     done = true;
+    clearTimeout(deadline);
     socket.pause();
     if (end < 0 || end > MAX_LINE_BYTES) return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
     void respond(buffered.slice(0, end), peer.uid, handlers, logger).then(

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { describeNamespaceMode, detectNamespaceMode, seesHostProcesses } from './namespace-mode.ts';
+import { describeNamespaceMode, seesHostProcesses } from './namespace-mode.ts';
 
 // Each case in a PID namespace of its own (unshare, as root), so what is
 // visible is exactly what the case starts.
@@ -38,9 +38,12 @@ describe('detectNamespaceMode', () => {
     expect(seesHostProcesses()).toBe(true);
   });
 
-  test('is described for the start line', async () => {
+  test('is described for the start line', () => {
+    // Each kind given, not detected: what the test host shows outside a
+    // namespace of its own differs from one machine to the next.
     expect(describeNamespaceMode({ kind: 'pid1' })).toBe('PID 1');
+    expect(describeNamespaceMode({ kind: 'subreaper' })).toBe('subreaper');
     expect(describeNamespaceMode({ kind: 'shared', foreign: 1 })).toBe('shared namespace with 1 foreign process visible');
-    expect(describeNamespaceMode(await detectNamespaceMode())).toMatch(/^shared namespace with \d+ foreign processes visible$/);
+    expect(describeNamespaceMode({ kind: 'shared', foreign: 3 })).toBe('shared namespace with 3 foreign processes visible');
   });
 });

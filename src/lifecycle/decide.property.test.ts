@@ -158,7 +158,7 @@ const worldArbitrary = planArbitrary.chain((shape) => {
 });
 
 describe('the lifecycle under random events', () => {
-  it('ends with nothing running, the rule’s exit code, reverse-order stops within one budget, clean restarts, and silence after', () => {
+  it('ends with nothing running, the rule’s exit code, reverse-order stops within one budget, clean restarts, every exit told and why teardown began said once, and silence after', () => {
     fc.assert(
       fc.property(worldArbitrary, (input) => {
         const outcome = runWorld(input);

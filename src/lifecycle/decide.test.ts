@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { Plan } from '../plan/plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import { decide, forwardRoute, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
+import { forwardRoute, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
+import { createDriver } from '../../test/support/decide-driver.ts';
 import type { DecideContext } from './draft.ts';
-import type { ControlCommand, Effect, LifecycleEventBody } from './events.ts';
+import type { ControlCommand, Effect, LifecycleEventBody, LifecycleLine } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { LEFTOVER_GRACE_MS } from './exits.ts';
@@ -14,46 +15,17 @@ import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });
 const signaled = (signal: NodeJS.Signals): ExitStatus => ({ kind: 'signaled', signal });
 
-/** Feeds events one at a time, as the runner does, and keeps every effect in order. */
-function createDriver(testPlan: Plan) {
-  const context = {
-    graph: createProcessGraph(testPlan),
-    graceMs: testPlan.graceMs,
-    hasDrain: testPlan.drain !== undefined,
-    signalRewrites: testPlan.signalRewrites,
-  };
-  let state: LifecycleState = createInitialState(testPlan);
-  let now = 0;
-  return {
-    /** Decides each event in turn, stamped with the driver's clock. */
-    send(...events: LifecycleEventBody[]): Effect[] {
-      const effects: Effect[] = [];
-      for (const event of events) {
-        const decision = decide(context, state, { ...event, at: now });
-        state = decision.state;
-        effects.push(...decision.effects);
-      }
-      return effects;
-    },
-    /** Moves the driver's clock, stamped on every event sent after. */
-    advance(ms: number) {
-      now += ms;
-    },
-    spawned: (name: string): LifecycleEventBody => ({ type: 'spawned', name }),
-    exited: (name: string, status: ExitStatus): LifecycleEventBody => ({ type: 'exited', name, status }),
-    /** What the last run left in its process group is gone: with the backoff over, the restart may spawn. */
-    swept: (name: string): LifecycleEventBody => ({ type: 'group-swept', name }),
-    get state() {
-      return state;
-    },
-  };
-}
-
 const spawn = (name: string): Effect => ({ type: 'spawn', name });
 const stop = (name: string, signal: NodeJS.Signals = 'SIGTERM'): Effect => ({ type: 'signal', name, signal, purpose: 'stop' });
 const graceTimer: Effect = { type: 'start-timer', timer: { kind: 'grace' }, ms: GRACE_MS };
 const ready = (name: string): LifecycleEventBody => ({ type: 'readiness', name, ready: true });
 const finish = (exitCode: number): Effect => ({ type: 'finish', exitCode });
+const restartScheduled = (name: string, attempt: number, delayMs: number): LifecycleLine => ({
+  kind: 'restart-scheduled',
+  name,
+  attempt,
+  delayMs,
+});
 const spawnsIn = (effects: readonly Effect[]) =>
   effects.filter((effect) => effect.type === 'spawn').map((effect) => (effect as { name: string }).name);
 const signalsIn = (effects: readonly Effect[]) =>
@@ -116,14 +88,15 @@ describe('restarts', () => {
     d.send({ type: 'boot' }, d.spawned('proxy'));
     expect(d.send(d.exited('proxy', exited(1)))).toEqual([
       { type: 'stop-watch', name: 'proxy', watch: 'readiness' },
-      { type: 'restart-scheduled', name: 'proxy', attempt: 1, delayMs: 0 },
       { type: 'start-timer', timer: { kind: 'restart', name: 'proxy' }, ms: 0 },
       { type: 'sweep-group', name: 'proxy', graceMs: LEFTOVER_GRACE_MS },
     ]);
+    expect(d.lines).toEqual([{ kind: 'exited', name: 'proxy', status: exited(1) }, restartScheduled('proxy', 1, 0)]);
     expect(d.send(d.swept('proxy'), { type: 'timer', timer: { kind: 'restart', name: 'proxy' } })).toEqual([spawn('proxy')]);
     // The deadline runs from the first spawn: a restart does not start it again.
     expect(d.send(d.spawned('proxy'))).toEqual([{ type: 'start-watch', name: 'proxy', watch: 'readiness' }]);
-    expect(d.send(d.exited('proxy', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 'proxy', attempt: 2, delayMs: 1_000 });
+    d.send(d.exited('proxy', exited(1)));
+    expect(d.lines).toContainEqual(restartScheduled('proxy', 2, 1_000));
     d.send(d.swept('proxy'), { type: 'timer', timer: { kind: 'restart', name: 'proxy' } }, d.spawned('proxy'));
     expect(spawnsIn(d.send(ready('proxy')))).toEqual(['app']);
   });
@@ -140,13 +113,14 @@ describe('restarts', () => {
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
     const delays: number[] = [];
     for (let crash = 0; crash < 4; crash += 1) {
-      const effects = d.send(d.exited('s', exited(1)));
-      delays.push((effects.find((effect) => effect.type === 'restart-scheduled') as { delayMs: number }).delayMs);
+      d.send(d.exited('s', exited(1)));
+      delays.push(d.lines.flatMap((line) => (line.kind === 'restart-scheduled' ? [line.delayMs] : []))[0] ?? -1);
       d.send(d.swept('s'), { type: 'timer', timer: { kind: 'restart', name: 's' } }, d.spawned('s'));
     }
     expect(delays).toEqual([0, 1_000, 2_000, 3_000]);
     d.advance(10_000);
-    expect(d.send(d.exited('s', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 's', attempt: 1, delayMs: 0 });
+    d.send(d.exited('s', exited(1)));
+    expect(d.lines).toContainEqual(restartScheduled('s', 1, 0));
   });
 
   it('never re-runs init steps or disturbs the app when a started sidecar restarts', () => {
@@ -198,7 +172,7 @@ describe('restarts', () => {
     const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'), d.exited('app', exited(0)));
     const effects = d.send(d.exited('s', exited(1)));
-    expect(effects.some((effect) => effect.type === 'restart-scheduled')).toBe(false);
+    expect(d.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
     expect(effects).toContainEqual(finish(0));
   });
 
@@ -216,7 +190,8 @@ describe('restarts', () => {
     const restart = { policy: 'on-failure' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: 1 };
     const d = createDriver(plan([proc('step', 'init', { restart }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('step'));
-    expect(d.send(d.exited('step', exited(3)))).toContainEqual({ type: 'restart-scheduled', name: 'step', attempt: 1, delayMs: 0 });
+    d.send(d.exited('step', exited(3)));
+    expect(d.lines).toContainEqual(restartScheduled('step', 1, 0));
     d.send(d.swept('step'), { type: 'timer', timer: { kind: 'restart', name: 'step' } }, d.spawned('step'));
     expect(d.send(d.exited('step', exited(4)))).toEqual([graceTimer, finish(4)]);
   });
@@ -259,7 +234,8 @@ describe('restarts', () => {
       { type: 'signal', name: 's', signal: 'SIGTERM', purpose: 'unhealthy' },
       { type: 'start-timer', timer: { kind: 'process-grace', name: 's' }, ms: 5_000 },
     ]);
-    expect(d.send(d.exited('s', exited(0)))).toContainEqual({ type: 'restart-scheduled', name: 's', attempt: 1, delayMs: 0 });
+    d.send(d.exited('s', exited(0)));
+    expect(d.lines).toContainEqual(restartScheduled('s', 1, 0));
   });
 });
 
@@ -276,7 +252,8 @@ describe('fatal sidecars', () => {
     const restart = { policy: 'always' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: 1 };
     const d = createDriver(plan([proc('db', 'sidecar', { fatal: true, restart }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('db'), d.spawned('app'));
-    expect(d.send(d.exited('db', exited(1)))).toContainEqual({ type: 'restart-scheduled', name: 'db', attempt: 1, delayMs: 0 });
+    d.send(d.exited('db', exited(1)));
+    expect(d.lines).toContainEqual(restartScheduled('db', 1, 0));
     d.send(d.swept('db'), { type: 'timer', timer: { kind: 'restart', name: 'db' } }, d.spawned('db'));
     expect(signalsIn(d.send(d.exited('db', exited(1))))).toEqual(['app SIGTERM stop']);
   });
@@ -361,12 +338,8 @@ describe('startup failures', () => {
       type: 'timer',
       timer: { kind: 'restart', name: 'proxy' },
     });
-    expect(d.send(d.spawned('proxy'), d.exited('proxy', exited(1)))).toContainEqual({
-      type: 'restart-scheduled',
-      name: 'proxy',
-      attempt: 2,
-      delayMs: 60_000,
-    });
+    d.send(d.spawned('proxy'), d.exited('proxy', exited(1)));
+    expect(d.lines).toContainEqual(restartScheduled('proxy', 2, 60_000));
     expect(d.state.procs.get('proxy')?.status).toBe('backoff');
     const effects = d.send({ type: 'timer', timer: { kind: 'deadline', name: 'proxy' } });
     expect(effects).toContainEqual({ type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } });

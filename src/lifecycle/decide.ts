@@ -39,9 +39,12 @@ export { KILL_AFTER_GRACE_MS } from './teardown.ts';
  */
 export function decide(context: DecideContext, state: LifecycleState, event: LifecycleEvent): Decision {
   const draft = createDraft(state, event.at);
+  // Spawn failures have their line where the spawn failed, with the reason.
+  if (event.type === 'exited' && event.status.kind !== 'spawn-failed')
+    draft.effects.push({ type: 'log', line: { kind: 'exited', name: event.name, status: event.status } });
   // Once everything is down only stop signals still count: a second one cuts the final sweep short.
   if (state.phase === 'done') {
-    if (event.type === 'signal' && isStopSignal(event.signal)) draft.stopSignalsReceived += 1;
+    if (event.type === 'signal') countSignal(draft, event.signal, event.forwarded === true);
     if (event.type === 'control')
       draft.effects.push({ type: 'control-reply', id: event.id, ok: false, message: 'sidecar-init is exiting' });
     return draft.finish();
@@ -103,8 +106,8 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
 }
 
 function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signals, forwarded: boolean): void {
+  countSignal(draft, signal, forwarded);
   if (isStopSignal(signal)) {
-    draft.stopSignalsReceived += 1;
     if (draft.phase === 'starting' || draft.phase === 'running') beginStop(context, draft, { kind: 'signal', signal });
     // A second stop signal means "now": skip what is left of the grace.
     else if (draft.phase === 'stopping' && draft.stopSignalsReceived >= 2) killEverything(context, draft);
@@ -112,6 +115,19 @@ function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signa
   }
   const route = forwarded ? undefined : forwardRoute(context, draft.get, signal);
   if (route !== undefined) draft.effects.push({ type: 'signal', name: route.name, signal: route.signal, purpose: 'forward' });
+}
+
+/**
+ * Counts a stop signal, and says what a signal means: a second stop signal
+ * cuts every budget short; a forwarded one has its line already, written once
+ * the app had it (one line per signal: a second cost every forward CPU time the
+ * app then waited for on a busy node; bench/signal-forward.ts).
+ */
+function countSignal(draft: Draft, signal: NodeJS.Signals, forwarded: boolean): void {
+  if (isStopSignal(signal)) draft.stopSignalsReceived += 1;
+  if (isStopSignal(signal) && draft.stopSignalsReceived >= 2)
+    draft.effects.push({ type: 'log', line: { kind: 'second-stop-signal', signal, leftovers: draft.phase === 'done' } });
+  else if (!forwarded) draft.effects.push({ type: 'log', line: { kind: 'signal-received', signal } });
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { ExitStatus } from '../plan/exit-status.ts';
+import type { StopReason } from './state.ts';
 
 /** The lifecycle's timers: one each at most, so a key names it. */
 export type TimerKey =
@@ -90,8 +91,6 @@ export type Effect =
    */
   | { readonly type: 'sweep-group'; readonly name: string; readonly graceMs: number }
   | { readonly type: 'cancel-timer'; readonly timer: TimerKey }
-  /** A restart was scheduled: for the log (attempt number and the delay chosen). */
-  | { readonly type: 'restart-scheduled'; readonly name: string; readonly attempt: number; readonly delayMs: number }
   | { readonly type: 'finish'; readonly exitCode: number }
   /** Look for an external's processes until one appears (then 'external-found'). */
   | { readonly type: 'watch-external'; readonly name: string }
@@ -99,10 +98,33 @@ export type Effect =
   | { readonly type: 'stop-external'; readonly name: string; readonly budgetMs: number }
   /** SIGKILL what is left of an external now (the budget ran out, or a second stop signal). */
   | { readonly type: 'kill-external'; readonly name: string }
-  /** For the log: an optional external never appeared, or one is left running on purpose. */
-  | { readonly type: 'external-skipped'; readonly name: string; readonly why: 'absent' | 'stop-none' | 'kept-on-failure' }
+  /** A line of the supervisor's own story (see LifecycleLine). */
+  | { readonly type: 'log'; readonly line: LifecycleLine }
   /** The answer to control request id: done (or under way), or refused with the reason. */
   | { readonly type: 'control-reply'; readonly id: number; readonly ok: boolean; readonly message: string };
+
+/**
+ * What the supervisor's log says about the lifecycle, decided where the change
+ * is made: the step that makes it knows why. The runner writes each line
+ * (runner/lifecycle-lines.ts), adding what only it knows: PIDs, the grace
+ * budget, what a probe last said.
+ */
+export type LifecycleLine =
+  | { readonly kind: 'exited'; readonly name: string; readonly status: ExitStatus }
+  /** A signal that is neither forwarded (its line is written as it goes) nor a second stop signal. */
+  | { readonly kind: 'signal-received'; readonly signal: NodeJS.Signals }
+  /** `leftovers`: everything planned was already down; the final sweep is cut short. */
+  | { readonly kind: 'second-stop-signal'; readonly signal: NodeJS.Signals; readonly leftovers: boolean }
+  | { readonly kind: 'grace-expired' }
+  /** A sidecar or external is up: ready and past its postStart, at its first start and after each restart. */
+  | { readonly kind: 'up'; readonly name: string }
+  /** Teardown began; `appRunning` tells a stop of the app from a stop during startup. */
+  | { readonly kind: 'teardown'; readonly reason: StopReason; readonly appRunning: boolean }
+  | { readonly kind: 'restart-scheduled'; readonly name: string; readonly attempt: number; readonly delayMs: number }
+  /** An optional external never appeared, or one is left running on purpose. */
+  | { readonly kind: 'external-skipped'; readonly name: string; readonly why: ExternalSkip };
+
+export type ExternalSkip = 'absent' | 'stop-none' | 'kept-on-failure';
 
 export function timerId(timer: TimerKey): string {
   return 'name' in timer ? `${timer.kind}:${timer.name}` : timer.kind;

@@ -47,7 +47,7 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
       groupGone: false,
     });
     draft.effects.push(
-      { type: 'restart-scheduled', name, attempt: restarts + 1, delayMs },
+      { type: 'log', line: { kind: 'restart-scheduled', name, attempt: restarts + 1, delayMs } },
       { type: 'start-timer', timer: { kind: 'restart', name }, ms: delayMs },
       // The exit ended the run's leader only: what it forked and left behind is swept during the delay.
       { type: 'sweep-group', name, graceMs: spec.graceMs ?? LEFTOVER_GRACE_MS },

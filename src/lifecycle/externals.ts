@@ -50,7 +50,7 @@ export function handleExternalDeadline(draft: Draft, spec: ProcessSpec): string 
     draft.put(spec.name, { status: 'exited', started: false, restarts: 0, exit: { kind: 'exited', code: 0 } });
     draft.effects.push(
       { type: 'stop-watch', name: spec.name, watch: 'readiness' },
-      { type: 'external-skipped', name: spec.name, why: 'absent' },
+      { type: 'log', line: { kind: 'external-skipped', name: spec.name, why: 'absent' } },
     );
     return undefined;
   }
@@ -100,7 +100,7 @@ function askToStop(context: DecideContext, draft: Draft, spec: ProcessSpec, budg
   const why = keepReason(context, draft, spec);
   if (why !== undefined) {
     draft.put(spec.name, { status: 'exited', started: proc.started, restarts: 0, exit: { kind: 'exited', code: 0 } });
-    draft.effects.push({ type: 'external-skipped', name: spec.name, why });
+    draft.effects.push({ type: 'log', line: { kind: 'external-skipped', name: spec.name, why } });
     return;
   }
   draft.put(spec.name, { status: 'stopping', started: proc.started, restarts: 0, spawnedAt: proc.spawnedAt, killedAsUnhealthy: false });

@@ -103,6 +103,7 @@ function markUpIfReady(context: DecideContext, draft: Draft, name: string): void
   const spec = context.graph.spec(name);
   if (!proc.started && spec.readiness !== undefined) draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name } });
   draft.put(name, { ...proc, up: true, started: true });
+  if (spec.role === 'sidecar' || spec.role === 'external') draft.effects.push({ type: 'log', line: { kind: 'up', name } });
   if (spec.liveness !== undefined) draft.effects.push({ type: 'start-watch', name, watch: 'liveness' });
 }
 

@@ -14,6 +14,8 @@ export const KILL_AFTER_GRACE_MS = 2_000;
  * termination the drain runs first; then every preStop starts at once.
  */
 export function beginStop(context: DecideContext, draft: Draft, reason: StopReason): void {
+  // Said whatever follows, even when nothing is left to stop, so no exit goes unexplained.
+  draft.effects.push({ type: 'log', line: { kind: 'teardown', reason, appRunning: draft.phase === 'running' } });
   draft.phase = 'stopping';
   draft.stopReason = reason;
   draft.teardownStartedAt = draft.at;
@@ -79,6 +81,7 @@ export function advanceTeardown(context: DecideContext, draft: Draft): void {
 
 /** The budget ran out: SIGTERM to everything alive, SIGKILL shortly after. */
 export function expireGrace(context: DecideContext, draft: Draft): void {
+  if (!draft.graceExpired) draft.effects.push({ type: 'log', line: { kind: 'grace-expired' } });
   endOrderlySteps(draft);
   for (const spec of context.graph.order) if (spec.role === 'external') hurryExternal(context, draft, spec, KILL_AFTER_GRACE_MS);
   signalAllAlive(context, draft, 'SIGTERM', 'expire');

@@ -80,19 +80,6 @@ export function killExternal(runner: Runner, name: string): void {
   runner.aborts.abort(stopKey(name));
 }
 
-const SKIPPED = {
-  absent: 'optional external never appeared within its deadline; going on without it',
-  'stop-none': 'left running (stop: none)',
-  'kept-on-failure': 'left running: sidecar-init exits non-zero and stopOnFailure is false',
-} as const;
-
-export function logExternalSkipped(runner: Runner, name: string, why: keyof typeof SKIPPED): void {
-  const logger = runner.log.of(name);
-  const event = why === 'absent' ? 'external-absent' : 'external-kept';
-  if (why === 'absent') logger.warn({ event }, SKIPPED[why]);
-  else logger.info({ event }, SKIPPED[why]);
-}
-
 function describe(processes: readonly { pid: number; comm: string; uid: number }[]): string {
   return processes.map(({ pid, comm, uid }) => `${comm} (PID ${pid}, UID ${uid})`).join(', ');
 }

@@ -7,11 +7,11 @@ import { decide, forwardRoute, isHurried } from '../lifecycle/decide.ts';
 import { createEventQueue } from './event-queue.ts';
 import { type ControlReply, createControlReplies } from './control-replies.ts';
 import type { ControlCommand, Effect, LifecycleEvent, LifecycleEventBody } from '../lifecycle/events.ts';
-import { logFinished, logRestartScheduled, logTransition } from './log-transitions.ts';
+import { logFinished, logLine } from './lifecycle-lines.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
-import { killExternal, logExternalSkipped, stopExternalProcess, watchExternal } from './external-effects.ts';
+import { killExternal, stopExternalProcess, watchExternal } from './external-effects.ts';
 import { signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
 import type { Runner, SuperviseDeps } from './ports.ts';
 import type { LifecycleState, ProcState } from '../lifecycle/state.ts';
@@ -74,7 +74,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     prefixWidth: Math.max(0, ...plan.processes.filter((spec) => spec.output === 'prefix').map((spec) => spec.name.length)),
     dispatch: queue.dispatch,
   };
-  const transitionLog = {
+  const lineView = {
     log,
     graph,
     graceMs: plan.graceMs,
@@ -97,10 +97,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   function handle(event: LifecycleEvent): void {
     if (event.type === 'spawned') spawns.set(event.name, (spawns.get(event.name) ?? 0) + 1);
     if (event.type === 'exited') lastExits.set(event.name, describeLastExit(event.status, new Date()));
-    const before = state;
-    const decision = decide(context, before, event);
+    const decision = decide(context, state, event);
     state = decision.state;
-    logTransition(transitionLog, event, before, state);
     deps.announce?.announcer?.update(announcementOf(context, state));
     if (isHurried(state)) hurry.abort();
     for (const effect of decision.effects) perform(effect, event.at);
@@ -131,23 +129,21 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         return runner.timers.start(effect.timer, effect.ms);
       case 'cancel-timer':
         return runner.timers.cancel(effect.timer);
-      case 'restart-scheduled':
-        return logRestartScheduled(log, effect);
+      case 'log':
+        return logLine(lineView, effect.line);
       case 'watch-external':
         return watchExternal(runner, graph.spec(effect.name));
       case 'stop-external':
         return stopExternalProcess(runner, graph.spec(effect.name), effect.budgetMs);
       case 'kill-external':
         return killExternal(runner, effect.name);
-      case 'external-skipped':
-        return logExternalSkipped(runner, effect.name, effect.why);
       case 'control-reply':
         return controls.reply(effect);
       case 'finish':
         finishedAt = at;
         runner.timers.clear();
         runner.aborts.abortAll();
-        finishedMessage = logFinished(transitionLog, state, effect.exitCode, budgetUsed(at));
+        finishedMessage = logFinished(lineView, state, effect.exitCode, budgetUsed(at));
         return finish(effect.exitCode);
       default:
         return assertNever(effect);
@@ -190,7 +186,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         {
           spawns,
           lastExits,
-          pidOf: transitionLog.pidOf,
+          pidOf: lineView.pidOf,
           statusTextOf: (name) => runner.channels.get(name)?.status,
           finishedAt,
           reapedOrphans,

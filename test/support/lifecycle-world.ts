@@ -95,6 +95,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
   let teardownAt: number | undefined;
   let trigger: { event: LifecycleEventBody; before: LifecycleState } | undefined;
 
+  let teardownLines = 0;
   const isWorldAlive = (name: string) => live.has(name) || spawning.has(name);
   const owe = (key: string, event: LifecycleEventBody, dueBy: number | undefined) => pending.push({ key, event, dueBy });
   const owed = (key: string) => pending.find((item) => item.key === key);
@@ -117,9 +118,12 @@ export function runWorld(input: WorldInput): WorldOutcome {
     const decision = decide(context, before, { ...event, at: now });
     state = decision.state;
     trace.push(`${now} ${describeEvent(event)} → ${decision.effects.map(describeEffect).join(', ') || '-'}`);
-    if (finished !== undefined && decision.effects.length > 0) violations.push(`effects after the exit: ${describeEvent(event)}`);
+    checkLines(event, decision.effects);
+    // Silence after the exit means nothing done: a late exit or signal is still told in the log.
+    const acting = decision.effects.filter((effect) => effect.type !== 'log');
+    if (finished !== undefined && acting.length > 0) violations.push(`effects after the exit: ${describeEvent(event)}`);
     if (trigger === undefined && isTearingDown(state) && !isTearingDown(before)) trigger = { event, before };
-    for (const [index, effect] of decision.effects.entries()) {
+    for (const [index, effect] of acting.entries()) {
       if (finished !== undefined && index > 0) violations.push(`${describeEffect(effect)} after finish in the same decision`);
       perform(effect);
     }
@@ -197,8 +201,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
       case 'cancel-timer':
         timers.delete(timerId(effect.timer));
         return;
-      case 'restart-scheduled':
-      case 'external-skipped':
+      case 'log':
       // This world sends no control requests, so no reply is owed to anyone.
       case 'control-reply':
         return;
@@ -271,7 +274,17 @@ export function runWorld(input: WorldInput): WorldOutcome {
     return [...seen];
   }
 
+  /** The log tells every exit, and why teardown began, once, before the finish. */
+  function checkLines(event: LifecycleEventBody, effects: readonly Effect[]): void {
+    const lines = effects.flatMap((effect) => (effect.type === 'log' ? [effect.line] : []));
+    teardownLines += lines.filter((line) => line.kind === 'teardown').length;
+    if (event.type === 'exited' && event.status.kind !== 'spawn-failed')
+      if (!lines.some((line) => line.kind === 'exited' && line.name === event.name))
+        violations.push(`the exit of ${event.name} went untold`);
+  }
+
   function checkFinish(code: number): void {
+    if (teardownLines !== 1) violations.push(`finished after ${teardownLines} teardown lines; one says why`);
     const running = [...live, ...spawning];
     if (running.length > 0) violations.push(`finished while ${running.join(', ')} still ran`);
     const stopping = pending.filter((item) => item.key.startsWith('external-stop:')).map((item) => item.key);

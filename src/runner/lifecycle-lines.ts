@@ -1,18 +1,19 @@
 import type { ExitStatus } from '../plan/exit-status.ts';
 import { assertNever } from '../plan/assert-never.ts';
-import type { LifecycleEvent } from '../lifecycle/events.ts';
+import type { ExternalSkip, LifecycleLine } from '../lifecycle/events.ts';
 import { describeExitStatus, exitCodeOf } from '../plan/exit-status.ts';
 import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
 import type { LifecycleState, StopReason } from '../lifecycle/state.ts';
 
-// The supervisor's own story, told from the events it handled. Field names are
-// stable (proc, pid, role, event, exitCode, signal) so log pipelines can rely on them.
+// The supervisor's own story: the lines the reducer decides on (`log` effects)
+// and the last one, on `finish`. Field names are stable (proc, pid, role, event,
+// exitCode, signal) so log pipelines can rely on them.
 
 /** The pid of a process's current (or last) run, for log lines. */
 export type PidOf = (name: string) => number | undefined;
 
-export interface TransitionLog {
+export interface LineView {
   readonly log: LifecycleLog;
   readonly graph: ProcessGraph;
   readonly graceMs: number;
@@ -21,80 +22,52 @@ export interface TransitionLog {
   readonly lastProbeFailureOf?: ((name: string) => string | undefined) | undefined;
 }
 
-/** Logs what one decision changed: the event itself when it is news, sidecars that came up, teardown beginning. */
-export function logTransition(view: TransitionLog, event: LifecycleEvent, before: LifecycleState, after: LifecycleState): void {
-  logSidecarsUp(view, before, after);
-  logEvent(view.log, view.pidOf, event, before, after);
-  logTeardown(view, before, after);
-}
-
-function logEvent(log: LifecycleLog, pidOf: PidOf, event: LifecycleEvent, before: LifecycleState, after: LifecycleState): void {
-  switch (event.type) {
+/** Writes one line the reducer decided on (a `log` effect). */
+export function logLine(view: LineView, line: LifecycleLine): void {
+  const { log, graph, pidOf } = view;
+  switch (line.kind) {
     case 'exited': {
-      if (event.status.kind === 'spawn-failed') return; // logged where the spawn failed
-      const fields = {
-        event: 'exited',
-        pid: pidOf(event.name),
-        exitCode: exitCodeOf(event.status),
-        signal: event.status.kind === 'signaled' ? event.status.signal : undefined,
-      };
-      return log.of(event.name).info(fields, 'exited');
+      const { status } = line;
+      const signal = status.kind === 'signaled' ? status.signal : undefined;
+      return log.of(line.name).info({ event: 'exited', pid: pidOf(line.name), exitCode: exitCodeOf(status), signal }, 'exited');
     }
-    case 'signal':
-      if (after.stopSignalsReceived >= 2 && after.stopSignalsReceived > before.stopSignalsReceived) {
-        const message =
-          before.phase === 'done' ? 'second stop signal: ending leftover processes now' : 'second stop signal: killing everything now';
-        return log.pod.warn({ event: 'signal', signal: event.signal }, message);
-      }
-      // A forwarded signal has its line already, written once the app had it:
-      // one line per signal, not two (the second cost every forward CPU time
-      // the app then waited for on a busy node; bench/signal-forward.ts).
-      if (event.forwarded === true) return;
-      return log.pod.info({ event: 'signal', signal: event.signal }, 'received signal');
-    case 'timer':
-      if (event.timer.kind === 'grace' && after.graceExpired && !before.graceExpired) {
-        log.pod.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
-      }
-      return;
-    case 'external-found':
-    case 'external-stopped':
-    case 'group-swept':
-      return; // logged by the runner, which has the PIDs and the outcome
-    case 'control':
-      return; // logged by the runner with its reply
-    case 'spawned':
-    case 'readiness':
-    case 'liveness-failed':
-    case 'hook-done':
-    case 'drain-done':
-    case 'boot':
-    case 'until-reached': // the teardown line says it
-      return;
+    case 'signal-received':
+      return log.pod.info({ event: 'signal', signal: line.signal }, 'received signal');
+    case 'second-stop-signal':
+      return log.pod.warn(
+        { event: 'signal', signal: line.signal },
+        line.leftovers ? 'second stop signal: ending leftover processes now' : 'second stop signal: killing everything now',
+      );
+    case 'grace-expired':
+      return log.pod.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
+    case 'up': {
+      const message = graph.spec(line.name).readiness === undefined ? 'started (no readiness probe)' : 'ready';
+      return log.of(line.name).info({ event: 'ready', pid: pidOf(line.name) }, message);
+    }
+    case 'teardown':
+      return logTeardown(view, line.reason, line.appRunning);
+    case 'restart-scheduled': {
+      const fields = { event: 'restarting', attempt: line.attempt, delayMs: line.delayMs };
+      return log.of(line.name).warn(fields, `restart ${line.attempt} in ${line.delayMs}ms`);
+    }
+    case 'external-skipped': {
+      const logger = log.of(line.name);
+      if (line.why === 'absent') return logger.warn({ event: 'external-absent' }, SKIPPED[line.why]);
+      return logger.info({ event: 'external-kept' }, SKIPPED[line.why]);
+    }
     default:
-      return assertNever(event);
+      return assertNever(line);
   }
 }
 
-/** A sidecar is up: ready and past its postStart (at its first start, and again after each restart). */
-function logSidecarsUp({ log, graph, pidOf }: TransitionLog, before: LifecycleState, after: LifecycleState): void {
-  for (const [name, proc] of after.procs) {
-    const role = graph.spec(name).role;
-    if (proc.status !== 'running' || !proc.up || (role !== 'sidecar' && role !== 'external')) continue;
-    const was = before.procs.get(name);
-    if (was?.status === 'running' && was.up) continue;
-    const message = graph.spec(name).readiness === undefined ? 'started (no readiness probe)' : 'ready';
-    log.of(name).info({ event: 'ready', pid: pidOf(name) }, message);
-  }
-}
+const SKIPPED: Readonly<Record<ExternalSkip, string>> = {
+  absent: 'optional external never appeared within its deadline; going on without it',
+  'stop-none': 'left running (stop: none)',
+  'kept-on-failure': 'left running: sidecar-init exits non-zero and stopOnFailure is false',
+};
 
-/**
- * Teardown began: one line saying why, naming the process at fault. Logged
- * when the stop reason appears, even if teardown also ended in the same step
- * (nothing was left running), so no exit goes unexplained.
- */
-function logTeardown({ log, graceMs, lastProbeFailureOf }: TransitionLog, before: LifecycleState, after: LifecycleState): void {
-  if (before.stopReason !== undefined || after.stopReason === undefined) return;
-  const reason = after.stopReason;
+/** Teardown began: one line saying why, naming the process at fault. */
+function logTeardown({ log, graceMs, lastProbeFailureOf }: LineView, reason: StopReason, appRunning: boolean): void {
   const fields = { event: 'teardown', reason: reason.kind, graceMs };
   if (reason.kind === 'app-exited') return log.pod.info(fields, 'app exited; stopping sidecars in reverse order');
   // A stop signal is the ordinary end of a pod; only failures are warnings.
@@ -104,7 +77,7 @@ function logTeardown({ log, graceMs, lastProbeFailureOf }: TransitionLog, before
     reason.kind === 'sidecar-failed' || reason.kind === 'external-failed' ? lastProbeFailureOf?.(reason.name) : undefined;
   log.pod[level](
     { ...fields, proc: 'name' in reason ? reason.name : undefined, ...(lastProbeFailure === undefined ? {} : { lastProbeFailure }) },
-    describeStopReason(reason, before.phase === 'running'),
+    describeStopReason(reason, appRunning),
   );
 }
 
@@ -131,21 +104,12 @@ export function describeStopReason(reason: StopReason, appRunning: boolean): str
   }
 }
 
-/** A restart was scheduled: its attempt number and the delay chosen. */
-export function logRestartScheduled(
-  log: LifecycleLog,
-  effect: { readonly name: string; readonly attempt: number; readonly delayMs: number },
-): void {
-  const fields = { event: 'restarting', attempt: effect.attempt, delayMs: effect.delayMs };
-  log.of(effect.name).warn(fields, `restart ${effect.attempt} in ${effect.delayMs}ms`);
-}
-
 /**
  * The lifecycle's last line; with a non-zero code it names the process and the
  * reason, so no failure goes unexplained. Returns its text (the termination message).
  */
 export function logFinished(
-  { log, graph }: TransitionLog,
+  { log, graph }: LineView,
   state: LifecycleState,
   exitCode: number,
   budgetUsed: { readonly budgetUsedMs?: number },

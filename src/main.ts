@@ -6,7 +6,7 @@ import type { CliCommand } from './cli/parse-args.ts';
 import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './plan/plan.ts';
-import type { AnnounceKit } from './runner/ports.ts';
+import type { AnnounceKit, ExternalKit } from './runner/ports.ts';
 import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
@@ -143,7 +143,6 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
 /** Runs the plan to its end: the exit code, and the text of the `finished` line that explains it. */
 async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<{ exitCode: number; message: string }> {
   const { createBatchedCount } = await import('./log/batched-count.ts');
-  const { createExternalKit } = await import('./externals/external-kit.ts');
   const { startSupervision } = await import('./runner/supervise.ts');
   const { flushOutput } = await import('./output/pipe-output.ts');
   const { serveStatus } = await import('./status/serve-status.ts');
@@ -197,7 +196,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
       watchLiveness,
     },
     hooks: { run: runHook, drain: runDrain },
-    externals: createExternalKit(),
+    externals: await externalKitFor(plan),
     announce,
     logger,
   });
@@ -238,6 +237,24 @@ async function externalsRefused(plan: Plan): Promise<boolean> {
   const refusal = refuseHostExternals(plan);
   if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);
   return refusal !== undefined;
+}
+
+/**
+ * The /proc finder, the presence probe and the stop executor, loaded only for a
+ * plan with externals: their modules bring crypto and fs/promises (about 30 of
+ * Node's built-in modules, compiled at every start under --jitless), which a
+ * plan without externals never uses.
+ */
+async function externalKitFor(plan: Plan): Promise<ExternalKit> {
+  if (!plan.processes.some((spec) => spec.external !== undefined)) return NO_EXTERNALS;
+  return (await import('./externals/external-kit.ts')).createExternalKit();
+}
+
+/** The lifecycle asks for externals only when the plan has one. */
+const NO_EXTERNALS: ExternalKit = { search: noExternal, presenceProbe: noExternal, announcedProbe: noExternal, stop: noExternal };
+
+function noExternal(): never {
+  throw new Error('an external was asked for, but the plan has no external entry');
 }
 
 async function createAnnounceKit(plan: Plan, logger: Logger): Promise<AnnounceKit> {

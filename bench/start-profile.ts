@@ -39,7 +39,13 @@ const PHASES: readonly (readonly [string, (frame: ProfileNode['callFrame']) => b
   ['load the reaper addon', (frame) => frame.functionName === 'loadNativeProcessApi'],
   ['evaluate the logger modules (pino)', (frame) => frame.functionName === 'src/log/logger.ts'],
   ['build the logger', (frame) => frame.functionName === 'createLogger'],
-  ['evaluate the supervision modules', (frame) => /^src\/(runner|lifecycle|process|probes|hooks|externals|attempt|http|output|status|control|announce)\/[^.]+\.ts$/.test(frame.functionName)],
+  [
+    'evaluate the supervision modules',
+    (frame) =>
+      /^src\/(runner|lifecycle|process|probes|hooks|externals|attempt|http|output|status|control|announce)\/[^.]+\.ts$/.test(
+        frame.functionName,
+      ),
+  ],
   ['spawn the app', (frame) => frame.functionName === 'spawnProcess'],
   ['sweep and exit', (frame) => frame.functionName === 'sweepDescendants' || frame.functionName === 'exitProcess'],
   ['load Node built-in modules (child_process, net, streams…)', (frame) => frame.functionName === 'compileForInternalLoader'],

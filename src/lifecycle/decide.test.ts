@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import type { Plan } from '../plan/plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import { forwardRoute, isHurried, KILL_AFTER_GRACE_MS } from './decide.ts';
 import { createDriver } from '../../test/support/decide-driver.ts';
@@ -8,8 +7,7 @@ import type { ControlCommand, Effect, LifecycleEventBody, LifecycleLine } from '
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { LEFTOVER_GRACE_MS } from './exits.ts';
-import type { LifecycleState, ProcState } from './state.ts';
-import { createInitialState } from './state.ts';
+import type { ProcState } from './state.ts';
 import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });

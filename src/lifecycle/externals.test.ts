@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { ExternalSpec, Plan } from '../plan/plan.ts';
+import type { ExternalSpec } from '../plan/plan.ts';
 import { TEST_GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import { KILL_AFTER_GRACE_MS } from './decide.ts';
 import { createDriver } from '../../test/support/decide-driver.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
-import { createProcessGraph } from '../plan/process-graph.ts';
-import { createInitialState, type LifecycleState } from './state.ts';
 
 // role external in the reducer: nothing is spawned; it is looked for and probed
 // in its turn, gates what comes after it like a sidecar, and is stopped in its

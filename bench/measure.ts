@@ -31,11 +31,13 @@ function copied(file: string, name: string): string {
 export const NODE = copied(process.execPath, 'node');
 export const SIDECAR_INIT_BINARY = existsSync(BUILT_BINARY) ? copied(BUILT_BINARY, 'sidecar-init') : undefined;
 /**
- * $SIDECAR_INIT_BASELINE: another build of the executable (say, main's) measured
+ * $BENCH_BASELINE: another build of the executable (say, main's) measured
  * beside this one in the same run, so a change's before and after share the
- * machine's load.
+ * machine's load. Not named SIDECAR_INIT_*: sidecar-init refuses a variable of
+ * its own prefix that it does not read, and every run inherits the bench's
+ * environment.
  */
-const BASELINE_BINARY = process.env.SIDECAR_INIT_BASELINE ? copied(process.env.SIDECAR_INIT_BASELINE, 'sidecar-init-baseline') : undefined;
+const BASELINE_BINARY = process.env.BENCH_BASELINE ? copied(process.env.BENCH_BASELINE, 'sidecar-init-baseline') : undefined;
 
 export interface Contender {
   readonly name: string;

@@ -40,7 +40,7 @@ const TRAINING_ARGS = ['--log-level', 'info', '--', 'true'];
  * flags differ, so each one PID 1 loads (child_process, net, streams…) is
  * compiled from source: `-- true` as PID 1 took 48.6 ms of CPU with it, 42.4
  * without, which kept 3 MiB more resident and 0.5 MiB more private (npm run
- * bench, one run, SIDECAR_INIT_BASELINE). V8's memory reducer, which frees what
+ * bench, one run, BENCH_BASELINE). V8's memory reducer, which frees what
  * starting left behind, starts 1 s after the start instead of 8 s, and
  * bytecode unused since the last collection is flushed (the start's code
  * runs once): idle with three sidecars, private memory settled at 12.2 MiB
@@ -170,7 +170,9 @@ function trainCodeCache(runner, work) {
   const trainer = join(work, 'train.cjs');
   const cacheFile = join(work, 'code-cache.bin');
   writeFileSync(trainer, loaderSource({ training: cacheFile }));
-  const result = spawnSync(runner.command, [...runner.args, ...EXEC_ARGV, trainer, ...TRAINING_ARGS], { stdio: 'ignore', cwd: work });
+  // Without the builder's SIDECAR_INIT_* variables: sidecar-init reads (or refuses) them, and the run must be the same on every machine.
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIDECAR_INIT_')));
+  const result = spawnSync(runner.command, [...runner.args, ...EXEC_ARGV, trainer, ...TRAINING_ARGS], { stdio: 'ignore', cwd: work, env });
   const outcome = result.error?.message ?? `exit ${result.status ?? result.signal}`;
   if (!existsSync(cacheFile)) {
     console.warn(`build-binary: the run that makes the code cache failed (${outcome}); executable without code cache`);

@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
-import { chmodSync, statSync } from 'node:fs';
-import { connect, type Socket } from 'node:net';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { connect, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { announced, fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
@@ -47,9 +47,12 @@ function ctl(run: RunningSupervisor, args: readonly string[], as: readonly strin
 }
 
 /** A sidecar with a readiness port and the app, with the control socket and the status server. */
-async function startWithControl(dir: string, eventsFile: string) {
+function startWithControl(dir: string, eventsFile: string) {
+  return startWithControlAt(`${dir}/control.sock`, eventsFile);
+}
+
+async function startWithControlAt(socket: string, eventsFile: string) {
   const port = await freePort();
-  const socket = `${dir}/control.sock`;
   const run = track(
     startSupervisor(
       [
@@ -225,6 +228,8 @@ describe('the control socket', () => {
 
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
+    // Its socket is gone at exit, and so is the name it was bound under before it was moved into place.
+    expect(readdirSync(events.dir).filter((name) => name.includes('control.sock'))).toEqual([]);
     await expectNothingLeft(run);
   });
 
@@ -270,6 +275,54 @@ describe('the control socket', () => {
     await expectNothingLeft(run);
   });
 });
+
+describe('the control socket’s file', () => {
+  it('never takes over a socket another process serves, and the other keeps answering', async () => {
+    const events = createEvents();
+    const path = `${events.dir}/control.sock`;
+    // The supervisor's check connects and hangs up at once: a reset, not a failure.
+    const other = createServer((client) => client.on('error', () => {}).end('other\n'));
+    await new Promise<void>((resolve) => other.listen(path, resolve));
+    try {
+      const run = track(startSupervisor(['--control', path, '--', 'true']));
+      const failed = await run.waitForLog((line) => line.event === 'control-failed');
+      expect(failed.msg).toContain('is served by another process');
+      expect((await run.exited).code).toBe(0);
+      expect(await exchange(path, '')).toBe('other\n');
+      await expectNothingLeft(run);
+    } finally {
+      await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('replaces a stale socket left by an earlier run, and at exit removes only the socket it bound', async () => {
+    const events = createEvents();
+    const path = `${events.dir}/control.sock`;
+    // Bound by a process that then exits without removing it: what a container restarted in place finds.
+    const bindAndLeave = 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])';
+    execFileSync('python3', ['-c', bindAndLeave, path]);
+    const stale = identity(path);
+    const { run } = await startWithControlAt(path, events.file);
+    await events.waitFor('app start');
+    expect(identity(path)).not.toBe(stale);
+    expect(JSON.parse(await exchange(path, '{"cmd":"status"}\n'))).toMatchObject({ ok: true });
+
+    // Another run takes the path over (after removing ours): at exit, sidecar-init leaves that one be.
+    execFileSync('rm', [path]);
+    execFileSync('python3', ['-c', bindAndLeave, path]);
+    const replacement = identity(path);
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    expect(identity(path)).toBe(replacement);
+    await expectNothingLeft(run);
+  });
+});
+
+/** Which file is at path: an inode number is reused once its file is removed, its birth time to the nanosecond is not. */
+function identity(path: string): string {
+  const stat = lstatSync(path, { bigint: true });
+  return `${stat.dev}:${stat.ino}:${stat.birthtimeNs}`;
+}
 
 function opened(path: string): Promise<Socket> {
   return new Promise((resolve, reject) => {

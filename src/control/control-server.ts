@@ -1,5 +1,6 @@
-import { chmodSync, lstatSync, unlinkSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { chmodSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlCommand } from '../lifecycle/events.ts';
 import type { StatusDocument } from '../status/status-json.ts';
@@ -23,6 +24,9 @@ import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts'
 export const MAX_CONNECTIONS = 8;
 const IDLE_TIMEOUT_MS = 5_000;
 const REQUEST_DEADLINE_MS = 5_000;
+const STALE_CHECK_MS = 1_000;
+/** sun_path holds 108 bytes, the terminating NUL among them. */
+const MAX_SOCKET_PATH_BYTES = 107;
 
 export interface ControlHandlers {
   status(): StatusDocument;
@@ -40,7 +44,7 @@ export async function serveControl(
   logger: Logger,
   api: UnixSocketApi = loadUnixSocketApi(),
 ): Promise<ControlServer> {
-  removeStaleSocket(path);
+  await refuseUnlessStale(path);
   const ownUid = process.getuid?.() ?? 0;
   const open = new Set<Socket>();
   const server = createServer({ allowHalfOpen: false }, (socket) => {
@@ -49,7 +53,22 @@ export async function serveControl(
     handleConnection(socket, { ownUid, handlers, logger, api });
   });
   server.maxConnections = MAX_CONNECTIONS;
-  await listen(server, path);
+  // Bound under a name of its own, then renamed into place: the socket appears
+  // at path whole (mode 0600 already), a stale one is replaced in the same
+  // step, and the name libuv removes when the server closes is one nobody else
+  // uses. At close only the file this run put at path is removed (below).
+  const bindPath = join(dirname(path), `.${basename(path)}.${process.pid}`);
+  const staged = Buffer.byteLength(bindPath) <= MAX_SOCKET_PATH_BYTES;
+  if (staged && lstatSync(bindPath, { throwIfNoEntry: false })?.isSocket()) unlinkSync(bindPath); // a crash's leftover: PID 1 has the same pid every run
+  await listen(server, staged ? bindPath : path);
+  try {
+    if (staged) renameSync(bindPath, path);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  // Which file is ours: at close, a socket that replaced it at the same path (another run's) is left alone.
+  const bound = fileIdentity(path);
   logger.info({ event: 'control-listening', path }, `control socket listening on ${path}`);
   return {
     path,
@@ -58,25 +77,61 @@ export async function serveControl(
         server.close(() => resolve());
         // A client still connected cannot hold sidecar-init's exit.
         for (const socket of open) socket.destroy();
-        try {
-          removeStaleSocket(path);
-        } catch {
-          // Replaced by something else meanwhile: not ours to remove.
-        }
+        removeOwnSocket(path, bound);
       }),
   };
 }
 
 /**
- * A socket file left by an earlier run (a container restarted in place) would
- * make listen fail with EADDRINUSE; anything that is not a socket is the
- * user's file and is never removed.
+ * A socket file left by an earlier run (a container restarted in place) is
+ * replaced; one that another process still serves (a second sidecar-init given
+ * the same path on a shared volume) is not stale, and anything that is not a
+ * socket is the user's file: neither is ever touched.
  */
-function removeStaleSocket(path: string): void {
+async function refuseUnlessStale(path: string): Promise<void> {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (stat === undefined) return;
   if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket; choose another --control path`);
-  unlinkSync(path);
+  if (await isServed(path))
+    throw new Error(`${path} is served by another process (another sidecar-init with the same --control?); choose another --control path`);
+  // Where the name cannot be staged beside it (too long for a socket address), listen needs the path free.
+  if (Buffer.byteLength(join(dirname(path), `.${basename(path)}.${process.pid}`)) > MAX_SOCKET_PATH_BYTES) unlinkSync(path);
+}
+
+/** Whether something accepts connections at path: a stale socket file refuses them at once. */
+function isServed(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = connect(path);
+    const settle = (served: boolean) => {
+      clearTimeout(timer);
+      probe.destroy();
+      resolve(served);
+    };
+    // A listener whose backlog is full leaves the connect pending: it is served.
+    const timer = setTimeout(() => settle(true), STALE_CHECK_MS);
+    probe.once('connect', () => settle(true));
+    probe.once('error', () => settle(false));
+  });
+}
+
+/** Removes the socket this run bound, and nothing that has taken its place since. */
+function removeOwnSocket(path: string, bound: string | undefined): void {
+  try {
+    if (bound !== undefined && fileIdentity(path) === bound) unlinkSync(path);
+  } catch {
+    // Gone or unreadable meanwhile: nothing of ours to remove.
+  }
+}
+
+/**
+ * Which socket file is at path: the inode alone would not do, since a file
+ * created after ours was removed may get its number; its birth time, to the
+ * nanosecond, tells them apart (where the filesystem keeps none, the inode is
+ * all there is). Not the change time: a chmod by the user changes it.
+ */
+function fileIdentity(path: string): string | undefined {
+  const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return stat?.isSocket() ? `${stat.dev}:${stat.ino}:${stat.birthtimeNs}` : undefined;
 }
 
 function listen(server: Server, path: string): Promise<void> {

@@ -180,33 +180,48 @@ describe('the control socket', () => {
     await expectNothingLeft(run);
   });
 
-  it('a restart on request, like every restart, starts the new run only once what the last one left in its process group is gone', async () => {
-    const events = createEvents();
-    const socket = `${events.dir}/control.sock`;
-    const config = writeConfig(events.dir, [
-      `control: ${socket}`,
-      'processes:',
-      '  - name: proxy',
-      '    role: sidecar',
-      `    command: ${yamlArgv(...fixtureArgv('leave-in-group.sh', 'proxy', `${events.dir}/leftover`, 'stays'))}`,
-      '    grace: 200ms',
-      `    readiness: { probe: "${announced('proxy')}" }`,
-      '  - name: app',
-      '    role: app',
-      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
-    ]);
-    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
-    await events.waitFor('app start');
-    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
-    expect(await ctl(run, ['--control', socket, 'restart', 'proxy'])).toMatchObject({ code: 0, stdout: 'restarting proxy\n' });
-    await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
-    // The worker ignored the stop signal and then SIGTERM; SIGKILL after the grace ended it before the new run.
-    expect(events.sequence()).toEqual(['proxy start', 'app start', 'proxy leftover-gone', 'proxy start']);
-    expect(run.logs.find((line) => line.event === 'swept-group')).toMatchObject({ proc: 'proxy', outcome: 'killed' });
-    run.process.kill('SIGTERM');
-    expect((await run.exited).code).toBe(0);
-    await expectNothingLeft(run);
-  });
+  it.each([
+    ['a restart on request', [['restart', 'proxy']], 'restarting proxy\n'],
+    [
+      'a start after a stop',
+      [
+        ['stop', 'proxy'],
+        ['start', 'proxy'],
+      ],
+      'starting proxy\n',
+    ],
+  ])(
+    '%s, like every restart, starts the new run only once what the last one left in its process group is gone',
+    async (_, requests, answer) => {
+      const events = createEvents();
+      const socket = `${events.dir}/control.sock`;
+      const config = writeConfig(events.dir, [
+        `control: ${socket}`,
+        'processes:',
+        '  - name: proxy',
+        '    role: sidecar',
+        `    command: ${yamlArgv(...fixtureArgv('leave-in-group.sh', 'proxy', `${events.dir}/leftover`, 'stays'))}`,
+        '    grace: 200ms',
+        `    readiness: { probe: "${announced('proxy')}" }`,
+        '  - name: app',
+        '    role: app',
+        `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+      ]);
+      const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+      await events.waitFor('app start');
+      const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+      const answers = [];
+      for (const request of requests) answers.push(await ctl(run, ['--control', socket, ...request]));
+      expect(answers.at(-1)).toMatchObject({ code: 0, stdout: answer });
+      await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
+      // The worker ignored the stop signal and then SIGTERM; SIGKILL after the grace ended it before the new run.
+      expect(events.sequence()).toEqual(['proxy start', 'app start', 'proxy leftover-gone', 'proxy start']);
+      expect(run.logs.find((line) => line.event === 'swept-group')).toMatchObject({ proc: 'proxy', outcome: 'killed' });
+      run.process.kill('SIGTERM');
+      expect((await run.exited).code).toBe(0);
+      await expectNothingLeft(run);
+    },
+  );
 
   it('refuses another uid: by the mode, and by its kernel credentials when the mode lets it in', async () => {
     const events = createEvents();

@@ -1,5 +1,7 @@
+import type { ProcessSpec } from '../plan/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import type { ControlCommand } from './events.ts';
+import { leftoverGraceMs } from './restart-policy.ts';
 import { stopWatches } from './startup.ts';
 import type { ExitedProc, ProcState } from './state.ts';
 
@@ -28,13 +30,17 @@ export function handleControl(context: DecideContext, draft: Draft, id: number, 
       draft.effects.push({ type: 'signal', name, signal: command.signal, purpose: 'control' });
       return reply(draft, id, `sent ${command.signal} to ${name}`);
     case 'start':
+      if (proc.status !== 'exited') return; // refusalOf says so
+      // As every restart: the new run starts once what the last one left in its process group is gone.
       draft.put(name, {
-        status: 'spawning',
-        started: proc.status === 'exited' && proc.started,
-        restarts: restartsOf(proc),
-        spawnedBefore: true,
+        status: 'backoff',
+        started: proc.started,
+        restarts: proc.restarts,
+        exit: proc.exit,
+        delayOver: true,
+        groupGone: false,
       });
-      draft.effects.push({ type: 'spawn', name });
+      draft.effects.push({ type: 'sweep-group', name, graceMs: leftoverGraceMs(spec) });
       return reply(draft, id, `starting ${name}`);
     case 'restart':
     case 'stop': {
@@ -72,7 +78,8 @@ export function handleControlPreStopDone(context: DecideContext, draft: Draft, n
  * waits for: sweepGraceMs is that sweep's grace), or held down. Returns false
  * when its exit is not a control stop's, for the usual rules.
  */
-export function handleControlExit(draft: Draft, name: string, before: ProcState, after: ExitedProc, sweepGraceMs: number): boolean {
+export function handleControlExit(draft: Draft, spec: ProcessSpec, before: ProcState, after: ExitedProc): boolean {
+  const { name } = spec;
   if (before.status !== 'stopping' || before.byControl === undefined) return false;
   if (before.byControl === 'stop') {
     draft.put(name, { ...after, held: true });
@@ -86,7 +93,7 @@ export function handleControlExit(draft: Draft, name: string, before: ProcState,
     delayOver: true,
     groupGone: false,
   });
-  draft.effects.push({ type: 'sweep-group', name, graceMs: sweepGraceMs });
+  draft.effects.push({ type: 'sweep-group', name, graceMs: leftoverGraceMs(spec) });
   return true;
 }
 
@@ -132,10 +139,6 @@ function isSignalable(proc: ProcState): boolean {
 function describe(proc: ProcState): string {
   if (proc.status === 'exited' && proc.held === true) return 'stopped on request';
   return proc.status === 'backoff' ? 'waiting to restart' : proc.status;
-}
-
-function restartsOf(proc: ProcState): number {
-  return proc.status === 'pending' || proc.status === 'skipped' ? 0 : proc.restarts;
 }
 
 function reply(draft: Draft, id: number, message: string): void {

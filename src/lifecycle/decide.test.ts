@@ -6,7 +6,7 @@ import type { DecideContext } from './draft.ts';
 import type { ControlCommand, Effect, LifecycleEventBody, LifecycleLine } from './events.ts';
 import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
-import { LEFTOVER_GRACE_MS } from './exits.ts';
+import { LEFTOVER_GRACE_MS } from './restart-policy.ts';
 import type { ProcState } from './state.ts';
 import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 
@@ -552,10 +552,12 @@ describe('control requests', () => {
       ok: false,
       message: 's is not running (stopped on request)',
     });
+    // As every restart, the new run waits until what the last one left in its process group is gone.
     expect(d.send(control(3, { kind: 'start', name: 's' }))).toEqual([
-      spawn('s'),
+      { type: 'sweep-group', name: 's', graceMs: LEFTOVER_GRACE_MS },
       { type: 'control-reply', id: 3, ok: true, message: 'starting s' },
     ]);
+    expect(d.send(d.swept('s'))).toEqual([spawn('s')]);
     d.send(d.spawned('s'));
     expect(d.state.procs.get('s')).toMatchObject({ status: 'running', up: true });
   });

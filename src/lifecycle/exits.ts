@@ -2,14 +2,11 @@ import type { ExitStatus } from '../plan/exit-status.ts';
 import { isSuccess } from '../plan/exit-status.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import type { DecideContext, Draft } from './draft.ts';
-import { backoffDelayMs, isExhausted, restartsAfterRun, wantsRestart } from './restart-policy.ts';
+import { backoffDelayMs, isExhausted, leftoverGraceMs, restartsAfterRun, wantsRestart } from './restart-policy.ts';
 import { stopWatches } from './startup.ts';
 import { hasStarted, isAlive } from './state.ts';
 import { beginStop } from './teardown.ts';
 import { handleControlExit } from './control.ts';
-
-/** How long what a run left behind gets after SIGTERM before SIGKILL, unless the process has its own grace. */
-export const LEFTOVER_GRACE_MS = 2_000;
 
 /**
  * A process exited: restart it under its policy, or decide what its end means
@@ -28,7 +25,7 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
   if (before.status === 'stopping') draft.effects.push({ type: 'cancel-timer', timer: { kind: 'process-grace', name } });
   if (draft.phase === 'stopping' || draft.phase === 'done') return;
   // Stopped on request: restarted (after the sweep of its group) or held down, whatever its policy says.
-  if (handleControlExit(draft, name, before, exited, spec.graceMs ?? LEFTOVER_GRACE_MS)) return;
+  if (handleControlExit(draft, spec, before, exited)) return;
 
   // A spawn that failed never ran (and is never retried).
   const ranMs = before.status === 'spawning' ? 0 : draft.at - before.spawnedAt;
@@ -50,7 +47,7 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
       { type: 'log', line: { kind: 'restart-scheduled', name, attempt: restarts + 1, delayMs } },
       { type: 'start-timer', timer: { kind: 'restart', name }, ms: delayMs },
       // The exit ended the run's leader only: what it forked and left behind is swept during the delay.
-      { type: 'sweep-group', name, graceMs: spec.graceMs ?? LEFTOVER_GRACE_MS },
+      { type: 'sweep-group', name, graceMs: leftoverGraceMs(spec) },
     );
     return;
   }

@@ -1,4 +1,4 @@
-import type { RestartSpec } from '../plan/plan.ts';
+import type { ProcessSpec, RestartSpec } from '../plan/plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import { isSuccess } from '../plan/exit-status.ts';
 
@@ -34,4 +34,12 @@ export function isExhausted(spec: RestartSpec, restarts: number): boolean {
 export function backoffDelayMs(spec: RestartSpec, restarts: number): number {
   if (restarts === 0) return 0;
   return Math.min(spec.maxBackoffMs, spec.initialBackoffMs * 2 ** (restarts - 1));
+}
+
+/** How long what a run left behind gets after SIGTERM before SIGKILL, unless the process has its own grace. */
+export const LEFTOVER_GRACE_MS = 2_000;
+
+/** The grace of the sweep of a process's last run's group, before it runs again. */
+export function leftoverGraceMs(spec: ProcessSpec): number {
+  return spec.graceMs ?? LEFTOVER_GRACE_MS;
 }

@@ -211,7 +211,11 @@ describe('the control socket', () => {
       await events.waitFor('app start');
       const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
       const answers = [];
-      for (const request of requests) answers.push(await ctl(run, ['--control', socket, ...request]));
+      for (const request of requests) {
+        answers.push(await ctl(run, ['--control', socket, ...request]));
+        // A stop is answered as it begins: start only once the process is down.
+        if (request[0] === 'stop') await run.waitForLog((line) => line.event === 'exited' && line.proc === 'proxy');
+      }
       expect(answers.at(-1)).toMatchObject({ code: 0, stdout: answer });
       await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
       // The worker ignored the stop signal and then SIGTERM; SIGKILL after the grace ended it before the new run.
@@ -307,6 +311,45 @@ describe('the control socket’s file', () => {
       await expectNothingLeft(run);
     } finally {
       await new Promise((resolve) => other.close(resolve));
+    }
+  });
+
+  it('counts a socket whose listener is too busy to accept as served, not stale', async () => {
+    const events = createEvents();
+    const path = `${events.dir}/control.sock`;
+    // A listener that never accepts: once its backlog is full, a connect fails with EAGAIN, not ECONNREFUSED.
+    const listener = spawn(
+      'python3',
+      [
+        '-c',
+        'import socket, sys, time; s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(0); print("listening", flush=True); time.sleep(600)',
+        path,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const held: Socket[] = [];
+    try {
+      await new Promise((resolve) => listener.stdout.once('data', resolve));
+      const before = identity(path);
+      let filled = false;
+      while (!filled && held.length < 64) {
+        const client = connect(path);
+        held.push(client);
+        filled = await new Promise<boolean>((resolve) => {
+          client.once('connect', () => resolve(false));
+          client.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'EAGAIN'));
+        });
+      }
+      expect(filled).toBe(true);
+      const run = track(startSupervisor(['--control', path, '--', 'true']));
+      const failed = await run.waitForLog((line) => line.event === 'control-failed');
+      expect(failed.msg).toContain('is served by another process');
+      expect((await run.exited).code).toBe(0);
+      expect(identity(path)).toBe(before);
+      await expectNothingLeft(run);
+    } finally {
+      for (const client of held) client.destroy();
+      listener.kill('SIGKILL');
     }
   });
 

@@ -1,5 +1,5 @@
-import { chmodSync, lstatSync, renameSync, unlinkSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { type BigIntStats, chmodSync, linkSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlCommand } from '../lifecycle/events.ts';
@@ -24,9 +24,8 @@ import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts'
 export const MAX_CONNECTIONS = 8;
 const IDLE_TIMEOUT_MS = 5_000;
 const REQUEST_DEADLINE_MS = 5_000;
+/** A connect to a Unix socket is answered at once; one that is not is not a stale file's. */
 const STALE_CHECK_MS = 1_000;
-/** sun_path holds 108 bytes, the terminating NUL among them. */
-const MAX_SOCKET_PATH_BYTES = 107;
 
 export interface ControlHandlers {
   status(): StatusDocument;
@@ -53,22 +52,28 @@ export async function serveControl(
     handleConnection(socket, { ownUid, handlers, logger, api });
   });
   server.maxConnections = MAX_CONNECTIONS;
-  // Bound under a name of its own, then renamed into place: the socket appears
-  // at path whole (mode 0600 already), a stale one is replaced in the same
-  // step, and the name libuv removes when the server closes is one nobody else
-  // uses. At close only the file this run put at path is removed (below).
-  const bindPath = join(dirname(path), `.${basename(path)}.${process.pid}`);
-  const staged = Buffer.byteLength(bindPath) <= MAX_SOCKET_PATH_BYTES;
-  if (staged && lstatSync(bindPath, { throwIfNoEntry: false })?.isSocket()) unlinkSync(bindPath); // a crash's leftover: PID 1 has the same pid every run
-  await listen(server, staged ? bindPath : path);
+  // Bound under a name of this start's own beside PATH, then linked into place:
+  // the socket appears at PATH whole (mode 0600 already); link, unlike rename,
+  // never replaces what another run put at PATH meanwhile; and the name libuv
+  // removes when the server closes is one nobody else uses. At close only the
+  // file this run put at PATH is removed (removeOwnSocket).
+  const bindPath = join(dirname(path), `.${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`);
+  await listen(server, bindPath);
+  const boundInode = lstatSync(bindPath, { bigint: true }).ino;
   try {
-    if (staged) renameSync(bindPath, path);
+    linkSync(bindPath, path);
   } catch (error) {
     server.close();
-    throw error;
+    throw isCode(error, 'EEXIST')
+      ? new Error(`${path} was created by another process while this one started; choose another --control path`)
+      : error;
+  } finally {
+    rmSync(bindPath, { force: true });
   }
-  // Which file is ours: at close, a socket that replaced it at the same path (another run's) is left alone.
-  const bound = fileIdentity(path);
+  // Which file is ours: the one at PATH while it is still the inode bound above
+  // (read after the link and the unlink, which both change its change time).
+  const atPath = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  const bound = atPath?.ino === boundInode ? identityOf(atPath) : undefined;
   logger.info({ event: 'control-listening', path }, `control socket listening on ${path}`);
   return {
     path,
@@ -84,7 +89,7 @@ export async function serveControl(
 
 /**
  * A socket file left by an earlier run (a container restarted in place) is
- * replaced; one that another process still serves (a second sidecar-init given
+ * removed; one that another process still serves (a second sidecar-init given
  * the same path on a shared volume) is not stale, and anything that is not a
  * socket is the user's file: neither is ever touched.
  */
@@ -94,11 +99,15 @@ async function refuseUnlessStale(path: string): Promise<void> {
   if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket; choose another --control path`);
   if (await isServed(path))
     throw new Error(`${path} is served by another process (another sidecar-init with the same --control?); choose another --control path`);
-  // Where the name cannot be staged beside it (too long for a socket address), listen needs the path free.
-  if (Buffer.byteLength(join(dirname(path), `.${basename(path)}.${process.pid}`)) > MAX_SOCKET_PATH_BYTES) unlinkSync(path);
+  unlinkSync(path);
 }
 
-/** Whether something accepts connections at path: a stale socket file refuses them at once. */
+/**
+ * Whether a process listens at path. Only a refusal (ECONNREFUSED: nobody
+ * listens on this socket file) or its absence proves it stale: a listener
+ * with a full backlog answers EAGAIN, another user's socket EACCES, and either
+ * is someone's live socket.
+ */
 function isServed(path: string): Promise<boolean> {
   return new Promise((resolve) => {
     const probe = connect(path);
@@ -107,11 +116,14 @@ function isServed(path: string): Promise<boolean> {
       probe.destroy();
       resolve(served);
     };
-    // A listener whose backlog is full leaves the connect pending: it is served.
     const timer = setTimeout(() => settle(true), STALE_CHECK_MS);
     probe.once('connect', () => settle(true));
-    probe.once('error', () => settle(false));
+    probe.once('error', (error) => settle(!isCode(error, 'ECONNREFUSED') && !isCode(error, 'ENOENT')));
   });
+}
+
+function isCode(error: unknown, code: string): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === code;
 }
 
 /** Removes the socket this run bound, and nothing that has taken its place since. */
@@ -125,12 +137,17 @@ function removeOwnSocket(path: string, bound: string | undefined): void {
 
 /**
  * Which socket file is at path: the inode alone would not do, since a file
- * created after ours was removed may get its number; its birth time, to the
- * nanosecond, tells them apart (where the filesystem keeps none, the inode is
- * all there is). Not the change time: a chmod by the user changes it.
+ * created after ours was removed may get its number; its birth time tells them
+ * apart. Not the change time: a chmod by the user changes it. (Where statx is
+ * refused, Node reports the change time as the birth time: a chmod then makes
+ * sidecar-init leave its socket behind at exit, which the next run replaces as
+ * stale; it never makes it remove another's.)
  */
 function fileIdentity(path: string): string | undefined {
-  const stat = lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  return identityOf(lstatSync(path, { bigint: true, throwIfNoEntry: false }));
+}
+
+function identityOf(stat: BigIntStats | undefined): string | undefined {
   return stat?.isSocket() ? `${stat.dev}:${stat.ino}:${stat.birthtimeNs}` : undefined;
 }
 

@@ -602,3 +602,45 @@ describe('control requests', () => {
     expect(d.send(d.exited('s', signaled('SIGTERM')))).toContainEqual(finish(143));
   });
 });
+
+describe('what the log is told', () => {
+  it('a sidecar up, once per run and only then; why teardown began, with whether the app ran; every exit', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true }), proc('step', 'init'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'));
+    expect(d.lines).toEqual([]);
+    d.send(ready('proxy'));
+    expect(d.lines).toEqual([{ kind: 'up', name: 'proxy' }]);
+    // Ready again while up is no news; an init step or the app never has an up line.
+    d.send(ready('proxy'), d.spawned('step'), d.exited('step', exited(0)), d.spawned('app'));
+    expect(d.lines).toEqual([{ kind: 'exited', name: 'step', status: exited(0) }]);
+    d.send(d.exited('app', exited(3)));
+    expect(d.lines).toEqual([
+      { kind: 'exited', name: 'app', status: exited(3) },
+      { kind: 'teardown', reason: { kind: 'app-exited', status: exited(3) }, appRunning: true },
+    ]);
+  });
+
+  it('a stop signal during startup: received, then teardown with the app never started', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'), { type: 'signal', signal: 'SIGTERM' });
+    expect(d.lines).toEqual([
+      { kind: 'signal-received', signal: 'SIGTERM' },
+      { kind: 'teardown', reason: { kind: 'signal', signal: 'SIGTERM' }, appRunning: false },
+    ]);
+  });
+
+  it('the grace running out once; a second stop signal, during teardown and once everything is down; no line for a forwarded signal', () => {
+    const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
+    d.send({ type: 'signal', signal: 'SIGHUP', forwarded: true });
+    expect(d.lines).toEqual([]);
+    d.send({ type: 'signal', signal: 'SIGTERM' }, { type: 'timer', timer: { kind: 'grace' } });
+    expect(d.lines.map((line) => line.kind)).toEqual(['signal-received', 'teardown', 'grace-expired']);
+    d.send({ type: 'signal', signal: 'SIGINT' });
+    expect(d.lines).toEqual([{ kind: 'second-stop-signal', signal: 'SIGINT', leftovers: false }]);
+    d.send(d.exited('app', signaled('SIGKILL')), d.exited('s', signaled('SIGKILL')));
+    expect(d.state.phase).toBe('done');
+    d.send({ type: 'signal', signal: 'SIGTERM' });
+    expect(d.lines).toEqual([{ kind: 'second-stop-signal', signal: 'SIGTERM', leftovers: true }]);
+  });
+});

@@ -278,9 +278,12 @@ export function runWorld(input: WorldInput): WorldOutcome {
   function checkLines(event: LifecycleEventBody, effects: readonly Effect[]): void {
     const lines = effects.flatMap((effect) => (effect.type === 'log' ? [effect.line] : []));
     teardownLines += lines.filter((line) => line.kind === 'teardown').length;
-    if (event.type === 'exited' && event.status.kind !== 'spawn-failed')
-      if (!lines.some((line) => line.kind === 'exited' && line.name === event.name))
-        violations.push(`the exit of ${event.name} went untold`);
+    if (event.type !== 'exited' || event.status.kind === 'spawn-failed') return;
+    const told = lines.findIndex((line) => line.kind === 'exited' && line.name === event.name);
+    if (told < 0) violations.push(`the exit of ${event.name} went untold`);
+    // An exit that ends the pod is told before the line that says teardown began because of it.
+    const teardown = lines.findIndex((line) => line.kind === 'teardown');
+    if (teardown >= 0 && teardown < told) violations.push(`teardown was told before the exit of ${event.name} that began it`);
   }
 
   function checkFinish(code: number): void {

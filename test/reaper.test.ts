@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'vitest';
 
@@ -20,6 +20,9 @@ const ORPHANS = 150;
 // exits with 3: 150 zombies for whoever is PID 1 (or our subreaper).
 const ORPHAN_MAKER = `for i in $(seq ${ORPHANS}); do (exit 3 &); done`;
 const NEW_PID_NAMESPACE = ['--pid', '--fork', '--mount-proc', '--kill-child'];
+// More zombies at once than one native pass reaps (child-watch.c's PASS_MAX, 1,024).
+const BURST = 2_500;
+const LOOP_GAP_BOUND_MS = 1_000;
 const TAG_ENV = 'SIDECAR_INIT_TEST_TAG';
 // Under vitest's 30 s test timeout, above the harness's own 10 s waits.
 const RUN_TIMEOUT_MS = 25_000;
@@ -142,6 +145,24 @@ describe('reaper as PID 1', () => {
     expect(result.ownChildExitCode).toBe(7);
     expect(result.makerExitCode).toBe(0);
     expect(processesInPidNamespace(result.pidNamespace)).toEqual([]);
+  });
+
+  test('reaps a burst of orphans that all exit at the same moment, a pass at a time, while its timers still run', async () => {
+    // Each orphan waits for the end of one pipe (as fd 3: a background job's stdin would be /dev/null);
+    // the maker closes its write end once all are made, and they exit together.
+    const burst = `{ until [ -e "$GATE" ]; do sleep 0.05; done; } | { exec 3<&0; for i in $(seq ${BURST}); do ( (read x <&3; exit 5) & ); done; touch "$GATE"; }`;
+    const gate = join(mkdtempSync(join(tmpdir(), 'sidecar-init-burst-')), 'go');
+    try {
+      const result = parseResult(await run('unshare', [...NEW_PID_NAMESPACE, 'env', `GATE=${gate}`, NODE, HARNESS, 'orphans', burst]));
+      expect(result).toMatchObject({ pid: 1, settled: true, zombiesLeft: 0, ownChildExitCode: 7, makerExitCode: 0 });
+      expect(result.reaped).toBeGreaterThanOrEqual(BURST);
+      expect(result.statuses).toEqual({ 'exited 5': result.reaped });
+      // A liveness bound, generous for a loaded machine: no pass holds the loop for long.
+      expect(result.maxLoopGapMs).toBeLessThan(LOOP_GAP_BOUND_MS);
+      expect(processesInPidNamespace(result.pidNamespace)).toEqual([]);
+    } finally {
+      rmSync(dirname(gate), { recursive: true, force: true });
+    }
   });
 
   test('control: a PID 1 that does not reap is left with the zombies', async () => {

@@ -17,6 +17,16 @@ export interface NativeProcessApi {
    */
   peekZombie(): number | undefined;
   /**
+   * The pass on every SIGCHLD, in the native part (child-watch.c): every
+   * exited child not in `owned` (libuv's) is reaped, and `onReaped` gets the
+   * pairs [pid, raw status, …] at once after a quiet spell, then at most every
+   * intervalMs while more keep dying; at once, with `blocked`, when a child of
+   * `owned` stands first among the exited (the caller reaps the rest by pid).
+   */
+  watchChildren(owned: ReadonlySet<number>, onReaped: (pairs: Int32Array, blocked: boolean) => void, intervalMs: number): void;
+  /** Stops the watch; the pairs reaped and not yet handed over. */
+  unwatchChildren(): Int32Array;
+  /**
    * _exit(code): ends the process without atexit handlers, so a thread-pool
    * write stuck on a stalled log pipe cannot hold the exit. Only after every
    * line of our own has been written (they are written synchronously).
@@ -116,14 +126,16 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
       throw new NativeAddonError(`${SUPPORTED}; this Node uses musl libc: use a glibc-based image such as debian:bookworm-slim`);
     throw new NativeAddonError(describe(cause instanceof Error ? cause.message : String(cause)), { cause });
   }
-  const { setChildSubreaper, reapPid, peekZombie, exitNow } = module.exports;
+  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow } = module.exports;
   if (
     typeof setChildSubreaper !== 'function' ||
     typeof reapPid !== 'function' ||
     typeof peekZombie !== 'function' ||
+    typeof watchChildren !== 'function' ||
+    typeof unwatchChildren !== 'function' ||
     typeof exitNow !== 'function'
   ) {
-    throw new NativeAddonError(describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/exitNow)'));
+    throw new NativeAddonError(describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow)'));
   }
   return module.exports as unknown as NativeProcessApi;
 }

@@ -34,6 +34,14 @@ export interface Reaper {
   reapZombies(): readonly ReapedOrphan[];
 }
 
+/**
+ * While orphans keep dying, what the native pass reaped reaches JavaScript at
+ * most this often (after a quiet spell, at once): in a storm one call per
+ * SIGCHLD cost PID 1 more than the reaping itself (bench/reap-storm.ts). A
+ * child on the terminal (claimedPids) hears of its exit at most this late.
+ */
+const HAND_OVER_INTERVAL_MS = 10;
+
 export function createReaper({ native, ownedPids, claimedPids, onReaped, onError }: ReaperOptions): Reaper {
   // The kernel re-parents every orphan in the namespace to PID 1; anywhere else
   // they go to the nearest subreaper, so we must ask to be one.
@@ -71,10 +79,8 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
     return reaped;
   }
 
-  // A pass runs right in the SIGCHLD callback: one pass reaps every zombie
-  // present, and a signal that finds none costs one waitid. Deferring the pass
-  // (setImmediate) to share it among a burst's signals cost more than it saved:
-  // in a 4,000-orphan storm it made PID 1 spend about a third more CPU.
+  // The JavaScript pass: at start, for a child libuv owns that blocks the
+  // native pass, and for the final sweep (reapZombies).
   function handleSigchld(): void {
     try {
       reapZombies();
@@ -83,19 +89,41 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
     }
   }
 
+  /** What the native pass reaped: the claimed children's statuses to their owners, the orphans reported. */
+  function handOver(pairs: Int32Array): void {
+    const reaped: ReapedOrphan[] = [];
+    for (let index = 0; index + 1 < pairs.length; index += 2) {
+      const pid = pairs[index] as number;
+      const status = decodeWaitStatus(pairs[index + 1] as number);
+      const owner = claimedPids?.get(pid);
+      if (owner === undefined) reaped.push({ pid, status });
+      else owner(status);
+    }
+    if (reaped.length > 0) onReaped?.(reaped);
+  }
+
+  function onNativePass(pairs: Int32Array, blocked: boolean): void {
+    handOver(pairs);
+    // A child libuv owns stood first among the exited: this pass reaps the rest by pid.
+    if (blocked) handleSigchld();
+  }
+
   return {
     mode,
     start() {
       if (listening) return;
       if (mode === 'subreaper') native.setChildSubreaper();
-      process.on('SIGCHLD', handleSigchld);
+      // Every SIGCHLD is handled in the native part (child-watch.c): a call
+      // into JavaScript per dying orphan cost PID 1 more than reaping it.
+      native.watchChildren(ownedPids, onNativePass, HAND_OVER_INTERVAL_MS);
       listening = true;
       // Orphans that died before we listened signalled no one who cared.
       handleSigchld();
     },
     stop() {
-      process.off('SIGCHLD', handleSigchld);
+      if (!listening) return;
       listening = false;
+      handOver(native.unwatchChildren());
     },
     reapZombies,
   };

@@ -1,7 +1,9 @@
 /*
  * The syscalls PID 1 needs and Node does not expose: prctl, waitid and waitpid
- * for the reaper, _exit for the last step. Kept to exactly these: everything
- * else (deciding whom to reap) is in TypeScript, where it is tested.
+ * for the reaper, _exit for the last step. The pass run on every SIGCHLD is in
+ * child-watch.c, for its cost in a storm of orphans; the rest of deciding whom
+ * to reap (the fallback when a child libuv owns blocks the pass, the final
+ * sweep) is in TypeScript (reaper.ts, sweep.ts).
  */
 #include <errno.h>
 #include <limits.h>
@@ -105,6 +107,8 @@ napi_status define_pidfd(napi_env env, napi_value exports);
 napi_status define_terminal(napi_env env, napi_value exports);
 /* unix-socket.c: datagram sockets with credentials, peer credentials, readable watches. */
 napi_status define_unix_socket(napi_env env, napi_value exports);
+/* child-watch.c: the reaper's pass on every SIGCHLD. */
+napi_status define_child_watch(napi_env env, napi_value exports);
 
 NAPI_MODULE_INIT() {
   napi_property_descriptor properties[] = {
@@ -115,7 +119,7 @@ NAPI_MODULE_INIT() {
   };
   if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok ||
       define_pidfd(env, exports) != napi_ok || define_terminal(env, exports) != napi_ok ||
-      define_unix_socket(env, exports) != napi_ok) {
+      define_unix_socket(env, exports) != napi_ok || define_child_watch(env, exports) != napi_ok) {
     return NULL;
   }
   return exports;

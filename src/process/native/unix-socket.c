@@ -31,20 +31,7 @@
 
 #include <node_api.h>
 
-/* The few libuv declarations needed, as in uv.h (libuv 1.x, a stable ABI). */
-typedef struct uv_loop_s uv_loop_t;
-typedef struct uv_handle_s uv_handle_t;
-typedef struct uv_poll_s uv_poll_t;
-typedef void (*uv_poll_cb)(uv_poll_t *handle, int status, int events);
-typedef void (*uv_close_cb)(uv_handle_t *handle);
-size_t uv_handle_size(int type);
-int uv_poll_init(uv_loop_t *loop, uv_poll_t *handle, int fd);
-int uv_poll_start(uv_poll_t *handle, int events, uv_poll_cb cb);
-int uv_poll_stop(uv_poll_t *handle);
-void uv_close(uv_handle_t *handle, uv_close_cb close_cb);
-void uv_unref(uv_handle_t *handle);
-#define SIDECAR_UV_POLL 8     /* UV_POLL in uv_handle_type */
-#define SIDECAR_UV_READABLE 1 /* UV_READABLE in uv_poll_event */
+#include "uv-declarations.h"
 
 napi_status define_unix_socket(napi_env env, napi_value exports);
 

@@ -1,0 +1,312 @@
+/*
+ * The reaper's pass on every SIGCHLD, done here rather than in JavaScript.
+ * Each orphan that dies is one SIGCHLD, and a call into JavaScript for each
+ * (through process.on('SIGCHLD'): an event emitter, then the microtask and
+ * tick queues) cost PID 1 more than the kernel's own work of reaping it: in a
+ * storm of dying orphans PID 1 spent more than twice tini's CPU time
+ * (bench/reap-storm.ts). Here a pass is a few syscalls per zombie, and
+ * JavaScript hears of what was reaped in batches: at once after a quiet spell,
+ * then at most once per interval while a storm lasts.
+ *
+ * Whom to reap is decided as before (reaper.ts): every exited child but those
+ * libuv owns, whose exit status libuv must get. The registry of those is the
+ * JavaScript Set the spawner keeps, asked here with Set.prototype.has (a
+ * builtin: no JavaScript runs). A zombie libuv owns at the head of the list
+ * blocks the pass (waitid cannot skip it): JavaScript is told at once, and its
+ * own pass reaps the rest by pid.
+ *
+ * The signal and timer handles are libuv's, on Node's loop, unref'd: they never
+ * keep the process alive by themselves.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+
+#include <node_api.h>
+
+#include "uv-declarations.h"
+
+napi_status define_child_watch(napi_env env, napi_value exports);
+
+/* Zombies reaped in one pass; the rest in the next turn of the loop, so that a
+ * burst of thousands never holds the loop (signals, probes) for long. */
+#define PASS_MAX 1024
+
+typedef struct {
+  napi_env env;
+  uv_loop_t *loop;
+  napi_ref owned;
+  napi_ref has;
+  napi_ref callback;
+  napi_async_context context;
+  uv_signal_t *signal;
+  uv_timer_t *timer;
+  uint64_t interval_ms;
+  uint64_t last_delivery;
+  /* [pid, status, pid, status, ...] reaped and not yet handed to JavaScript. */
+  int32_t *pending;
+  size_t pending_len;
+  size_t pending_cap;
+  bool blocked;
+  bool more;
+  /* Inside the JavaScript callback, which may stop the watch: it is then freed after the callback returns. */
+  bool delivering;
+  bool released;
+} child_watch_t;
+
+/* One per process: there is one reaper. */
+static child_watch_t *active = NULL;
+
+static void free_handle(uv_handle_t *handle) {
+  free(handle);
+}
+
+static void release(napi_env env, child_watch_t *watch) {
+  napi_async_destroy(env, watch->context);
+  free(watch->pending);
+  free(watch);
+}
+
+static bool append(child_watch_t *watch, int32_t pid, int32_t status) {
+  if (watch->pending_len + 2 > watch->pending_cap) {
+    size_t cap = watch->pending_cap == 0 ? 64 : watch->pending_cap * 2;
+    int32_t *grown = realloc(watch->pending, cap * sizeof *grown);
+    if (grown == NULL) return false;
+    watch->pending = grown;
+    watch->pending_cap = cap;
+  }
+  watch->pending[watch->pending_len++] = pid;
+  watch->pending[watch->pending_len++] = status;
+  return true;
+}
+
+/* Unsure means owned: a status libuv waits for is never taken. */
+static bool is_owned(napi_env env, napi_value owned, napi_value has, pid_t pid) {
+  napi_value argument, result;
+  bool yes = true;
+  if (napi_create_int32(env, pid, &argument) != napi_ok) return true;
+  if (napi_call_function(env, owned, has, 1, &argument, &result) != napi_ok) return true;
+  if (napi_get_value_bool(env, result, &yes) != napi_ok) return true;
+  return yes;
+}
+
+static void run_pass(child_watch_t *watch) {
+  napi_env env = watch->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  napi_value owned, has;
+  if (napi_get_reference_value(env, watch->owned, &owned) != napi_ok ||
+      napi_get_reference_value(env, watch->has, &has) != napi_ok) {
+    watch->blocked = true;
+    napi_close_handle_scope(env, scope);
+    return;
+  }
+  watch->more = false;
+  for (int reaped = 0;; reaped++) {
+    if (reaped == PASS_MAX) {
+      watch->more = true;
+      break;
+    }
+    siginfo_t found;
+    int result;
+    do {
+      /* WNOHANG leaves si_pid untouched when nothing has exited: zero it first. */
+      memset(&found, 0, sizeof found);
+      result = waitid(P_ALL, 0, &found, WEXITED | WNOHANG | WNOWAIT);
+    } while (result == -1 && errno == EINTR);
+    if (result == -1 || found.si_pid == 0) break; /* ECHILD (no child at all) or none exited */
+    if (is_owned(env, owned, has, found.si_pid)) {
+      watch->blocked = true;
+      break;
+    }
+    int status;
+    pid_t got;
+    do {
+      got = waitpid(found.si_pid, &status, WNOHANG);
+    } while (got == -1 && errno == EINTR);
+    /* Cannot happen for a zombie just seen; JavaScript's pass looks again. */
+    if (got <= 0 || !append(watch, found.si_pid, status)) {
+      watch->blocked = true;
+      break;
+    }
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+static void deliver(child_watch_t *watch, uint64_t now) {
+  napi_env env = watch->env;
+  napi_handle_scope scope;
+  if (napi_open_handle_scope(env, &scope) != napi_ok) return;
+  size_t count = watch->pending_len;
+  bool blocked = watch->blocked;
+  void *data = NULL;
+  napi_value buffer, pairs, flag, callback, receiver, result;
+  if (napi_create_arraybuffer(env, count * sizeof(int32_t), &data, &buffer) != napi_ok ||
+      napi_create_typedarray(env, napi_int32_array, count, buffer, 0, &pairs) != napi_ok ||
+      napi_get_boolean(env, blocked, &flag) != napi_ok || napi_get_reference_value(env, watch->callback, &callback) != napi_ok ||
+      napi_get_global(env, &receiver) != napi_ok) {
+    napi_close_handle_scope(env, scope);
+    return;
+  }
+  if (count > 0) memcpy(data, watch->pending, count * sizeof(int32_t));
+  watch->pending_len = 0;
+  watch->blocked = false;
+  watch->last_delivery = now;
+  napi_value argv[2] = {pairs, flag};
+  /* make_callback runs the microtasks after it, as any libuv callback into JS does. */
+  watch->delivering = true;
+  napi_status called = napi_make_callback(env, watch->context, receiver, callback, 2, argv, &result);
+  watch->delivering = false;
+  if (watch->released) release(env, watch);
+  if (called != napi_ok) {
+    bool pending = false;
+    napi_is_exception_pending(env, &pending);
+    if (pending) {
+      napi_value error;
+      napi_get_and_clear_last_exception(env, &error);
+      napi_fatal_exception(env, error);
+    }
+  }
+  napi_close_handle_scope(env, scope);
+}
+
+static void on_timer(uv_timer_t *timer);
+
+/* After a pass: hand over now when due, else when the interval is over; pass again next turn if one stopped at PASS_MAX. */
+static void settle(child_watch_t *watch) {
+  uint64_t now = uv_now(watch->loop);
+  bool waiting = watch->pending_len > 0 || watch->blocked;
+  if (waiting && (watch->blocked || now - watch->last_delivery >= watch->interval_ms)) {
+    deliver(watch, now);
+    /* The callback may have stopped the watch (and freed it). */
+    if (active != watch) return;
+    waiting = false;
+  }
+  if (watch->more) {
+    uv_timer_start(watch->timer, on_timer, 0, 0);
+  } else if (waiting) {
+    uv_timer_start(watch->timer, on_timer, watch->last_delivery + watch->interval_ms - now, 0);
+  }
+}
+
+static void on_timer(uv_timer_t *timer) {
+  child_watch_t *watch = *(child_watch_t **)timer; /* the first field of every libuv handle is `void *data` */
+  if (watch == NULL || watch != active) return;
+  if (watch->more) run_pass(watch);
+  settle(watch);
+}
+
+static void on_sigchld(uv_signal_t *signal, int signum) {
+  (void)signum;
+  child_watch_t *watch = *(child_watch_t **)signal;
+  if (watch == NULL || watch != active) return;
+  run_pass(watch);
+  settle(watch);
+}
+
+static napi_value throw_message(napi_env env, const char *message) {
+  napi_throw_error(env, NULL, message);
+  return NULL;
+}
+
+/* watchChildren(owned: Set<number>, onReaped(pairs: Int32Array, blocked: boolean), intervalMs): void */
+static napi_value watch_children(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3) {
+    return throw_message(env, "watchChildren(owned, onReaped, intervalMs): three arguments");
+  }
+  if (active != NULL) return throw_message(env, "watchChildren: already watching");
+  napi_valuetype type;
+  napi_value has;
+  int64_t interval;
+  if (napi_typeof(env, argv[1], &type) != napi_ok || type != napi_function ||
+      napi_get_named_property(env, argv[0], "has", &has) != napi_ok || napi_typeof(env, has, &type) != napi_ok ||
+      type != napi_function || napi_get_value_int64(env, argv[2], &interval) != napi_ok || interval < 0) {
+    return throw_message(env, "watchChildren: owned must be a Set, onReaped a function, intervalMs a number >= 0");
+  }
+  uv_loop_t *loop;
+  if (napi_get_uv_event_loop(env, (struct uv_loop_s **)&loop) != napi_ok) return throw_message(env, "watchChildren: no event loop");
+
+  child_watch_t *watch = calloc(1, sizeof *watch);
+  uv_signal_t *signal = calloc(1, uv_handle_size(SIDECAR_UV_SIGNAL));
+  uv_timer_t *timer = calloc(1, uv_handle_size(SIDECAR_UV_TIMER));
+  napi_value name;
+  if (watch == NULL || signal == NULL || timer == NULL) {
+    free(watch);
+    free(signal);
+    free(timer);
+    return throw_message(env, "watchChildren: out of memory");
+  }
+  watch->env = env;
+  watch->loop = loop;
+  watch->interval_ms = (uint64_t)interval;
+  watch->signal = signal;
+  watch->timer = timer;
+  if (napi_create_reference(env, argv[0], 1, &watch->owned) != napi_ok ||
+      napi_create_reference(env, has, 1, &watch->has) != napi_ok ||
+      napi_create_reference(env, argv[1], 1, &watch->callback) != napi_ok ||
+      napi_create_string_utf8(env, "sidecar-init:reaper", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_async_init(env, NULL, name, &watch->context) != napi_ok || uv_signal_init(loop, signal) != 0) {
+    free(watch);
+    free(signal);
+    free(timer);
+    return throw_message(env, "watchChildren: could not set up the watch");
+  }
+  *(child_watch_t **)signal = watch;
+  uv_timer_init(loop, timer);
+  *(child_watch_t **)timer = watch;
+  uv_unref((uv_handle_t *)signal);
+  uv_unref((uv_handle_t *)timer);
+  if (uv_signal_start(signal, on_sigchld, SIGCHLD) != 0) {
+    uv_close((uv_handle_t *)signal, free_handle);
+    uv_close((uv_handle_t *)timer, free_handle);
+    free(watch);
+    return throw_message(env, "watchChildren: uv_signal_start(SIGCHLD) failed");
+  }
+  /* A long pause since the last delivery: the first batch is handed over at once. */
+  watch->last_delivery = uv_now(loop) - watch->interval_ms;
+  active = watch;
+  return NULL;
+}
+
+/* unwatchChildren(): Int32Array of the pairs reaped and not yet handed over (empty when none or not watching). */
+static napi_value unwatch_children(napi_env env, napi_callback_info info) {
+  (void)info;
+  child_watch_t *watch = active;
+  size_t count = watch == NULL ? 0 : watch->pending_len;
+  void *data = NULL;
+  napi_value buffer, pairs;
+  if (napi_create_arraybuffer(env, count * sizeof(int32_t), &data, &buffer) != napi_ok ||
+      napi_create_typedarray(env, napi_int32_array, count, buffer, 0, &pairs) != napi_ok) {
+    return NULL;
+  }
+  if (watch == NULL) return pairs;
+  if (count > 0) memcpy(data, watch->pending, count * sizeof(int32_t));
+  active = NULL;
+  uv_signal_stop(watch->signal);
+  uv_timer_stop(watch->timer);
+  *(child_watch_t **)watch->signal = NULL;
+  *(child_watch_t **)watch->timer = NULL;
+  uv_close((uv_handle_t *)watch->signal, free_handle);
+  uv_close((uv_handle_t *)watch->timer, free_handle);
+  napi_delete_reference(env, watch->owned);
+  napi_delete_reference(env, watch->has);
+  napi_delete_reference(env, watch->callback);
+  if (watch->delivering) watch->released = true;
+  else release(env, watch);
+  return pairs;
+}
+
+napi_status define_child_watch(napi_env env, napi_value exports) {
+  napi_property_descriptor properties[] = {
+    {"watchChildren", NULL, watch_children, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"unwatchChildren", NULL, unwatch_children, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  return napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
+}

@@ -29,6 +29,7 @@
 
 #include <node_api.h>
 
+#include "js-callback.h"
 #include "uv-declarations.h"
 
 napi_status define_child_watch(napi_env env, napi_value exports);
@@ -112,25 +113,19 @@ static void run_pass(child_watch_t *watch) {
       watch->more = true;
       break;
     }
-    siginfo_t found;
-    int result;
-    do {
-      /* WNOHANG leaves si_pid untouched when nothing has exited: zero it first. */
-      memset(&found, 0, sizeof found);
-      result = waitid(P_ALL, 0, &found, WEXITED | WNOHANG | WNOWAIT);
-    } while (result == -1 && errno == EINTR);
-    if (result == -1 || found.si_pid == 0) break; /* ECHILD (no child at all) or none exited */
-    if (is_owned(env, owned, has, found.si_pid)) {
+    pid_t pid = peek_exited_child();
+    if (pid <= 0) break; /* none exited, or no child at all (ECHILD) */
+    if (is_owned(env, owned, has, pid)) {
       watch->blocked = true;
       break;
     }
     int status;
     pid_t got;
     do {
-      got = waitpid(found.si_pid, &status, WNOHANG);
+      got = waitpid(pid, &status, WNOHANG);
     } while (got == -1 && errno == EINTR);
     /* Cannot happen for a zombie just seen; JavaScript's pass looks again. */
-    if (got <= 0 || !append(watch, found.si_pid, status)) {
+    if (got <= 0 || !append(watch, pid, status)) {
       watch->blocked = true;
       break;
     }
@@ -145,11 +140,10 @@ static void deliver(child_watch_t *watch, uint64_t now) {
   size_t count = watch->pending_len;
   bool blocked = watch->blocked;
   void *data = NULL;
-  napi_value buffer, pairs, flag, callback, receiver, result;
+  napi_value buffer, pairs, flag, callback;
   if (napi_create_arraybuffer(env, count * sizeof(int32_t), &data, &buffer) != napi_ok ||
       napi_create_typedarray(env, napi_int32_array, count, buffer, 0, &pairs) != napi_ok ||
-      napi_get_boolean(env, blocked, &flag) != napi_ok || napi_get_reference_value(env, watch->callback, &callback) != napi_ok ||
-      napi_get_global(env, &receiver) != napi_ok) {
+      napi_get_boolean(env, blocked, &flag) != napi_ok || napi_get_reference_value(env, watch->callback, &callback) != napi_ok) {
     napi_close_handle_scope(env, scope);
     return;
   }
@@ -158,20 +152,10 @@ static void deliver(child_watch_t *watch, uint64_t now) {
   watch->blocked = false;
   watch->last_delivery = now;
   napi_value argv[2] = {pairs, flag};
-  /* make_callback runs the microtasks after it, as any libuv callback into JS does. */
   watch->delivering = true;
-  napi_status called = napi_make_callback(env, watch->context, receiver, callback, 2, argv, &result);
+  call_js(env, watch->context, callback, 2, argv);
   watch->delivering = false;
   if (watch->released) release(env, watch);
-  if (called != napi_ok) {
-    bool pending = false;
-    napi_is_exception_pending(env, &pending);
-    if (pending) {
-      napi_value error;
-      napi_get_and_clear_last_exception(env, &error);
-      napi_fatal_exception(env, error);
-    }
-  }
   napi_close_handle_scope(env, scope);
 }
 

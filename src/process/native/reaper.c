@@ -16,6 +16,8 @@
 
 #include <node_api.h>
 
+#include "js-callback.h"
+
 static napi_value throw_errno(napi_env env, const char *call, int err) {
   char message[128];
   snprintf(message, sizeof message, "%s failed: %s (errno %d)", call, strerror(err), err);
@@ -71,20 +73,13 @@ static napi_value reap_pid(napi_env env, napi_callback_info info) {
  * every process on the machine; undefined when there is none (or no child). */
 static napi_value peek_zombie(napi_env env, napi_callback_info info) {
   (void)info;
-  siginfo_t found;
-  int result;
-  do {
-    /* WNOHANG leaves si_pid untouched when nothing has exited: zero it first. */
-    memset(&found, 0, sizeof found);
-    result = waitid(P_ALL, 0, &found, WEXITED | WNOHANG | WNOWAIT);
-  } while (result == -1 && errno == EINTR);
-
-  if (result == -1 && errno == ECHILD) return NULL;
-  if (result == -1) return throw_errno(env, "waitid", errno);
-  if (found.si_pid == 0) return NULL;
+  pid_t pid = peek_exited_child();
+  if (pid == -1 && errno == ECHILD) return NULL;
+  if (pid == -1) return throw_errno(env, "waitid", errno);
+  if (pid == 0) return NULL;
 
   napi_value value;
-  if (napi_create_int32(env, found.si_pid, &value) != napi_ok) return NULL;
+  if (napi_create_int32(env, pid, &value) != napi_ok) return NULL;
   return value;
 }
 

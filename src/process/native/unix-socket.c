@@ -31,6 +31,7 @@
 
 #include <node_api.h>
 
+#include "js-callback.h"
 #include "uv-declarations.h"
 
 napi_status define_unix_socket(napi_env env, napi_value exports);
@@ -207,19 +208,9 @@ static void on_readable(uv_poll_t *handle, int status, int events) {
   napi_env env = watch->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value callback, receiver, result;
-  if (napi_get_reference_value(env, watch->callback, &callback) == napi_ok && callback != NULL &&
-      napi_get_global(env, &receiver) == napi_ok) {
-    /* make_callback runs the microtasks after it, as any libuv callback into JS does. */
-    if (napi_make_callback(env, watch->context, receiver, callback, 0, NULL, &result) != napi_ok) {
-      bool pending = false;
-      napi_is_exception_pending(env, &pending);
-      if (pending) {
-        napi_value error;
-        napi_get_and_clear_last_exception(env, &error);
-        napi_fatal_exception(env, error);
-      }
-    }
+  napi_value callback;
+  if (napi_get_reference_value(env, watch->callback, &callback) == napi_ok && callback != NULL) {
+    call_js(env, watch->context, callback, 0, NULL);
   }
   napi_close_handle_scope(env, scope);
 }

@@ -120,3 +120,40 @@ describe('control characters from other processes, --log-format text', () => {
     await expectNothingLeft(run);
   });
 });
+
+/** C1, the line and paragraph separators and the bidirectional controls, as UTF-8 text: what JSON.stringify leaves raw. */
+const INVISIBLE = /[\u0080-\u009f\u2028\u2029\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]/u;
+
+describe('C1 controls, line separators and bidirectional overrides from other processes', () => {
+  it.each(['json', 'text'])('a comm with CSI, U+2028 and a right-to-left override is written escaped in the %s log', async (format) => {
+    const events = createEvents();
+    const uid = uniqueUid();
+    // UTF-8 bytes: U+009B (CSI), U+2028, U+202E (RLO); 12 of comm's 15.
+    const hostile = await startNamed('\\xc2\\x9b2J\\xe2\\x80\\xa8X\\xe2\\x80\\xaeY', uid);
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: odd',
+      '    role: external',
+      `    match: { uid: ${uid} }`,
+      '    allowHost: true',
+      '    stop: { signal: SIGTERM }',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('exit-with.sh', 'app', '0'))}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config, '--log-format', format], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    expect(await hostile.exited).toEqual([0, null]);
+    const lines = run.stderr().split('\n');
+    expect(lines.filter((line) => INVISIBLE.test(line))).toEqual([]);
+    expect(controlBytes(Buffer.from(run.stderr()))).toEqual([]);
+    if (format === 'json') {
+      // Escaped as \uHHHH: the same name to a JSON parser.
+      const found = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { event?: string; msg: string });
+      expect(found.find((line) => line.event === 'external-found')?.msg).toContain('\u009b2J\u2028X\u202eY (PID');
+    } else {
+      expect(lines.find((line) => line.includes(' external-found '))).toContain('\\x9b2J\\u2028X\\u202eY (PID');
+    }
+    await expectNothingLeft(run);
+  });
+});

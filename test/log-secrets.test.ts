@@ -21,6 +21,7 @@ const server = useHttpServer((_request, response) => {
 });
 
 const SECRET = 'hunter2-secret';
+const URL_ARGUMENT = 'http://u:EXECPASS@127.0.0.1:1/x?token=EXECTOKEN';
 
 describe('command lines in the log', () => {
   it('keeps exec probe and hook arguments out of every line above debug', async () => {
@@ -31,7 +32,7 @@ describe('command lines in the log', () => {
       '    role: sidecar',
       `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'proxy'))}`,
       '    restart: never',
-      `    readiness: { probe: { exec: ${yamlArgv('/bin/sh', '-c', 'exit 0', 'probe', `--password=${SECRET}`)} } }`,
+      `    readiness: { probe: { exec: ${yamlArgv('/bin/sh', '-c', 'exit 0', 'probe', `--password=${SECRET}`, URL_ARGUMENT)} } }`,
       `    liveness: { probe: { exec: ${yamlArgv('/bin/sh', '-c', 'exit 1', 'probe', `--password=${SECRET}`)} }, period: 100ms, failureThreshold: 1 }`,
       `    postStart: { exec: ${yamlArgv('/bin/sh', '-c', 'echo postStart ran', 'hook', `--token=${SECRET}`)} }`,
       '  - name: app',
@@ -63,6 +64,11 @@ describe('command lines in the log', () => {
     // At debug, the whole command lines are there for whoever debugs.
     const debugCommands = run.logs.filter((line) => line.level === 'debug' && JSON.stringify(line).includes(SECRET));
     expect(debugCommands.map((line) => line.event).sort()).toEqual(['hook-command', 'hook-command', 'probe-started', 'probe-started']);
+    // But a URL among the arguments loses its userinfo and query there too.
+    expect(run.stderr()).not.toMatch(/EXECPASS|EXECTOKEN/);
+    expect(run.logs.find((line) => line.event === 'probe-started' && line.watch === 'readiness')?.probe).toContain(
+      'http://***@127.0.0.1:1/x?***',
+    );
     await expectNothingLeft(run);
   });
 });
@@ -127,5 +133,18 @@ describe('URLs in the log', () => {
     expect(output).not.toContain('DRAINPASS');
     expect(output).not.toContain('DRAINKEY');
     expect(events.read()).toEqual([]);
+  });
+
+  it.each([
+    ['--ready', 'nosuch=http://u:FLAGPASS@127.0.0.1:1/h?token=FLAGTOKEN', 'nosuch=http://***@127.0.0.1:1/h?***'],
+    ['--quit', 'nosuch=http://127.0.0.1:1/q?key=FLAGTOKEN', 'nosuch=http://127.0.0.1:1/q?***'],
+    ['--ready', 'db=http://u:FLAGPASS@127.0.0.1:1/h?token=FLAGTOKEN', 'db=http://***@127.0.0.1:1/h?***'],
+  ])('keeps the secrets of a URL in %s out of the config error that names the flag', async (flag, value, shown) => {
+    const run = track(await runSupervisor([flag, value, '--sidecar', 'db=true', '--', 'true']));
+    expect(run.code).toBe(2);
+    const output = run.stderr() + run.stdout();
+    expect(output).toContain(`${flag} ${shown}: `);
+    expect(output).not.toMatch(/FLAGPASS|FLAGTOKEN/);
+    await expectNothingLeft(run);
   });
 });

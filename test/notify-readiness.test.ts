@@ -142,6 +142,33 @@ describe('notify readiness (systemd)', () => {
     await expectNothingLeft(run);
   });
 
+  it('stays answering as PID 1 when a sidecar hands it sockets whose close would linger, with its READY=1', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: svc',
+      '    role: sidecar',
+      // Four sockets lingering 10 s each: a blocking close would hold PID 1 for 40 s.
+      `    command: ${yamlArgv(PYTHON, `${FIXTURES}notify-lingering-sockets.py`, 'svc', '4', '10')}`,
+      '    readiness: { probe: notify }',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('record-signals.sh', 'app'))}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file }, pid1: true }));
+    // The app starts only once the READY=1 that carried the sockets was handled, and their descriptors closed.
+    await events.waitFor('svc sent', 'app start');
+    const pid1 = Number(readFileSync(`/proc/${run.process.pid}/task/${run.process.pid}/children`, 'utf8').trim().split(' ')[0]);
+    const sentAt = performance.now();
+    process.kill(pid1, 'SIGHUP');
+    await events.waitFor('app got-HUP');
+    // A liveness bound, far below the 40 s a lingering close would take.
+    expect(performance.now() - sentAt).toBeLessThan(5_000);
+    process.kill(pid1, 'SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
   it("ignores READY=1 from a process outside the sidecar's tree", async () => {
     const events = createEvents();
     const gate = `${events.dir}/go`;

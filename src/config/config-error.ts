@@ -1,6 +1,7 @@
 import { assertNever } from '../plan/assert-never.ts';
 import type { Locator, Position } from './config-file.ts';
 import type { Origin, PathSegment, Problem } from './problem.ts';
+import { redactUrlsIn } from '../plan/redact-url.ts';
 
 // Problems become lines the user reads: `FILE:LINE:COL FIELD: message` or
 // `--flag VALUE: message`. Positions in the file are resolved only here, so the
@@ -93,10 +94,11 @@ function formatLocation(origin: Origin, context: ProblemContext): string {
       const where = `${context.file ?? 'config'}${position === undefined ? '' : `:${position.line}:${position.col}`}`;
       return origin.path.length === 0 ? where : `${where} ${formatFieldPath(origin.path)}`;
     }
+    // As typed, but with any URL's userinfo and query hidden, as in the message after it.
     case 'flag':
-      return `${origin.flag} ${origin.value}`;
+      return `${origin.flag} ${redactUrlsIn(origin.value)}`;
     case 'app-args':
-      return `-- ${origin.args.join(' ')}`;
+      return `-- ${redactUrlsIn(origin.args.join(' '))}`;
     case 'command-line':
       return 'command line';
     default:

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import type { Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../plan/plan.ts';
+import { escapeRawInJson } from '../output/escape-control.ts';
 import { outputSink } from '../output/output-sink.ts';
 import { renderTextLogLine } from './text-log-line.ts';
 
@@ -51,7 +52,9 @@ export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logge
       hooks: format === 'text' ? { streamWrite: renderTextLogLine } : {},
     },
     {
-      write: (line: string) => {
+      write: (rendered: string) => {
+        // Text lines are escaped as they are rendered; JSON ones here, for what JSON.stringify leaves raw.
+        const line = format === 'json' ? escapeRawInJson(rendered) : rendered;
         if (sink.writableLength + line.length > MAX_QUEUED_BYTES) {
           dropped += 1;
           return;

@@ -14,11 +14,13 @@ const NAMED_BYTES: Readonly<Record<number, string>> = { 9: '\\t', 10: '\\n', 13:
 /** C0, DEL and C1, as a character class body. */
 export const CONTROL_CHARACTERS = '\\u0000-\\u001f\\u007f-\\u009f';
 /**
- * Control characters, the Unicode line and paragraph separators (which some
- * readers break lines at, JavaScript's among them), and the backslash that
- * escapes them (see escapeControl).
+ * Unicode's line and paragraph separators (which some readers break lines at,
+ * JavaScript's among them) and its bidirectional controls (an override makes
+ * a line read otherwise than it is written), as a character class body.
  */
-const NEEDS_ESCAPE = new RegExp(`[${CONTROL_CHARACTERS}\\u2028\\u2029\\\\]`);
+const INVISIBLE_FORMATTING = '\\u2028\\u2029\\u200e\\u200f\\u061c\\u202a-\\u202e\\u2066-\\u2069';
+/** Control characters, invisible formatting, and the backslash that escapes them (see escapeControl). */
+const NEEDS_ESCAPE = new RegExp(`[${CONTROL_CHARACTERS}${INVISIBLE_FORMATTING}\\\\]`);
 const NEEDS_ESCAPE_ALL = new RegExp(NEEDS_ESCAPE.source, 'g');
 
 /**
@@ -32,13 +34,25 @@ export function escapeControl(text: string): string {
   return text.replace(NEEDS_ESCAPE_ALL, (char) => (char === '\\' ? '\\\\' : (NAMED[char] ?? hexEscape(char.charCodeAt(0)))));
 }
 
-/** DEL and C1, which JSON.stringify leaves raw (JSON only requires C0 to be escaped). */
-const RAW_IN_JSON = /[\u007f-\u009f]/g;
+/** DEL, C1 and invisible formatting, which JSON.stringify leaves raw (JSON only requires C0 to be escaped). */
+const RAW_IN_JSON = new RegExp(`[\\u007f-\\u009f${INVISIBLE_FORMATTING}]`, 'g');
 
-/** JSON.stringify, with DEL and C1 escaped as \u00HH too: a quoted value of the text log. */
+/** JSON.stringify, with DEL, C1 and invisible formatting escaped as \uHHHH too: a quoted value of the text log. */
 export function stringifyWithoutControl(value: unknown): string {
-  const json = JSON.stringify(value) ?? String(value);
-  return json.replace(RAW_IN_JSON, (char) => `\\u00${char.charCodeAt(0).toString(16)}`);
+  return escapeRawInJson(JSON.stringify(value) ?? String(value));
+}
+
+/**
+ * A JSON text with DEL, C1 and invisible formatting written as \uHHHH escapes:
+ * the same value to a JSON parser, but nothing in it a terminal or a log
+ * reader acts on. Such characters occur only inside strings, where the escape
+ * is valid: a line of the JSON log from a neighbour's process name cannot
+ * carry a CSI, a NEL or a right-to-left override.
+ */
+export function escapeRawInJson(json: string): string {
+  RAW_IN_JSON.lastIndex = 0;
+  if (!RAW_IN_JSON.test(json)) return json;
+  return json.replace(RAW_IN_JSON, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 const DEL = 0x7f;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { redactUrl } from './redact-url.ts';
+import { redactUrl, redactUrlsIn } from './redact-url.ts';
 
 const SECRET = 'S3CRET-T0KEN';
 
@@ -68,6 +68,27 @@ describe('redactUrl', () => {
         const redacted = redactUrl(text);
         // Nothing but the stand-in follows a query or fragment mark.
         expect(redacted).not.toMatch(/[?#](?!\*\*\*)/);
+      }),
+    );
+  });
+});
+
+describe('redactUrlsIn', () => {
+  it('redacts every URL in free text and leaves the rest as written', () => {
+    expect(redactUrlsIn('db=http://u:pw@h:1/?t=x')).toBe('db=http://***@h:1/?***');
+    expect(redactUrlsIn('curl -fsS http://127.0.0.1/ready?token=a "https://x/y#frag" --retry 3')).toBe(
+      'curl -fsS http://127.0.0.1/ready?*** "https://x/y#***" --retry 3',
+    );
+    expect(redactUrlsIn('--password=plain no url here')).toBe('--password=plain no url here');
+  });
+
+  it('lets no secret of a URL through, whatever words surround it', () => {
+    const word = fc.stringMatching(/^[A-Za-z0-9=_-]{0,8}$/);
+    fc.assert(
+      fc.property(word, word, fc.boolean(), (before, after, viaQuery) => {
+        const url = viaQuery ? `http://proxy:15020/quit?key=${SECRET}` : `http://admin:${SECRET}@proxy:15020/quit`;
+        expect(redactUrlsIn(`${before} ${url} ${after}`)).not.toContain(SECRET);
+        expect(redactUrlsIn(`${before}=${url}`)).not.toContain(SECRET);
       }),
     );
   });

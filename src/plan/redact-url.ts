@@ -37,6 +37,17 @@ export function redactUrl(text: string): string {
   return `${head.slice(0, start)}${REDACTED}${head.slice(at)}${tail}`;
 }
 
+/** A scheme and "//", then everything up to the next blank or quote: a URL inside free text. */
+const URL_IN_TEXT = /[A-Za-z][A-Za-z0-9+.-]*:[/\\]{2}[^\s"'`]*/g;
+
+/**
+ * Free text (a flag as typed, a command line) with every URL in it redacted
+ * as redactUrl does: `db=http://u:p@h:1/?t=x` → `db=http://***@h:1/?***`.
+ */
+export function redactUrlsIn(text: string): string {
+  return text.replace(URL_IN_TEXT, (url) => redactUrl(url));
+}
+
 /** A URL, or undefined where it does not parse (URL.parse needs Node 22.1; engines says >=22). */
 export function parseUrl(text: string): URL | undefined {
   try {

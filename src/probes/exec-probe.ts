@@ -1,6 +1,7 @@
 import type { ProcessUser } from '../plan/plan.ts';
 import type { Probe } from './probe.ts';
 import { runCommand } from '../attempt/run-command.ts';
+import { redactUrlsIn } from '../plan/redact-url.ts';
 
 // Ready when a command exits 0, as Kubernetes' exec probe; run-command.ts runs
 // it (and ends its whole process group) each attempt. Its output is discarded.
@@ -22,7 +23,7 @@ export function createExecProbe(command: readonly string[], { env, cwd, user }: 
   const request = { command: [program, ...args] as const, env, cwd, user };
   return {
     description,
-    commandLine: command.join(' '),
+    commandLine: redactUrlsIn(command.join(' ')),
     check: (timeoutMs, signal) => runCommand({ request, timeoutMs, label: description }, signal),
   };
 }

@@ -3,6 +3,7 @@ import type { DrainSpec, HookSpec, ProcessSpec } from '../plan/plan.ts';
 import type { HookContext } from '../hooks/hook.ts';
 import type { HookName } from '../lifecycle/events.ts';
 import type { Runner } from './ports.ts';
+import { redactUrlsIn } from '../plan/redact-url.ts';
 
 // The run-hook, cancel-hook, run-drain and cancel-drain effects. A hook's
 // outcome is reported and fed back as an event; what it means is decide()'s.
@@ -81,5 +82,6 @@ function programOf(spec: HookSpec): { program?: string } {
 }
 
 function logCommandLine(logger: Logger, hook: HookName | 'drain', spec: HookSpec): void {
-  if (spec.kind === 'exec') logger.debug({ event: 'hook-command', hook, command: spec.command.join(' ') }, `${hook} command line`);
+  if (spec.kind === 'exec')
+    logger.debug({ event: 'hook-command', hook, command: redactUrlsIn(spec.command.join(' ')) }, `${hook} command line`);
 }

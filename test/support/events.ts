@@ -43,11 +43,12 @@ export function createEventLog(): EventLog {
         return { ns: BigInt(ns), name, event, pid: Number(pid) };
       });
   };
+  const sequence = () => read().map((entry) => `${entry.name} ${entry.event}`);
   return {
     dir,
     file,
     read,
-    sequence: () => read().map((entry) => `${entry.name} ${entry.event}`),
+    sequence,
     async waitFor(...entries) {
       // Fixtures write from other processes; there is no event to await, so poll, bounded.
       const deadline = Date.now() + WAIT_FOR_EVENT_MS;
@@ -56,7 +57,7 @@ export function createEventLog(): EventLog {
         return entries.filter((entry) => !seen.has(entry));
       };
       while (missing().length > 0) {
-        if (Date.now() > deadline) throw new Error(`events ${JSON.stringify(missing())} never came; saw ${JSON.stringify(read())}`);
+        if (Date.now() > deadline) throw new Error(`events ${JSON.stringify(missing())} never came; saw ${JSON.stringify(sequence())}`);
         await new Promise((resolve) => setTimeout(resolve, POLL_MS));
       }
     },

@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -40,6 +41,9 @@ napi_status define_unix_socket(napi_env env, napi_value exports);
 #define MESSAGE_MAX 4096
 /* systemd-notify attaches one descriptor; more than this are closed unseen. */
 #define FDS_MAX 8
+/* The most a datagram can carry (SCM_MAX_FD): room for all, so that none is
+ * closed by the kernel, which would close it without make_close_harmless. */
+#define FDS_CARRIED_MAX 253
 
 static napi_value throw_errno(napi_env env, const char *call, int err) {
   char message[200];
@@ -96,6 +100,19 @@ static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* Whatever a sender attaches is closed on the event loop (here, or by JS once
+ * the messages before it are handled). Closing the last copy of a socket that
+ * has unsent data and SO_LINGER set blocks for the linger time, which the
+ * sender chooses: seconds of PID 1 not answering signals. An abortive close
+ * (linger 0) returns at once; the sender gave its socket away, so how it ends
+ * is the receiver's to choose. Pipes, FIFOs and local files never block in close. */
+static void make_close_harmless(int fd) {
+  struct stat status;
+  if (fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) return;
+  struct linger abortive = {.l_onoff = 1, .l_linger = 0};
+  setsockopt(fd, SOL_SOCKET, SO_LINGER, &abortive, sizeof abortive);
+}
+
 /* unixDgramReceive(fd): { data: Buffer, pid, uid, gid, fds: number[], truncated }
  * or undefined when nothing is waiting. Never blocks (MSG_DONTWAIT). A message
  * without credentials has pid 0 (cannot happen with SO_PASSCRED on). */
@@ -109,7 +126,7 @@ static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
   }
   char data[MESSAGE_MAX];
   union {
-    char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * FDS_MAX)];
+    char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * FDS_CARRIED_MAX)];
     struct cmsghdr align;
   } control;
   struct iovec iov = {.iov_base = data, .iov_len = sizeof data};
@@ -135,13 +152,14 @@ static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
       for (int index = 0; index < count; index++) {
         int received;
         memcpy(&received, CMSG_DATA(header) + index * sizeof(int), sizeof received);
+        make_close_harmless(received);
         /* Kept for JS to close in order; any beyond the bound are closed here. */
         if (fd_count < FDS_MAX) fds[fd_count++] = received;
         else close(received);
       }
     }
   }
-  /* MSG_CTRUNC: descriptors that did not fit were closed by the kernel. */
+  /* With room for the most a datagram carries, the kernel closes no descriptor of ours (MSG_CTRUNC). */
   napi_value result, buffer, list;
   void *bytes;
   int truncated = (message.msg_flags & MSG_TRUNC) != 0;

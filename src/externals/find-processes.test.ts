@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
 import { processMatch } from '../../test/support/matchers.ts';
 import { truncateComm } from '../plan/process-match.ts';
-import { describeFound, type FindOptions, foundIn, isEmptyMatcher, searchProcesses } from './find-processes.ts';
+import { CMDLINE_MATCH_BYTES, describeFound, type FindOptions, foundIn, isEmptyMatcher, searchProcesses } from './find-processes.ts';
 
 /** The processes a search found, as a list. */
 async function findProcesses(fields: Parameters<typeof processMatch>[0], options: FindOptions) {
@@ -45,6 +45,16 @@ describe('searchProcesses', () => {
     );
     expect(found).toMatchObject({ pid: proxy.pid, comm: 'linkerd2-proxy' });
     expect(found?.cmdline).toMatch(/^\/usr\/bin\/python3 \S+\/linkerd2-proxy --standin-ephemeral-ports --identity web\.default$/);
+  });
+
+  test('matches only the first 64 KiB of a command line, however long the process made it', async () => {
+    // 1.5 MB of arguments, then a marker: a pattern never runs over more than CMDLINE_MATCH_BYTES of them.
+    const padding = Array.from({ length: 15 }, (_, index) => `${index}`.padEnd(100_000, 'a'));
+    const proxy = await startStandin('linkerd2-proxy', { args: [...padding, '--marker-at-the-end'] });
+    const [found] = await findProcesses({ cmdline: '^\\S+python3 \\S+/linkerd2-proxy ', uid: proxy.uid }, { selfPid: selfPid() });
+    expect(found).toMatchObject({ pid: proxy.pid });
+    expect(Buffer.byteLength(found?.cmdline ?? '')).toBeLessThanOrEqual(CMDLINE_MATCH_BYTES);
+    expect(await findProcesses({ cmdline: 'marker-at-the-end', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([]);
   });
 
   test('never matches sidecar-init itself, its ancestors or its descendants', async () => {

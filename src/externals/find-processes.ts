@@ -1,5 +1,13 @@
 import { type ProcessMatch, truncateComm } from '../plan/process-match.ts';
-import { isLiveEntry, listOwnLineage, type ProcEntry, parseProcStat, readEachProcess, readProcFile } from '../process/proc-table.ts';
+import {
+  isLiveEntry,
+  listOwnLineage,
+  type ProcEntry,
+  parseProcStat,
+  readEachProcess,
+  readProcFile,
+  readProcFileStart,
+} from '../process/proc-table.ts';
 
 // Finds processes of other containers in a shared-process-namespace pod. Only
 // world-readable /proc files are read (stat, cmdline, status): a sibling
@@ -75,9 +83,16 @@ export function describeFound(processes: readonly FoundProcess[]): string {
     .join(', ');
 }
 
-/** Arguments joined by spaces; a kernel thread or a zombie (empty cmdline) reads as "". */
+/**
+ * How much of a command line a `cmdline:` pattern sees: its first 64 KiB. Any
+ * process can exec with megabytes of arguments, and even the linear-time
+ * engine takes ~70 ms per MB over an unanchored pattern, at every search.
+ */
+export const CMDLINE_MATCH_BYTES = 64 * 1024;
+
+/** Arguments joined by spaces, the first CMDLINE_MATCH_BYTES of them; a kernel thread or a zombie (empty cmdline) reads as "". */
 export function readCmdline(pid: number): string {
-  const raw = readProcFile(pid, 'cmdline');
+  const raw = readProcFileStart(pid, 'cmdline', CMDLINE_MATCH_BYTES);
   return (raw.endsWith('\0') ? raw.slice(0, -1) : raw).replaceAll('\0', ' ');
 }
 

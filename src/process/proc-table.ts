@@ -1,4 +1,4 @@
-import { readFileSync, readdirSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
 import { monotonicMs } from '../plan/monotonic-clock.ts';
 
@@ -93,6 +93,24 @@ export function readProcTableNow(): ProcEntry[] {
 /** One file of /proc/PID; throws what readFileSync throws (readEachProcess skips an unreadable process). */
 export function readProcFile(pid: number, file: string): string {
   return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+}
+
+/**
+ * The first maxBytes of one of a process's /proc files: what another process
+ * controls (its cmdline may be megabytes) is read, and then matched, only as
+ * far as that. Throws as readProcFile does.
+ */
+export function readProcFileStart(pid: number, file: string, maxBytes: number): string {
+  const fd = openSync(`/proc/${pid}/${file}`, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(maxBytes);
+    let filled = 0;
+    // /proc files hand out a page or so per read.
+    for (let read = -1; read !== 0 && filled < maxBytes; filled += read) read = readSync(fd, buffer, filled, maxBytes - filled, null);
+    return buffer.toString('utf8', 0, filled);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A process's stat, or undefined if it has gone. */

@@ -3,7 +3,15 @@ import { describe, expect, test } from 'vitest';
 import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
 import { processMatch } from '../../test/support/matchers.ts';
 import { truncateComm } from '../plan/process-match.ts';
-import { CMDLINE_MATCH_BYTES, describeFound, type FindOptions, foundIn, isEmptyMatcher, searchProcesses } from './find-processes.ts';
+import {
+  CMDLINE_MATCH_BYTES,
+  describeFound,
+  type FindOptions,
+  foundIn,
+  isEmptyMatcher,
+  isStillTheProcess,
+  searchProcesses,
+} from './find-processes.ts';
 
 /** The processes a search found, as a list. */
 async function findProcesses(fields: Parameters<typeof processMatch>[0], options: FindOptions) {
@@ -57,6 +65,21 @@ describe('searchProcesses', () => {
     expect(await findProcesses({ cmdline: 'marker-at-the-end', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([]);
   });
 
+  test('is still the process it found only while the PID has the same start time, name, UID and command line', async () => {
+    const proxy = await startStandin('pilot-agent');
+    const match = processMatch({ comm: 'pilot-agent', uid: proxy.uid });
+    const [found] = await findProcesses({ comm: 'pilot-agent', uid: proxy.uid }, { selfPid: selfPid() });
+    if (found === undefined) throw new Error('the stand-in was not found');
+    const stat = readFileSync(`/proc/${proxy.pid}/stat`, 'utf8');
+    expect(found.startTime).toBe(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    expect(isStillTheProcess(found, match)).toBe(true);
+    // What a process that got the PID after this one exited would show: another start, name, UID or command line.
+    expect(isStillTheProcess({ ...found, startTime: String(Number(found.startTime) + 1) }, match)).toBe(false);
+    expect(isStillTheProcess({ ...found, comm: 'innocent' }, match)).toBe(false);
+    expect(isStillTheProcess({ ...found, uid: found.uid + 1 }, match)).toBe(false);
+    expect(isStillTheProcess({ ...found, cmdline: `${found.cmdline} x` }, match)).toBe(false);
+  });
+
   test('never matches sidecar-init itself, its ancestors or its descendants', async () => {
     const proxy = await startStandin('pilot-agent');
     // As if the proxy were sidecar-init: neither it nor its envoy child is found, nor this test (its parent).
@@ -104,7 +127,7 @@ describe('searchProcesses', () => {
   });
 
   test('a logged command line is quoted with its control characters escaped, and cut', () => {
-    const found = { pid: 7, ppid: 1, comm: 'evil\u001b[2J', uid: 0, cmdline: `x\ny ${'a'.repeat(300)}` };
+    const found = { pid: 7, ppid: 1, comm: 'evil\u001b[2J', uid: 0, cmdline: `x\ny ${'a'.repeat(300)}`, startTime: '1' };
     const described = describeFound([found]);
     expect(described).toMatch(/^PID 7 "evil\\u001b\[2J" UID 0 cmdline "x\\ny a+…"$/);
     expect(described.length).toBeLessThan(200);

@@ -4,6 +4,7 @@ import {
   listOwnLineage,
   type ProcEntry,
   parseProcStat,
+  parseStartTime,
   readEachProcess,
   readProcFile,
   readProcFileStart,
@@ -24,6 +25,8 @@ export interface FoundProcess {
   readonly comm: string;
   readonly cmdline: string;
   readonly uid: number;
+  /** When it started (stat's starttime): a PID reused by another process has another. */
+  readonly startTime: string;
 }
 
 /**
@@ -98,7 +101,8 @@ export function readCmdline(pid: number): string {
 
 /** Its stat always (the table), its other files only as far as the match needs them. */
 function readCandidate(pid: number, match: ProcessMatch, comm: string | undefined): { entry: ProcEntry; found?: FoundProcess } | undefined {
-  const entry = parseProcStat(readProcFile(pid, 'stat'));
+  const stat = readProcFile(pid, 'stat');
+  const entry = parseProcStat(stat);
   if (entry === undefined) return undefined;
   // stat's comm is the kernel's, whole: it ends at the line's last ')', which no later field has.
   if (entry.kernelThread || !isLiveEntry(entry) || (comm !== undefined && entry.comm !== comm)) return { entry };
@@ -106,7 +110,30 @@ function readCandidate(pid: number, match: ProcessMatch, comm: string | undefine
   if (match.cmdline !== undefined && !match.cmdline.regex.test(cmdline)) return { entry };
   const uid = readUid(pid);
   if (match.uid !== undefined && uid !== match.uid) return { entry };
-  return { entry, found: { pid, ppid: entry.ppid, comm: entry.comm, cmdline, uid } };
+  // Its files were read one by one: they are one process's only if none exited and gave its PID away meanwhile.
+  const startTime = parseStartTime(stat);
+  if (startTime === undefined || parseStartTime(readProcFile(pid, 'stat')) !== startTime) return { entry };
+  return { entry, found: { pid, ppid: entry.ppid, comm: entry.comm, cmdline, uid, startTime } };
+}
+
+/**
+ * Whether PID is still the process a search found: the same start time, name,
+ * UID and command line, and the command line still matches. Called with a
+ * pidfd open on PID: a match then means the pidfd is of that very process.
+ */
+export function isStillTheProcess(found: FoundProcess, match: ProcessMatch): boolean {
+  try {
+    const stat = readProcFile(found.pid, 'stat');
+    return (
+      parseStartTime(stat) === found.startTime &&
+      parseProcStat(stat)?.comm === found.comm &&
+      readUid(found.pid) === found.uid &&
+      readCmdline(found.pid) === found.cmdline &&
+      (match.cmdline === undefined || match.cmdline.regex.test(found.cmdline))
+    );
+  } catch {
+    return false;
+  }
 }
 
 /** Matches none of whose ancestors is itself a match: a proxy and the workers it forked count once. */

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { type ProcessHandle, openProcessHandle } from '../process/pidfd.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
-import { describeFound, type FoundProcess, type ProcessSearch, readCmdline, searchProcesses } from './find-processes.ts';
+import { describeFound, type FoundProcess, isStillTheProcess, type ProcessSearch, searchProcesses } from './find-processes.ts';
 import { describeTooMany } from './presence-probe.ts';
 import { redactUrl } from '../plan/redact-url.ts';
 import { type StopRequestResult, requestStop } from './request-stop.ts';
@@ -190,27 +190,20 @@ function refuse(stop: ExternalStop, search: ProcessSearch & { kind: 'too-many' }
 }
 
 /**
- * Opens a pidfd, then checks that the PID still is the process we matched:
- * between reading /proc and pidfd_open it may have exited and the PID gone to
- * another process. From then on the pidfd pins it.
+ * Opens a pidfd, then checks that the PID still is the process we matched
+ * (isStillTheProcess: its start time above all): between reading /proc and
+ * pidfd_open it may have exited and the PID gone to another process. From
+ * then on the pidfd pins it.
  */
 function signalMatched(found: FoundProcess, match: ProcessMatch, signal: NodeJS.Signals): 'sent' | 'gone' | 'not-permitted' {
   let handle: ProcessHandle | undefined;
   try {
     handle = openProcessHandle(found.pid);
-    if (handle === undefined || !stillMatches(found, match)) return 'gone';
+    if (handle === undefined || !isStillTheProcess(found, match)) return 'gone';
     const result = handle.signal(signal);
     return result.kind;
   } finally {
     handle?.close();
-  }
-}
-
-function stillMatches(found: FoundProcess, match: ProcessMatch): boolean {
-  try {
-    return readCmdline(found.pid) === found.cmdline && (match.cmdline === undefined || match.cmdline.regex.test(found.cmdline));
-  } catch {
-    return false;
   }
 }
 

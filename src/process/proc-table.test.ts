@@ -1,6 +1,15 @@
 import { describe, expect, test } from 'vitest';
 import type { ProcEntry } from './proc-table.ts';
-import { isAlive, isLiveEntry, listDescendants, parseProcStat, readEachProcess, readProcTable, readProcTableNow } from './proc-table.ts';
+import {
+  isAlive,
+  isLiveEntry,
+  listDescendants,
+  parseProcStat,
+  parseStartTime,
+  readEachProcess,
+  readProcTable,
+  readProcTableNow,
+} from './proc-table.ts';
 
 const STAT_TAIL = '0 0 0 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 1234 2289664 229 18446744073709551615\n';
 
@@ -23,6 +32,12 @@ describe('parseProcStat', () => {
   test('tells a kernel thread by PF_KTHREAD in its flags', () => {
     const kthreadd = '2 (kthreadd) S 0 0 0 0 -1 2129984 0 0 0 0 0 0 0 0 20 0 1 0 25 0 0 18446744073709551615\n';
     expect(parseProcStat(kthreadd)).toMatchObject({ pid: 2, comm: 'kthreadd', kernelThread: true });
+  });
+
+  test('reads the start time (field 22), whatever the comm holds', () => {
+    const line = '77 (a) b) S 1 77 77 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 98765 2289664 229 18446744073709551615\n';
+    expect(parseStartTime(line)).toBe('98765');
+    expect(parseStartTime('77 (x) S 1')).toBeUndefined();
   });
 
   test('rejects what is not a stat line', () => {

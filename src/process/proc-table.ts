@@ -52,6 +52,21 @@ export function parseProcStat(line: string): ProcEntry | undefined {
 }
 
 /**
+ * When the process of a /proc/PID/stat line started (field 22, clock ticks
+ * since boot), as written: with the PID, what tells this process from another
+ * that got its PID after it exited.
+ */
+export function parseStartTime(line: string): string | undefined {
+  const close = line.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const startTime = line.slice(close + 2).split(' ', STAT_START_TIME_INDEX + 1)[STAT_START_TIME_INDEX];
+  return startTime !== undefined && /^\d+$/.test(startTime) ? startTime : undefined;
+}
+
+/** starttime's place among the fields after comm: field 22 of stat, state being field 3. */
+const STAT_START_TIME_INDEX = 19;
+
+/**
  * Calls `read` for every PID in /proc, slice by slice (see SLICE_MS), and
  * keeps what it returns. `read` reads that process's files with readProcFile;
  * a process that cannot be read is skipped.

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -31,6 +31,26 @@ describe('the announce file', () => {
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ state: 'exited', exitCode: 3, pid: process.pid });
     // No partial file is left beside it.
     expect(readdirSync(join(file, '..'))).toEqual(['app']);
+  });
+
+  it('is written into its folder as first reached, even when a neighbour swaps that folder for a symlink', async () => {
+    const root = folder();
+    mkdirSync(join(root, 'shared', 'sub'), { recursive: true });
+    mkdirSync(join(root, 'elsewhere'));
+    writeFileSync(join(root, 'elsewhere', 'state'), 'IMPORTANT\n', { mode: 0o600 });
+    const announcer = createAnnouncer(join(root, 'shared', 'sub', 'state'), (error) => {
+      throw error;
+    });
+    announcer.update({ state: 'starting' });
+    await announcer.flush();
+    // The neighbour moves the folder away and puts a symlink to another of its choosing in its place.
+    renameSync(join(root, 'shared', 'sub'), join(root, 'shared', 'moved'));
+    symlinkSync(join(root, 'elsewhere'), join(root, 'shared', 'sub'));
+    announcer.update({ state: 'exited', exitCode: 0 });
+    await announcer.flush();
+    expect(readFileSync(join(root, 'elsewhere', 'state'), 'utf8')).toBe('IMPORTANT\n');
+    expect(readdirSync(join(root, 'elsewhere'))).toEqual(['state']);
+    expect(await readAnnouncementFile(join(root, 'shared', 'moved', 'state'))).toEqual({ state: 'exited', exitCode: 0 });
   });
 
   it('is not read through a symlink, from a FIFO (which would block), when oversized, or when not an announcement', async () => {

@@ -1,3 +1,5 @@
+import { constants, openSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { Announcement } from '../plan/announced-state.ts';
 import { formatAnnouncement, writeAnnouncementFile } from './announcement-file.ts';
 
@@ -15,6 +17,7 @@ export interface Announcer {
  * one. A failed write is reported once per state and the next change tries again.
  */
 export function createAnnouncer(path: string, onError: (error: unknown, announcement: Announcement) => void): Announcer {
+  const pinned = pinFolder(path);
   let last: string | undefined;
   let pending: Announcement | undefined;
   let writing: Promise<void> | undefined;
@@ -24,7 +27,7 @@ export function createAnnouncer(path: string, onError: (error: unknown, announce
     const next = pending;
     if (next === undefined) return undefined;
     pending = undefined;
-    return writeAnnouncementFile(path, formatAnnouncement(next, process.pid, new Date()))
+    return writeAnnouncementFile(pinned(), formatAnnouncement(next, process.pid, new Date()))
       .catch((error: unknown) => onError(error, next))
       .then(() => {
         writing = writeNext();
@@ -41,5 +44,28 @@ export function createAnnouncer(path: string, onError: (error: unknown, announce
     async flush() {
       while (writing !== undefined) await writing;
     },
+  };
+}
+
+/**
+ * The path to write FILE by, through its folder as it was when first reached:
+ * the folder is opened once and kept open, and the file is written through
+ * /proc/self/fd/N/NAME, which the kernel resolves to that very folder. The
+ * volume is shared with another container, which could otherwise replace a
+ * folder on the path with a symlink and have sidecar-init (often root) create
+ * and replace files of that name wherever it points. Until the folder exists,
+ * the path as given.
+ */
+function pinFolder(path: string): () => string {
+  let folder: number | undefined;
+  return () => {
+    if (folder === undefined) {
+      try {
+        folder = openSync(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
+      } catch {
+        return path;
+      }
+    }
+    return `/proc/self/fd/${folder}/${basename(path)}`;
   };
 }

@@ -23,6 +23,8 @@ const HEALTHZ_WITHIN_MS = 1_000;
 const SIGNAL_WITHIN_MS = 1_000;
 const RSS_GROWTH_LIMIT_KIB = 32 * 1024;
 const PROBES = 5;
+/** Another loopback address than the floods' 127.0.0.1, as a kubelet's is another than a neighbour's. */
+const KUBELET_ADDRESS = '127.0.0.2';
 const PROBE_EVERY_MS = 200;
 /** Liveness bound for a flood to take effect, on a loaded machine. */
 const FLOOD_STARTS_WITHIN_MS = 20_000;
@@ -44,7 +46,7 @@ interface Flood {
   stop(): Promise<void>;
 }
 
-function startFlood(port: number, mode: 'pipeline' | 'eager' | 'idle' | 'trickle', ...counts: number[]): Flood {
+function startFlood(port: number, mode: 'pipeline' | 'eager' | 'idle' | 'fresh' | 'trickle', ...counts: number[]): Flood {
   const flood = spawn(NODE, [`${FIXTURES}status-flood.mjs`, mode, '127.0.0.1', String(port), ...counts.map(String)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -98,10 +100,10 @@ async function untilHolding(pid: number, count: number): Promise<void> {
 }
 
 /** The status code of `path` on a fresh connection, or an error when there is no answer within `withinMs`. */
-function askWithin(port: number, path: string, withinMs: number): Promise<number> {
+function askWithin(port: number, path: string, withinMs: number, localAddress?: string): Promise<number> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path, agent: false }, (response) => {
+    const outgoing = request({ host: '127.0.0.1', port, path, agent: false, localAddress }, (response) => {
       response.resume();
       response.on('end', () => resolve(response.statusCode ?? 0));
     });
@@ -112,10 +114,10 @@ function askWithin(port: number, path: string, withinMs: number): Promise<number
 }
 
 /** What a kubelet would see: every one of a few probes of /healthz and /readyz, each on a fresh connection, answered in time. */
-async function expectProbesAnswered(port: number): Promise<void> {
+async function expectProbesAnswered(port: number, localAddress?: string): Promise<void> {
   for (let probe = 0; probe < PROBES; probe += 1) {
-    expect(await askWithin(port, '/healthz', HEALTHZ_WITHIN_MS)).toBe(200);
-    expect(await askWithin(port, '/readyz', HEALTHZ_WITHIN_MS)).toBe(200);
+    expect(await askWithin(port, '/healthz', HEALTHZ_WITHIN_MS, localAddress)).toBe(200);
+    expect(await askWithin(port, '/readyz', HEALTHZ_WITHIN_MS, localAddress)).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS));
   }
 }
@@ -228,6 +230,18 @@ describe('the status server under a flood, sidecar-init as PID 1', () => {
     await flood.inEffect;
     await untilHolding(pid, 64);
     await expectProbesAnswered(port);
+    expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
+    await flood.stop();
+    await stop();
+  });
+
+  it('answers the kubelet while another address floods it with fresh connections, each with its request, more than it holds', async () => {
+    const { run, pid, port, stop } = await startFlooded();
+    const flood = startFlood(port, 'fresh', STATUS_SERVER_LIMITS.maxConnections * 3);
+    await flood.inEffect;
+    await untilHolding(pid, 64);
+    // The kubelet probes from the node's address, never from the pod's own: here 127.0.0.2 beside the flood's 127.0.0.1.
+    await expectProbesAnswered(port, KUBELET_ADDRESS);
     expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
     await flood.stop();
     await stop();

@@ -36,6 +36,15 @@ describe('createAnswerScheduler', () => {
     expect(log).toEqual(['probe', 'kept-open-1', 'kept-open-2', 'kept-open-1', 'kept-open-2']);
   });
 
+  it('lets each address take its turn: a flood of fresh connections from one cannot hold back a probe from another', async () => {
+    scheduler = createAnswerScheduler({ answersPerTurn: 4, answersPerSecond: 10_000 });
+    const log: string[] = [];
+    for (let index = 0; index < 100; index += 1) scheduler.enqueue(connection('flood', 1, log), true, '127.0.0.1');
+    scheduler.enqueue(connection('kubelet', 1, log), true, '10.0.0.1');
+    await nextTurn();
+    expect(log).toEqual(['flood', 'kubelet', 'flood', 'flood']);
+  });
+
   it('gives at most answersPerTurn answers in one turn of the event loop', async () => {
     scheduler = createAnswerScheduler({ answersPerTurn: 3, answersPerSecond: 10_000 });
     const log: string[] = [];

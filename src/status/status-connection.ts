@@ -51,6 +51,8 @@ export interface StatusConnection {
 export interface ConnectionOptions {
   readonly limits: ConnectionLimits;
   readonly scheduler: AnswerScheduler;
+  /** The client's address: the scheduler lets each address take its turn. */
+  readonly peer: string;
   /** The answer to one request; never throws. */
   readonly answer: (method: string, target: string) => StatusResponse;
   readonly onClose: () => void;
@@ -154,7 +156,7 @@ export function openStatusConnection(socket: Socket, options: ConnectionOptions)
   };
 
   const examineAndQueue = () => {
-    if (ready === undefined && examine()) scheduler.enqueue(turn, answered === 0);
+    if (ready === undefined && examine()) scheduler.enqueue(turn, answered === 0, options.peer);
   };
 
   socket.on('data', (chunk: Buffer) => {

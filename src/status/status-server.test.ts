@@ -294,6 +294,17 @@ describe('startStatusServer', () => {
     for (const connection of held) connection.socket.destroy();
   });
 
+  it("when full, closes the oldest connection of the address that holds the most, never another address's", async () => {
+    const port = await start(0, { maxConnections: 3 });
+    // The kubelet's connection is the oldest of all, but its address holds one; the flood's holds two.
+    const kubelet = await heldOpen(port, '127.0.0.2');
+    const flood = [await heldOpen(port), await heldOpen(port)];
+    expect((await ask(port, '/healthz')).status).toBe(200);
+    await flood[0]!.closed;
+    expect([kubelet.socket.destroyed, flood[1]!.socket.destroyed]).toEqual([false, false]);
+    for (const connection of [kubelet, ...flood]) connection.socket.destroy();
+  });
+
   it('listens on IPv6 and IPv4 alike on ::', async () => {
     const port = await start(0, {}, '::');
     for (const host of ['127.0.0.1', '::1']) {
@@ -318,8 +329,8 @@ function keptAlive(port: number, bytes: string, answers: number): Promise<string
 }
 
 /** A connection that was answered once and stays open, kept alive. */
-async function heldOpen(port: number): Promise<{ socket: ReturnType<typeof connect>; closed: Promise<void> }> {
-  const socket = connect(port, HOST, () => socket.write('GET /healthz HTTP/1.1\r\n\r\n'));
+async function heldOpen(port: number, localAddress?: string): Promise<{ socket: ReturnType<typeof connect>; closed: Promise<void> }> {
+  const socket = connect({ port, host: HOST, localAddress }, () => socket.write('GET /healthz HTTP/1.1\r\n\r\n'));
   socket.on('error', () => {});
   const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
   await new Promise((resolve) => socket.once('data', resolve));

@@ -83,8 +83,10 @@ export interface StatusServer {
 
 export function startStatusServer(options: StatusServerOptions): StatusServer {
   const limits: StatusServerLimits = options.limits ?? STATUS_SERVER_LIMITS;
-  // Oldest first: a Set iterates in insertion order.
+  // Oldest first: a Set iterates in insertion order. Also by peer, for eviction.
   const connections = new Set<StatusConnection>();
+  const byPeer = new Map<string, Set<StatusConnection>>();
+  const peerOf = new Map<StatusConnection, string>();
   // Connections evicted to make room, closed at the next sweep: held open that
   // long, a flood that reopens every connection closed cannot make sidecar-init
   // accept and close thousands a second (bench/status-flood.ts, 300 idle
@@ -105,17 +107,35 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
   const forget = (connection: StatusConnection) => {
     connections.delete(connection);
     evicted.delete(connection);
+    unlist(connection);
+  };
+  const unlist = (connection: StatusConnection) => {
+    const peer = peerOf.get(connection);
+    if (peer === undefined) return;
+    peerOf.delete(connection);
+    const open = byPeer.get(peer);
+    open?.delete(connection);
+    if (open?.size === 0) byPeer.delete(peer);
+  };
+  /** The oldest connection of the address that holds the most: a flood evicts its own connections, not a probe's. */
+  const nextToEvict = (): StatusConnection | undefined => {
+    let busiest: Set<StatusConnection> | undefined;
+    for (const open of byPeer.values()) if (busiest === undefined || open.size > busiest.size) busiest = open;
+    return busiest?.values().next().value;
   };
   const answer = (method: string, target: string) => answerSafely(method, target, options.source);
   const scheduler = createAnswerScheduler(limits);
 
   const server = createServer({ allowHalfOpen: true, highWaterMark: SOCKET_HIGH_WATER_MARK_BYTES, noDelay: true }, (socket) => {
-    // Full: the oldest goes. A flood then churns through its own connections,
-    // while a probe's new connection is answered long before it is the oldest.
+    // Full: the oldest connection of the busiest address goes. A flood then
+    // churns through its own connections, while a probe's new connection (from
+    // the kubelet's address) is never the one evicted; from the flood's own
+    // address, it is answered long before it is the oldest.
     // (Taken out of the table at once: its 'close' comes later, and the next accept must not pick it again.)
-    const oldest = connections.size >= limits.maxConnections ? connections.values().next().value : undefined;
+    const oldest = connections.size >= limits.maxConnections ? nextToEvict() : undefined;
     if (oldest !== undefined) {
       connections.delete(oldest);
+      unlist(oldest);
       // At most as many wait for the sweep as may be open: past that, the oldest is closed at once.
       const longestEvicted = evicted.size >= limits.maxConnections ? evicted.values().next().value : undefined;
       if (longestEvicted !== undefined) {
@@ -126,8 +146,16 @@ export function startStatusServer(options: StatusServerOptions): StatusServer {
       else oldest.destroy();
     }
     socket.unref();
-    const connection = openStatusConnection(socket, { limits, scheduler, answer, onClose: () => forget(connection) });
+    const peer = socket.remoteAddress ?? '';
+    const connection = openStatusConnection(socket, { limits, scheduler, peer, answer, onClose: () => forget(connection) });
     connections.add(connection);
+    peerOf.set(connection, peer);
+    let open = byPeer.get(peer);
+    if (open === undefined) {
+      open = new Set();
+      byPeer.set(peer, open);
+    }
+    open.add(connection);
     sweeper ??= setInterval(sweep, SWEEP_EVERY_MS).unref();
   });
   server.unref();

@@ -259,6 +259,9 @@ describe('the control socket', () => {
 
     const long = await exchange(socket, 'x'.repeat(64 * 1024));
     expect(JSON.parse(long)).toEqual({ ok: false, error: 'the request is longer than 4096 bytes' });
+    // Counted in bytes: 1,400 three-byte characters are 4,200 bytes, a line or not.
+    const wide = await exchange(socket, `${'€'.repeat(1_400)}\n`);
+    expect(JSON.parse(wide)).toEqual({ ok: false, error: 'the request is longer than 4096 bytes' });
 
     // Idle clients that never send a line: the server keeps at most 8 and closes the rest at once
     // (which one is closed depends on the order the server accepts them in).

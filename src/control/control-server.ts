@@ -216,7 +216,7 @@ function handleConnection(socket: Socket, context: ConnectionContext): void {
     done = true;
     clearTimeout(deadline);
     socket.pause();
-    if (end < 0 || end > MAX_LINE_BYTES) return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
+    if (end < 0 || Buffer.byteLength(buffered.slice(0, end)) > MAX_LINE_BYTES) return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
     void respond(buffered.slice(0, end), peer.uid, handlers, logger).then(
       (reply) => answer(socket, reply),
       // A failure of the request's handling is the client's answer, never an unhandled rejection in PID 1.
@@ -232,7 +232,8 @@ async function respond(line: string, uid: number, handlers: ControlHandlers, log
     return { ok: false, error: request.error };
   }
   if (request.value.cmd === 'status') {
-    logger.info({ event: 'control', command: 'status', uid, ok: true }, `control: status (asked by uid ${uid})`);
+    // A read changes nothing: at debug, so a client asking in a loop cannot fill the log.
+    logger.debug({ event: 'control', command: 'status', uid, ok: true }, `control: status (asked by uid ${uid})`);
     return { ok: true, message: 'status', status: handlers.status() };
   }
   const reply = await handlers.act(request.value.command, uid);

@@ -216,7 +216,8 @@ function handleConnection(socket: Socket, context: ConnectionContext): void {
     done = true;
     clearTimeout(deadline);
     socket.pause();
-    if (end < 0 || Buffer.byteLength(buffered.slice(0, end)) > MAX_LINE_BYTES) return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
+    if (end < 0 || Buffer.byteLength(buffered.slice(0, end)) > MAX_LINE_BYTES)
+      return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
     void respond(buffered.slice(0, end), peer.uid, handlers, logger).then(
       (reply) => answer(socket, reply),
       // A failure of the request's handling is the client's answer, never an unhandled rejection in PID 1.

@@ -21,7 +21,7 @@ const ORPHANS = 150;
 const ORPHAN_MAKER = `for i in $(seq ${ORPHANS}); do (exit 3 &); done`;
 const NEW_PID_NAMESPACE = ['--pid', '--fork', '--mount-proc', '--kill-child'];
 // More zombies at once than one native pass reaps (child-watch.c's PASS_MAX, 1,024).
-const BURST = 2_500;
+const BURST = 1_200;
 const LOOP_GAP_BOUND_MS = 1_000;
 const TAG_ENV = 'SIDECAR_INIT_TEST_TAG';
 // Under vitest's 30 s test timeout, above the harness's own 10 s waits.

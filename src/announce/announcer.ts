@@ -1,4 +1,5 @@
-import { constants, openSync } from 'node:fs';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import type { Announcement } from '../plan/announced-state.ts';
 import { formatAnnouncement, writeAnnouncementFile } from './announcement-file.ts';
@@ -27,7 +28,8 @@ export function createAnnouncer(path: string, onError: (error: unknown, announce
     const next = pending;
     if (next === undefined) return undefined;
     pending = undefined;
-    return writeAnnouncementFile(pinned(), formatAnnouncement(next, process.pid, new Date()))
+    return pinned()
+      .then((target) => writeAnnouncementFile(target, formatAnnouncement(next, process.pid, new Date())))
       .catch((error: unknown) => onError(error, next))
       .then(() => {
         writing = writeNext();
@@ -56,16 +58,17 @@ export function createAnnouncer(path: string, onError: (error: unknown, announce
  * and replace files of that name wherever it points. Until the folder exists,
  * the path as given.
  */
-function pinFolder(path: string): () => string {
-  let folder: number | undefined;
-  return () => {
+function pinFolder(path: string): () => Promise<string> {
+  // Opened asynchronously: on a volume that hangs, the write waits, never the event loop.
+  let folder: FileHandle | undefined;
+  return async () => {
     if (folder === undefined) {
       try {
-        folder = openSync(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
+        folder = await open(dirname(path), constants.O_RDONLY | constants.O_DIRECTORY);
       } catch {
         return path;
       }
     }
-    return `/proc/self/fd/${folder}/${basename(path)}`;
+    return `/proc/self/fd/${folder.fd}/${basename(path)}`;
   };
 }

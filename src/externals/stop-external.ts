@@ -93,17 +93,19 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
     signal ??= 'SIGTERM';
   }
 
-  // Every match is signalled once, a new PID (the external came back) as well.
-  const signalled = new Set<number>();
+  // Every match is signalled once, a new process (the external came back, under a new PID or a reused one) as well.
+  const signalled = new Set<string>();
   const denied = new Map<number, FoundProcess>();
   const orderly = await waitUntilGone(search, deadline, options.abort, (targets) => {
-    const fresh = targets.filter((found) => !signalled.has(found.pid));
+    const fresh = targets.filter((found) => !signalled.has(identityOf(found)));
     if (signal === undefined || fresh.length === 0) return true;
     options.logger.info({ event: 'external-stopping', signal, pids: fresh.map((found) => found.pid) }, 'signalling external');
     const newlyDenied: FoundProcess[] = [];
     for (const found of fresh) {
-      signalled.add(found.pid);
-      if (signalMatched(found, stop.match, signal) !== 'not-permitted') continue;
+      const result = signalMatched(found, stop.match, signal);
+      // Not this process any more (gone, or changed since the search): the next search decides again.
+      if (result !== 'gone') signalled.add(identityOf(found));
+      if (result !== 'not-permitted') continue;
       denied.set(found.pid, found);
       newlyDenied.push(found);
     }
@@ -118,13 +120,13 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
   }
 
   // The budget is used up: SIGKILL what we may, report what we may not, and wait for it to be gone.
-  const killed = new Set<number>();
+  const killed = new Set<string>();
   const killDenied: FoundProcess[] = [];
   const final = await waitUntilGone(search, Date.now() + KILL_WAIT_MS, undefined, (targets) => {
     for (const found of targets) {
-      if (killed.has(found.pid) || killDenied.some((other) => other.pid === found.pid)) continue;
+      if (killed.has(identityOf(found)) || killDenied.some((other) => other.pid === found.pid)) continue;
       const result = signalMatched(found, stop.match, 'SIGKILL');
-      if (result === 'sent') killed.add(found.pid);
+      if (result === 'sent') killed.add(identityOf(found));
       if (result === 'not-permitted') killDenied.push(found);
     }
     return killed.size > 0;
@@ -187,6 +189,11 @@ function refuse(stop: ExternalStop, search: ProcessSearch & { kind: 'too-many' }
     `refusing to stop external ${stop.name}: ${describeTooMany(stop.match, search.independent, search.processes)}`,
   );
   return { kind: 'refused', processes: search.processes };
+}
+
+/** One process, not one PID: a PID may be another process's by the next search. */
+function identityOf(found: FoundProcess): string {
+  return `${found.pid}:${found.startTime}`;
 }
 
 /**

@@ -114,5 +114,5 @@ function isControlAt(line: Buffer, index: number): boolean {
 }
 
 function hexEscape(code: number): string {
-  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16)}`;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }

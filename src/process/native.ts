@@ -19,11 +19,17 @@ export interface NativeProcessApi {
   /**
    * The pass on every SIGCHLD, in the native part (child-watch.c): every
    * exited child not in `owned` (libuv's) is reaped, and `onReaped` gets the
-   * pairs [pid, raw status, …] at once after a quiet spell, then at most every
-   * intervalMs while more keep dying; at once, with `blocked`, when a child of
-   * `owned` stands first among the exited (the caller reaps the rest by pid).
+   * pairs [pid, raw status, …] at once after a quiet spell or when one of
+   * `claimed` is among them, else at most every intervalMs while more keep
+   * dying; at once, with `blocked`, when a child of `owned` stands first among
+   * the exited (the caller reaps the rest by pid).
    */
-  watchChildren(owned: ReadonlySet<number>, onReaped: (pairs: Int32Array, blocked: boolean) => void, intervalMs: number): void;
+  watchChildren(
+    owned: ReadonlySet<number>,
+    claimed: ReadonlyMap<number, unknown>,
+    onReaped: (pairs: Int32Array, blocked: boolean) => void,
+    intervalMs: number,
+  ): void;
   /** Stops the watch; the pairs reaped and not yet handed over. */
   unwatchChildren(): Int32Array;
   /**

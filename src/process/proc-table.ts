@@ -110,6 +110,8 @@ export function readProcFile(pid: number, file: string): string {
   return readFileSync(`/proc/${pid}/${file}`, 'utf8');
 }
 
+let startBuffer = Buffer.alloc(0);
+
 /**
  * The first maxBytes of one of a process's /proc files: what another process
  * controls (its cmdline may be megabytes) is read, and then matched, only as
@@ -118,7 +120,9 @@ export function readProcFile(pid: number, file: string): string {
 export function readProcFileStart(pid: number, file: string, maxBytes: number): string {
   const fd = openSync(`/proc/${pid}/${file}`, 'r');
   try {
-    const buffer = Buffer.allocUnsafe(maxBytes);
+    // One buffer for every read (they are synchronous), not one per process per search.
+    if (startBuffer.length < maxBytes) startBuffer = Buffer.allocUnsafe(maxBytes);
+    const buffer = startBuffer;
     let filled = 0;
     // /proc files hand out a page or so per read.
     for (let read = -1; read !== 0 && filled < maxBytes; filled += read) read = readSync(fd, buffer, filled, maxBytes - filled, null);

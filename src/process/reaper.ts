@@ -36,11 +36,12 @@ export interface Reaper {
 
 /**
  * While orphans keep dying, what the native pass reaped reaches JavaScript at
- * most this often (after a quiet spell, at once): in a storm one call per
- * SIGCHLD cost PID 1 more than the reaping itself (bench/reap-storm.ts). A
- * child on the terminal (claimedPids) hears of its exit at most this late.
+ * most this often (after a quiet spell, at once; a claimed child's exit, at
+ * once): one call into JavaScript per orphan, not per batch, is work a storm
+ * need not cost PID 1.
  */
 const HAND_OVER_INTERVAL_MS = 10;
+const NO_CLAIMS: ReadonlyMap<number, unknown> = new Map();
 
 export function createReaper({ native, ownedPids, claimedPids, onReaped, onError }: ReaperOptions): Reaper {
   // The kernel re-parents every orphan in the namespace to PID 1; anywhere else
@@ -89,7 +90,11 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
     }
   }
 
-  /** What the native pass reaped: the claimed children's statuses to their owners, the orphans reported. */
+  /**
+   * What the native pass reaped: the claimed children's statuses to their
+   * owners, the orphans reported. Already reaped: a callback that throws is
+   * reported and the rest still handed over, never thrown into the addon.
+   */
   function handOver(pairs: Int32Array): void {
     const reaped: ReapedOrphan[] = [];
     for (let index = 0; index + 1 < pairs.length; index += 2) {
@@ -97,9 +102,17 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
       const status = decodeWaitStatus(pairs[index + 1] as number);
       const owner = claimedPids?.get(pid);
       if (owner === undefined) reaped.push({ pid, status });
-      else owner(status);
+      else reportingErrors(() => owner(status));
     }
-    if (reaped.length > 0) onReaped?.(reaped);
+    if (reaped.length > 0) reportingErrors(() => onReaped?.(reaped));
+  }
+
+  function reportingErrors(call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      onError?.(error);
+    }
   }
 
   function onNativePass(pairs: Int32Array, blocked: boolean): void {
@@ -113,9 +126,9 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
     start() {
       if (listening) return;
       if (mode === 'subreaper') native.setChildSubreaper();
-      // Every SIGCHLD is handled in the native part (child-watch.c): a call
-      // into JavaScript per dying orphan cost PID 1 more than reaping it.
-      native.watchChildren(ownedPids, onNativePass, HAND_OVER_INTERVAL_MS);
+      // Every SIGCHLD is handled in the native part (child-watch.c), a bounded
+      // pass per turn of the loop, and JavaScript hears of it in batches.
+      native.watchChildren(ownedPids, claimedPids ?? NO_CLAIMS, onNativePass, HAND_OVER_INTERVAL_MS);
       listening = true;
       // Orphans that died before we listened signalled no one who cared.
       handleSigchld();

@@ -1,12 +1,12 @@
 /*
  * The reaper's pass on every SIGCHLD, done here rather than in JavaScript.
- * Each orphan that dies is one SIGCHLD, and a call into JavaScript for each
- * (through process.on('SIGCHLD'): an event emitter, then the microtask and
- * tick queues) cost PID 1 more than the kernel's own work of reaping it: in a
- * storm of dying orphans PID 1 spent more than twice tini's CPU time
- * (bench/reap-storm.ts). Here a pass is a few syscalls per zombie, and
- * JavaScript hears of what was reaped in batches: at once after a quiet spell,
- * then at most once per interval while a storm lasts.
+ * Each orphan that dies is one SIGCHLD; here a pass is a few syscalls per
+ * zombie, at most PASS_MAX per turn of the loop (a burst of thousands never
+ * holds it), and JavaScript hears of what was reaped in batches: at once after
+ * a quiet spell or when a child it claimed (the app on a terminal) is among
+ * them, else at most once per interval while a storm lasts. Measured
+ * (bench/reap-storm.ts), this took a few percent off a storm's cost to PID 1:
+ * most of it is Node's own work per wake-up, which stays.
  *
  * Whom to reap is decided as before (reaper.ts): every exited child but those
  * libuv owns, whose exit status libuv must get. The registry of those is the
@@ -43,6 +43,8 @@ typedef struct {
   uv_loop_t *loop;
   napi_ref owned;
   napi_ref has;
+  napi_ref claimed;
+  napi_ref claimed_has;
   napi_ref callback;
   napi_async_context context;
   uv_signal_t *signal;
@@ -55,6 +57,8 @@ typedef struct {
   size_t pending_cap;
   bool blocked;
   bool more;
+  /* A claimed child (its exit is awaited) was reaped: hand over now. */
+  bool urgent;
   /* Inside the JavaScript callback, which may stop the watch: it is then freed after the callback returns. */
   bool delivering;
   bool released;
@@ -73,26 +77,24 @@ static void release(napi_env env, child_watch_t *watch) {
   free(watch);
 }
 
-static bool append(child_watch_t *watch, int32_t pid, int32_t status) {
-  if (watch->pending_len + 2 > watch->pending_cap) {
-    size_t cap = watch->pending_cap == 0 ? 64 : watch->pending_cap * 2;
-    int32_t *grown = realloc(watch->pending, cap * sizeof *grown);
-    if (grown == NULL) return false;
-    watch->pending = grown;
-    watch->pending_cap = cap;
-  }
-  watch->pending[watch->pending_len++] = pid;
-  watch->pending[watch->pending_len++] = status;
+/* Room for one more pair, made before a child is reaped: a status once taken is never dropped. */
+static bool reserve(child_watch_t *watch) {
+  if (watch->pending_len + 2 <= watch->pending_cap) return true;
+  size_t cap = watch->pending_cap == 0 ? 64 : watch->pending_cap * 2;
+  int32_t *grown = realloc(watch->pending, cap * sizeof *grown);
+  if (grown == NULL) return false;
+  watch->pending = grown;
+  watch->pending_cap = cap;
   return true;
 }
 
-/* Unsure means owned: a status libuv waits for is never taken. */
-static bool is_owned(napi_env env, napi_value owned, napi_value has, pid_t pid) {
+/* collection.has(pid), with its own builtin `has` (no JavaScript runs); `unsure` when it cannot be asked. */
+static bool has_pid(napi_env env, napi_value collection, napi_value has, pid_t pid, bool unsure) {
   napi_value argument, result;
-  bool yes = true;
-  if (napi_create_int32(env, pid, &argument) != napi_ok) return true;
-  if (napi_call_function(env, owned, has, 1, &argument, &result) != napi_ok) return true;
-  if (napi_get_value_bool(env, result, &yes) != napi_ok) return true;
+  bool yes = unsure;
+  if (napi_create_int32(env, pid, &argument) != napi_ok) return unsure;
+  if (napi_call_function(env, collection, has, 1, &argument, &result) != napi_ok) return unsure;
+  if (napi_get_value_bool(env, result, &yes) != napi_ok) return unsure;
   return yes;
 }
 
@@ -100,9 +102,11 @@ static void run_pass(child_watch_t *watch) {
   napi_env env = watch->env;
   napi_handle_scope scope;
   if (napi_open_handle_scope(env, &scope) != napi_ok) return;
-  napi_value owned, has;
+  napi_value owned, has, claimed, claimed_has;
   if (napi_get_reference_value(env, watch->owned, &owned) != napi_ok ||
-      napi_get_reference_value(env, watch->has, &has) != napi_ok) {
+      napi_get_reference_value(env, watch->has, &has) != napi_ok ||
+      napi_get_reference_value(env, watch->claimed, &claimed) != napi_ok ||
+      napi_get_reference_value(env, watch->claimed_has, &claimed_has) != napi_ok) {
     watch->blocked = true;
     napi_close_handle_scope(env, scope);
     return;
@@ -115,7 +119,8 @@ static void run_pass(child_watch_t *watch) {
     }
     pid_t pid = peek_exited_child();
     if (pid <= 0) break; /* none exited, or no child at all (ECHILD) */
-    if (is_owned(env, owned, has, pid)) {
+    /* Unsure means owned: a status libuv waits for is never taken. */
+    if (has_pid(env, owned, has, pid, true) || !reserve(watch)) {
       watch->blocked = true;
       break;
     }
@@ -125,10 +130,13 @@ static void run_pass(child_watch_t *watch) {
       got = waitpid(pid, &status, WNOHANG);
     } while (got == -1 && errno == EINTR);
     /* Cannot happen for a zombie just seen; JavaScript's pass looks again. */
-    if (got <= 0 || !append(watch, pid, status)) {
+    if (got <= 0) {
       watch->blocked = true;
       break;
     }
+    watch->pending[watch->pending_len++] = pid;
+    watch->pending[watch->pending_len++] = status;
+    if (has_pid(env, claimed, claimed_has, pid, false)) watch->urgent = true;
   }
   napi_close_handle_scope(env, scope);
 }
@@ -150,6 +158,7 @@ static void deliver(child_watch_t *watch, uint64_t now) {
   if (count > 0) memcpy(data, watch->pending, count * sizeof(int32_t));
   watch->pending_len = 0;
   watch->blocked = false;
+  watch->urgent = false;
   watch->last_delivery = now;
   napi_value argv[2] = {pairs, flag};
   watch->delivering = true;
@@ -165,7 +174,7 @@ static void on_timer(uv_timer_t *timer);
 static void settle(child_watch_t *watch) {
   uint64_t now = uv_now(watch->loop);
   bool waiting = watch->pending_len > 0 || watch->blocked;
-  if (waiting && (watch->blocked || now - watch->last_delivery >= watch->interval_ms)) {
+  if (waiting && (watch->blocked || watch->urgent || now - watch->last_delivery >= watch->interval_ms)) {
     deliver(watch, now);
     /* The callback may have stopped the watch (and freed it). */
     if (active != watch) return;
@@ -198,21 +207,23 @@ static napi_value throw_message(napi_env env, const char *message) {
   return NULL;
 }
 
-/* watchChildren(owned: Set<number>, onReaped(pairs: Int32Array, blocked: boolean), intervalMs): void */
+/* watchChildren(owned: Set<number>, claimed: Map<number, …>, onReaped(pairs: Int32Array, blocked: boolean), intervalMs): void */
 static napi_value watch_children(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 3) {
-    return throw_message(env, "watchChildren(owned, onReaped, intervalMs): three arguments");
+  size_t argc = 4;
+  napi_value argv[4];
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) {
+    return throw_message(env, "watchChildren(owned, claimed, onReaped, intervalMs): four arguments");
   }
   if (active != NULL) return throw_message(env, "watchChildren: already watching");
-  napi_valuetype type;
-  napi_value has;
+  napi_valuetype type, has_type, claimed_has_type;
+  napi_value has, claimed_has;
   int64_t interval;
-  if (napi_typeof(env, argv[1], &type) != napi_ok || type != napi_function ||
-      napi_get_named_property(env, argv[0], "has", &has) != napi_ok || napi_typeof(env, has, &type) != napi_ok ||
-      type != napi_function || napi_get_value_int64(env, argv[2], &interval) != napi_ok || interval < 0) {
-    return throw_message(env, "watchChildren: owned must be a Set, onReaped a function, intervalMs a number >= 0");
+  if (napi_typeof(env, argv[2], &type) != napi_ok || type != napi_function ||
+      napi_get_named_property(env, argv[0], "has", &has) != napi_ok || napi_typeof(env, has, &has_type) != napi_ok ||
+      has_type != napi_function || napi_get_named_property(env, argv[1], "has", &claimed_has) != napi_ok ||
+      napi_typeof(env, claimed_has, &claimed_has_type) != napi_ok || claimed_has_type != napi_function ||
+      napi_get_value_int64(env, argv[3], &interval) != napi_ok || interval < 0) {
+    return throw_message(env, "watchChildren: owned must be a Set, claimed a Map, onReaped a function, intervalMs a number >= 0");
   }
   uv_loop_t *loop;
   if (napi_get_uv_event_loop(env, (struct uv_loop_s **)&loop) != napi_ok) return throw_message(env, "watchChildren: no event loop");
@@ -234,7 +245,9 @@ static napi_value watch_children(napi_env env, napi_callback_info info) {
   watch->timer = timer;
   if (napi_create_reference(env, argv[0], 1, &watch->owned) != napi_ok ||
       napi_create_reference(env, has, 1, &watch->has) != napi_ok ||
-      napi_create_reference(env, argv[1], 1, &watch->callback) != napi_ok ||
+      napi_create_reference(env, argv[1], 1, &watch->claimed) != napi_ok ||
+      napi_create_reference(env, claimed_has, 1, &watch->claimed_has) != napi_ok ||
+      napi_create_reference(env, argv[2], 1, &watch->callback) != napi_ok ||
       napi_create_string_utf8(env, "sidecar-init:reaper", NAPI_AUTO_LENGTH, &name) != napi_ok ||
       napi_async_init(env, NULL, name, &watch->context) != napi_ok || uv_signal_init(loop, signal) != 0) {
     free(watch);
@@ -281,6 +294,8 @@ static napi_value unwatch_children(napi_env env, napi_callback_info info) {
   uv_close((uv_handle_t *)watch->timer, free_handle);
   napi_delete_reference(env, watch->owned);
   napi_delete_reference(env, watch->has);
+  napi_delete_reference(env, watch->claimed);
+  napi_delete_reference(env, watch->claimed_has);
   napi_delete_reference(env, watch->callback);
   if (watch->delivering) watch->released = true;
   else release(env, watch);

@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -42,7 +43,7 @@ napi_status define_unix_socket(napi_env env, napi_value exports);
 /* systemd-notify attaches one descriptor; more than this are closed unseen. */
 #define FDS_MAX 8
 /* The most a datagram can carry (SCM_MAX_FD): room for all, so that none is
- * closed by the kernel, which would close it without make_close_harmless. */
+ * closed by the kernel, which would close it without close_if_socket. */
 #define FDS_CARRIED_MAX 253
 
 static napi_value throw_errno(napi_env env, const char *call, int err) {
@@ -100,17 +101,24 @@ static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* Whatever a sender attaches is closed on the event loop (here, or by JS once
- * the messages before it are handled). Closing the last copy of a socket that
- * has unsent data and SO_LINGER set blocks for the linger time, which the
- * sender chooses: seconds of PID 1 not answering signals. An abortive close
- * (linger 0) returns at once; the sender gave its socket away, so how it ends
- * is the receiver's to choose. Pipes, FIFOs and local files never block in close. */
-static void make_close_harmless(int fd) {
+/* Whatever a sender attaches is closed on the event loop. Closing the last
+ * copy of a socket that has unsent data and SO_LINGER set blocks for the
+ * linger time, which the sender chooses: seconds of PID 1 not answering
+ * signals. So a socket is closed here and now, abortively (linger 0, which
+ * returns at once), rather than handed to JS to close after the messages
+ * before it: the sender, which keeps its own copy, gets no time to set a
+ * linger again in between. (Its copy closes abortively too if it is the last:
+ * sidecar-init keeps no descriptor it is sent, and a sender that sends a socket
+ * it still uses asks for that.) A barrier (systemd-notify's BARRIER=1) is a
+ * pipe, and pipes, FIFOs and local files never block in close; a file on FUSE
+ * or NFS may. True when fd was a socket, now closed. */
+static bool close_if_socket(int fd) {
   struct stat status;
-  if (fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) return;
+  if (fstat(fd, &status) != 0 || !S_ISSOCK(status.st_mode)) return false;
   struct linger abortive = {.l_onoff = 1, .l_linger = 0};
   setsockopt(fd, SOL_SOCKET, SO_LINGER, &abortive, sizeof abortive);
+  close(fd);
+  return true;
 }
 
 /* unixDgramReceive(fd): { data: Buffer, pid, uid, gid, fds: number[], truncated }
@@ -152,7 +160,7 @@ static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
       for (int index = 0; index < count; index++) {
         int received;
         memcpy(&received, CMSG_DATA(header) + index * sizeof(int), sizeof received);
-        make_close_harmless(received);
+        if (close_if_socket(received)) continue;
         /* Kept for JS to close in order; any beyond the bound are closed here. */
         if (fd_count < FDS_MAX) fds[fd_count++] = received;
         else close(received);

@@ -55,11 +55,16 @@ function answer(path: StatusPath, source: StatusSource): StatusResponse {
 }
 
 /** The path without its query string; '/' when the request line has none. */
+/** The path of a request target, in origin form (`/healthz?x`) or absolute form (`http://host/healthz`), which HTTP/1.1 servers must accept. */
 function pathOf(url: string | undefined): string {
-  if (url === undefined || url === '') return '/';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
+  const target = (url ?? '').replace(ABSOLUTE_FORM_PREFIX, '');
+  if (target === '') return '/';
+  const query = target.indexOf('?');
+  return query === -1 ? target : target.slice(0, query);
 }
+
+/** A scheme and an authority: what an absolute-form target has before its path. */
+const ABSOLUTE_FORM_PREFIX = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/;
 
 function isStatusPath(path: string): path is StatusPath {
   return (STATUS_PATHS as readonly string[]).includes(path);

@@ -305,6 +305,14 @@ describe('startStatusServer', () => {
     for (const connection of [kubelet, ...flood]) connection.socket.destroy();
   });
 
+  it('answers a target in absolute form as HTTP/1.1 requires (GET http://host/healthz)', async () => {
+    const port = await start();
+    expect(await rawExchange(port, 'GET http://sidecar.local:8080/healthz HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(
+      /^HTTP\/1\.1 200 /,
+    );
+    expect(await rawExchange(port, 'GET http://sidecar.local/nowhere HTTP/1.1\r\nConnection: close\r\n\r\n')).toMatch(/^HTTP\/1\.1 404 /);
+  });
+
   it('listens on IPv6 and IPv4 alike on ::', async () => {
     const port = await start(0, {}, '::');
     for (const host of ['127.0.0.1', '::1']) {

@@ -17,20 +17,31 @@ const grpcServer = (name: string, port: number, initial: string, service = '') =
   service,
 ];
 
+/** A config: sidecar `api` (the health server, starting at `initial`) with `probes` (its probe lines), and an app. */
+function apiConfig(dir: string, port: number, initial: string, probes: readonly string[], service = ''): string {
+  return writeConfig(dir, [
+    'processes:',
+    '  - name: api',
+    '    role: sidecar',
+    `    command: ${yamlArgv(...grpcServer('api', port, initial, service))}`,
+    ...probes.map((line) => `    ${line}`),
+    '  - name: app',
+    '    role: app',
+    `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+  ]);
+}
+
 describe('grpc readiness', () => {
   it('holds the app back while the server answers NOT_SERVING, and starts it once it answers SERVING', async () => {
     const events = createEvents();
     const port = await freePort();
-    const config = writeConfig(events.dir, [
-      'processes:',
-      '  - name: api',
-      '    role: sidecar',
-      `    command: ${yamlArgv(...grpcServer('api', port, 'NOT_SERVING', 'my.pkg.Api'))}`,
-      `    readiness: { probe: { grpc: { host: 127.0.0.1, port: ${port}, service: my.pkg.Api } } }`,
-      '  - name: app',
-      '    role: app',
-      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
-    ]);
+    const config = apiConfig(
+      events.dir,
+      port,
+      'NOT_SERVING',
+      [`readiness: { probe: { grpc: { host: 127.0.0.1, port: ${port}, service: my.pkg.Api } } }`],
+      'my.pkg.Api',
+    );
     const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     await events.waitFor('api answered-NOT_SERVING');
     const api = events.read().find((entry) => entry.name === 'api' && entry.event === 'start')!;
@@ -54,16 +65,9 @@ describe('grpc readiness', () => {
   it('fails startup at its readiness deadline when the server accepts the call and never answers (each attempt timed out)', async () => {
     const events = createEvents();
     const port = await freePort();
-    const config = writeConfig(events.dir, [
-      'processes:',
-      '  - name: api',
-      '    role: sidecar',
-      `    command: ${yamlArgv(...grpcServer('api', port, 'hang'))}`,
-      '    restart: never',
-      `    readiness: { probe: "grpc://127.0.0.1:${port}", timeout: 300ms, deadline: 5s }`,
-      '  - name: app',
-      '    role: app',
-      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    const config = apiConfig(events.dir, port, 'hang', [
+      'restart: never',
+      `readiness: { probe: "grpc://127.0.0.1:${port}", timeout: 300ms, deadline: 5s }`,
     ]);
     const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(1);
@@ -81,16 +85,7 @@ describe('a startup that fails on a grpc probe', () => {
   it('names the status the server last answered', async () => {
     const events = createEvents();
     const port = await freePort();
-    const config = writeConfig(events.dir, [
-      'processes:',
-      '  - name: api',
-      '    role: sidecar',
-      `    command: ${yamlArgv(...grpcServer('api', port, 'NOT_SERVING'))}`,
-      `    readiness: { probe: "grpc://127.0.0.1:${port}", deadline: 5s }`,
-      '  - name: app',
-      '    role: app',
-      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
-    ]);
+    const config = apiConfig(events.dir, port, 'NOT_SERVING', [`readiness: { probe: "grpc://127.0.0.1:${port}", deadline: 5s }`]);
     const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(1);
     expect(run.logs.find((line) => line.event === 'teardown')?.lastProbeFailure).toBe(`grpc://127.0.0.1:${port}: NOT_SERVING`);
@@ -102,16 +97,9 @@ describe('grpc liveness', () => {
   it('restarts a sidecar whose server turns NOT_SERVING; the new one passes readiness again', async () => {
     const events = createEvents();
     const port = await freePort();
-    const config = writeConfig(events.dir, [
-      'processes:',
-      '  - name: api',
-      '    role: sidecar',
-      `    command: ${yamlArgv(...grpcServer('api', port, 'SERVING'))}`,
-      `    readiness: { probe: "grpc://127.0.0.1:${port}" }`,
-      `    liveness: { probe: { grpc: { host: 127.0.0.1, port: ${port} } }, period: 100ms, failureThreshold: 2 }`,
-      '  - name: app',
-      '    role: app',
-      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'app'))}`,
+    const config = apiConfig(events.dir, port, 'SERVING', [
+      `readiness: { probe: "grpc://127.0.0.1:${port}" }`,
+      `liveness: { probe: { grpc: { host: 127.0.0.1, port: ${port} } }, period: 100ms, failureThreshold: 2 }`,
     ]);
     const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     await events.waitFor('app start', 'api answered-SERVING');

@@ -151,6 +151,29 @@ async function startFlooded(): Promise<{ run: RunningSupervisor; pid: number; po
   return { run, pid, port, stop };
 }
 
+type FloodMode = Parameters<typeof startFlood>[1];
+
+/**
+ * sidecar-init as PID 1 under a flood, once in effect (and, with `holding`,
+ * once it holds that many sockets): probes (from `probesFrom`) answered in
+ * time, a signal handled in time; `more` checks what else the case is about.
+ * Then the flood and sidecar-init are stopped.
+ */
+async function expectAnsweringUnder(
+  flood: { readonly mode: FloodMode; readonly counts: readonly number[]; readonly holding?: number; readonly probesFrom?: string },
+  more?: (port: number) => Promise<void>,
+): Promise<void> {
+  const { run, pid, port, stop } = await startFlooded();
+  const started = startFlood(port, flood.mode, ...flood.counts);
+  await started.inEffect;
+  if (flood.holding !== undefined) await untilHolding(pid, flood.holding);
+  await expectProbesAnswered(port, flood.probesFrom);
+  expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
+  await more?.(port);
+  await started.stop();
+  await stop();
+}
+
 describe('the status server under a flood, sidecar-init as PID 1', () => {
   it('keeps memory, /healthz and signals in bounds while 64 connections pipeline 50,000 /status each and read no answer', async () => {
     const { run, pid, port, stop } = await startFlooded();
@@ -176,74 +199,44 @@ describe('the status server under a flood, sidecar-init as PID 1', () => {
   });
 
   it('answers /healthz and /readyz in time while as many connections as it holds pipeline /status and read every answer', async () => {
-    const { run, pid, port, stop } = await startFlooded();
-    const flood = startFlood(port, 'eager', STATUS_SERVER_LIMITS.maxConnections, 400);
-    // Every connection has had an answer: all are open and asking.
-    await flood.inEffect;
-    await expectProbesAnswered(port);
-    expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
-    await flood.stop();
-    await stop();
+    // In effect once every connection has had an answer: all are open and asking.
+    await expectAnsweringUnder({ mode: 'eager', counts: [STATUS_SERVER_LIMITS.maxConnections, 400] });
   });
 
   it('answers /healthz and /readyz while 64 idle connections, reopened when closed, hold it', async () => {
-    const { run, pid, port, stop } = await startFlooded();
-    const flood = startFlood(port, 'idle', 64);
-    await flood.inEffect;
-    await untilHolding(pid, 64);
-    await expectProbesAnswered(port);
-    expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
-    await flood.stop();
-    await stop();
+    await expectAnsweringUnder({ mode: 'idle', counts: [64], holding: 64 });
   });
 
   it('answers while 200 clients send request heads byte by byte, and closes each slow one within its head timeout', async () => {
-    const { run, pid, port, stop } = await startFlooded();
-    const flood = startFlood(port, 'trickle', 200);
-    await flood.inEffect;
-    await untilHolding(pid, 64);
-    await expectProbesAnswered(port);
-    expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
-
-    // One more slow client, watched from here: closed at its deadline, not whenever a check comes round.
-    const opened = performance.now();
-    const slow = connect(port, '127.0.0.1');
-    slow.on('error', () => {});
-    slow.on('data', () => {});
-    let trickle: NodeJS.Timeout | undefined;
-    slow.once('connect', () => {
-      slow.write('GET /healthz HTTP/1.1\r\nX-Slow: ');
-      trickle = setInterval(() => slow.write('a'), 100);
+    await expectAnsweringUnder({ mode: 'trickle', counts: [200], holding: 64 }, async (port) => {
+      // One more slow client, watched from here: closed at its deadline, not whenever a check comes round.
+      const opened = performance.now();
+      const slow = connect(port, '127.0.0.1');
+      slow.on('error', () => {});
+      slow.on('data', () => {});
+      let trickle: NodeJS.Timeout | undefined;
+      slow.once('connect', () => {
+        slow.write('GET /healthz HTTP/1.1\r\nX-Slow: ');
+        trickle = setInterval(() => slow.write('a'), 100);
+      });
+      await new Promise((resolve) => slow.once('close', resolve));
+      clearInterval(trickle);
+      // A liveness bound: the head timeout plus a sweep, with room for a loaded machine.
+      expect(performance.now() - opened).toBeLessThan(STATUS_SERVER_LIMITS.headTimeoutMs + 3_000);
     });
-    await new Promise((resolve) => slow.once('close', resolve));
-    clearInterval(trickle);
-    // A liveness bound: the head timeout plus a sweep, with room for a loaded machine.
-    expect(performance.now() - opened).toBeLessThan(STATUS_SERVER_LIMITS.headTimeoutMs + 3_000);
-
-    await flood.stop();
-    await stop();
   });
 
   it('answers while more idle connections than it may hold, reopened when closed, churn through it', async () => {
-    const { run, pid, port, stop } = await startFlooded();
-    const flood = startFlood(port, 'idle', STATUS_SERVER_LIMITS.maxConnections + 100);
-    await flood.inEffect;
-    await untilHolding(pid, 64);
-    await expectProbesAnswered(port);
-    expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
-    await flood.stop();
-    await stop();
+    await expectAnsweringUnder({ mode: 'idle', counts: [STATUS_SERVER_LIMITS.maxConnections + 100], holding: 64 });
   });
 
   it('answers the kubelet while another address floods it with fresh connections, each with its request, more than it holds', async () => {
-    const { run, pid, port, stop } = await startFlooded();
-    const flood = startFlood(port, 'fresh', STATUS_SERVER_LIMITS.maxConnections * 3);
-    await flood.inEffect;
-    await untilHolding(pid, 64);
     // The kubelet probes from the node's address, never from the pod's own: here 127.0.0.2 beside the flood's 127.0.0.1.
-    await expectProbesAnswered(port, KUBELET_ADDRESS);
-    expect(await signalHandledMs(run, pid)).toBeLessThan(SIGNAL_WITHIN_MS);
-    await flood.stop();
-    await stop();
+    await expectAnsweringUnder({
+      mode: 'fresh',
+      counts: [STATUS_SERVER_LIMITS.maxConnections * 3],
+      holding: 64,
+      probesFrom: KUBELET_ADDRESS,
+    });
   });
 });

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { fixtureArgv, freePort, shellJoin, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { podWrapper, supervisorPid } from './support/namespaces.ts';
-import { FIXTURES, startSupervisor } from './support/supervisor.ts';
+import type { EventLog } from './support/events.ts';
+import { FIXTURES, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // PID 1 never stops answering: nothing a sidecar prints or a user writes in a
 // pattern may keep the supervisor from handling SIGTERM within its grace.
@@ -18,6 +19,24 @@ const ANSWERS_WITHIN_MS = 10_000;
  * their share). A frozen event loop never forwards it at all.
  */
 const FORWARDED_WITHIN_MS = 1_000;
+
+/**
+ * As PID 1: a SIGHUP reaches the app (record-signals.sh) within the bound, and
+ * SIGTERM ends everything, exit 0, within its own.
+ */
+async function expectSignalsAnswered(run: RunningSupervisor, events: EventLog): Promise<void> {
+  const supervisor = supervisorPid(run);
+  const sentAt = Date.now();
+  process.kill(supervisor, 'SIGHUP');
+  await events.waitFor('app got-HUP');
+  const receivedAt = Number((events.read().find((entry) => entry.event === 'got-HUP')?.ns ?? 0n) / 1_000_000n);
+  expect(receivedAt - sentAt).toBeLessThan(FORWARDED_WITHIN_MS);
+  process.kill(supervisor, 'SIGTERM');
+  let stalled: NodeJS.Timeout | undefined;
+  const exit = await Promise.race([run.exited, new Promise((resolve) => (stalled = setTimeout(resolve, ANSWERS_WITHIN_MS, 'stalled')))]);
+  clearTimeout(stalled);
+  expect(exit).toEqual({ code: 0, signal: null });
+}
 /** Other processes of the pod: enough that one search of /proc outlasts a 1ms probe period. */
 const CROWD = 'i=0; while [ $i -lt 300 ]; do sleep 1000 & i=$((i + 1)); done';
 
@@ -99,15 +118,7 @@ describe('probes at any period', () => {
     const run = track(startSupervisor(['--grace', '2s', '-c', config], { wrapper: podWrapper(CROWD), env: { EVENTS: events.file } }));
     await events.waitFor('app start', 'files start', 'port start');
     await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
-    const supervisor = supervisorPid(run);
-    const sentAt = Date.now();
-    process.kill(supervisor, 'SIGHUP');
-    await events.waitFor('app got-HUP');
-    const receivedAt = Number((events.read().find((entry) => entry.event === 'got-HUP')?.ns ?? 0n) / 1_000_000n);
-    expect(receivedAt - sentAt).toBeLessThan(FORWARDED_WITHIN_MS);
-    process.kill(supervisor, 'SIGTERM');
-    const exit = await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, ANSWERS_WITHIN_MS, 'stalled'))]);
-    expect(exit).toEqual({ code: 0, signal: null });
+    await expectSignalsAnswered(run, events);
     expect(events.sequence()).toContain('app stop');
     await expectNothingLeft(run);
   });
@@ -142,15 +153,7 @@ describe('a cmdline matcher', () => {
     );
     await events.waitFor('app start');
     await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
-    const supervisor = supervisorPid(run);
-    const sentAt = Date.now();
-    process.kill(supervisor, 'SIGHUP');
-    await events.waitFor('app got-HUP');
-    const receivedAt = Number((events.read().find((entry) => entry.event === 'got-HUP')?.ns ?? 0n) / 1_000_000n);
-    expect(receivedAt - sentAt).toBeLessThan(FORWARDED_WITHIN_MS);
-    process.kill(supervisor, 'SIGTERM');
-    const exit = await Promise.race([run.exited, new Promise((resolve) => setTimeout(resolve, ANSWERS_WITHIN_MS, 'stalled'))]);
-    expect(exit).toEqual({ code: 0, signal: null });
+    await expectSignalsAnswered(run, events);
     await expectNothingLeft(run);
   });
 

@@ -6,6 +6,7 @@ import type { ControlCommand } from '../lifecycle/events.ts';
 import type { StatusDocument } from '../status/status-json.ts';
 import { loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
 import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
+import { errorCode } from '../plan/error-code.ts';
 
 // The control socket (--control PATH): a Unix stream socket, mode 0600, for
 // `sidecar-init ctl`. The file mode keeps other users out of the socket, but a
@@ -64,7 +65,7 @@ export async function serveControl(
     linkSync(bindPath, path);
   } catch (error) {
     server.close();
-    throw isCode(error, 'EEXIST')
+    throw errorCode(error) === 'EEXIST'
       ? new Error(`${path} was created by another process while this one started; choose another --control path`)
       : error;
   } finally {
@@ -118,12 +119,8 @@ function isServed(path: string): Promise<boolean> {
     };
     const timer = setTimeout(() => settle(true), STALE_CHECK_MS);
     probe.once('connect', () => settle(true));
-    probe.once('error', (error) => settle(!isCode(error, 'ECONNREFUSED') && !isCode(error, 'ENOENT')));
+    probe.once('error', (error) => settle(errorCode(error) !== 'ECONNREFUSED' && errorCode(error) !== 'ENOENT'));
   });
-}
-
-function isCode(error: unknown, code: string): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === code;
 }
 
 /** Removes the socket this run bound, and nothing that has taken its place since. */

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { MAX_TIMER_MS } from '../attempt/run-attempt.ts';
 import { redactUrl } from '../plan/redact-url.ts';
+import { errorCode } from '../plan/error-code.ts';
 
 // The one HTTP client of sidecar-init: http probes, http hooks and an
 // external's stop endpoint each send one request through it. Every request
@@ -108,7 +109,7 @@ export function sendHttpRequest(request: HttpRequest, signal?: AbortSignal): Pro
 }
 
 function failed(url: string, error: unknown): HttpResult {
-  const code = error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+  const code = errorCode(error);
   const reason = code ?? (error instanceof Error ? error.message : String(error));
   return { kind: 'failed', url, code, reason };
 }

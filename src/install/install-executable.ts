@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, constants, copyFileSync, fsyncSync, openSync, readSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { BESIDE_SUFFIX, writeNew } from '../process/embedded-addon.ts';
+import { errorCode } from '../plan/error-code.ts';
 
 // `sidecar-init install DIR`: the single executable copies itself into DIR
 // with its addon beside it, so an image or an init container can put
@@ -128,7 +129,7 @@ function hashFile(file: string): string {
 }
 
 function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   switch (code) {
     case 'ENOENT':
       return 'no such directory';

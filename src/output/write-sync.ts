@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { errorCode } from '../plan/error-code.ts';
 
 /** How long to back off when a non-blocking pipe is full, before trying again. */
 const PIPE_FULL_RETRY_MS = 1;
@@ -18,7 +19,7 @@ export function writeAllSync(fd: number, text: string): void {
     try {
       buffer = buffer.subarray(writeSync(fd, buffer));
     } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
+      const code = errorCode(error);
       if (code === 'EAGAIN') {
         Atomics.wait(sleeper, 0, 0, PIPE_FULL_RETRY_MS);
         continue;

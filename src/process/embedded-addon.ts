@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { getAsset } from 'node:sea';
+import { errorCode } from '../plan/error-code.ts';
 
 // The single executable carries the reaper addon as an asset, and dlopen needs
 // a file. Every file it opens is first checked through a descriptor of its own
@@ -192,7 +193,7 @@ function loadThrough<Api>(fd: number, load: (path: string) => Api): Api {
 }
 
 function describeFsError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   if (code === 'EROFS') return 'read-only';
   if (code === 'EACCES' || code === 'EPERM') return 'not writable';
   if (code === 'ENOENT') return 'missing';

@@ -3,6 +3,7 @@ import type { Stats } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { assertNever } from '../plan/assert-never.ts';
 import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from '../plan/exit-status.ts';
+import { errorCode } from '../plan/error-code.ts';
 
 // Finds the file execvp(3) would run, before anything is spawned. Node only
 // reports ENOENT/EACCES asynchronously and without saying which file or PATH it
@@ -110,8 +111,4 @@ function checkWorkingDirectory(cwd: string): string | undefined {
       ? `working directory ${cwd} does not exist`
       : `working directory ${cwd} cannot be entered (${errorCode(error) ?? 'unknown error'})`;
   }
-}
-
-function errorCode(error: unknown): string | undefined {
-  return error instanceof Error && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }

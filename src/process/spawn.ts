@@ -15,6 +15,7 @@ import { explainSpawnFailure, prepareSpawn } from './prepare-spawn.ts';
 import type { SpawnFailed } from './prepare-spawn.ts';
 import { sweepProcessGroup } from './sweep-group.ts';
 import type { ForegroundTerminal } from './terminal.ts';
+import { errorCode } from '../plan/error-code.ts';
 
 // The place that starts long-lived processes (sidecars, init steps, the app),
 // with Node's own child_process: what a supervisor needs of a child that lives
@@ -184,7 +185,7 @@ function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, run
   try {
     return process.kill(scope === 'group' ? -pid : pid, signal);
   } catch (error) {
-    if (error instanceof Error && 'code' in error && error.code === 'ESRCH') return false;
+    if (errorCode(error) === 'ESRCH') return false;
     throw error;
   }
 }

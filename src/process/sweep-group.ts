@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { errorCode } from '../plan/error-code.ts';
 
 // What a run left in its process group after its leader exited: what it forked
 // into the background (`worker &`) and never waited for, now orphans that
@@ -49,8 +50,8 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
     process.kill(-pgid, signal);
     return true;
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ESRCH') return false;
-    if ((error as NodeJS.ErrnoException).code === 'EPERM') return true;
+    if (errorCode(error) === 'ESRCH') return false;
+    if (errorCode(error) === 'EPERM') return true;
     throw error;
   }
 }

@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { isLiveEntry, listDescendants, readProcTable } from './proc-table.ts';
 import type { Reaper } from './reaper.ts';
 import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { errorCode } from '../plan/error-code.ts';
 
 // There is no event for "a process that is not our child died", so the sweep
 // polls /proc; at this interval a pass costs well under a millisecond per
@@ -73,6 +74,6 @@ function sendSignal(pid: number, signal: NodeJS.Signals): void {
     process.kill(pid, signal);
   } catch (error) {
     // Gone between the /proc read and the kill: that is what we wanted.
-    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    if (errorCode(error) !== 'ESRCH') throw error;
   }
 }

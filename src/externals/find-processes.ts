@@ -89,7 +89,7 @@ export function describeFound(processes: readonly FoundProcess[]): string {
 /**
  * How much of a command line a `cmdline:` pattern sees: its first 64 KiB. Any
  * process can exec with megabytes of arguments, and even the linear-time
- * engine takes ~70 ms per MB over an unanchored pattern, at every search.
+ * engine's time grows with it over an unanchored pattern, at every search.
  */
 export const CMDLINE_MATCH_BYTES = 64 * 1024;
 

@@ -3,6 +3,7 @@ import { truncateSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { fixture, fixtureArgv } from './support/commands.ts';
+import { docPages, fencedBlocks, readPage } from './support/docs.ts';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor } from './support/supervisor.ts';
 
@@ -223,22 +224,30 @@ describe('internal failures', () => {
   });
 });
 
-describe('documentation', () => {
-  it('every YAML example in the README is a valid configuration', async () => {
-    const { readFileSync } = await import('node:fs');
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-    // Kubernetes manifests (apiVersion:) show where sidecar-init goes; they are not its configuration.
-    const blocks = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
-      .map((match) => match[1]!)
-      .filter((block) => !/^apiVersion:/m.test(block));
-    expect(blocks.length).toBeGreaterThan(0);
-    for (const [index, block] of blocks.entries()) {
-      const events = createEvents();
-      const config = `${events.dir}/readme-${index}.yaml`;
-      writeFileSync(config, block);
-      const run = track(await runSupervisor(['validate', '-c', config]));
-      expect(run.stderr()).toBe('');
-      expect(run.code).toBe(0);
-    }
+describe('the YAML examples in README.md and docs/', () => {
+  // Kubernetes manifests (apiVersion:) show where sidecar-init goes; test/examples-k8s.test.ts checks them.
+  const blocks = docPages().flatMap((page) =>
+    fencedBlocks(readPage(page))
+      .filter((block) => block.lang === 'yaml' && !/^apiVersion:/m.test(block.body))
+      .map((block) => ({ at: `${page}:${block.line}`, body: block.body })),
+  );
+
+  it('are there: the reference, the probes, the externals', () => {
+    expect(blocks.map((block) => block.at)).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^docs\/configuration\.md:/),
+        expect.stringMatching(/^docs\/probes\.md:/),
+        expect.stringMatching(/^docs\/externals\.md:/),
+      ]),
+    );
+  });
+
+  it.each(blocks)('$at is a valid configuration', async ({ at, body }) => {
+    const events = createEvents();
+    const config = `${events.dir}/${at.replaceAll(/[/:]/g, '-')}.yaml`;
+    writeFileSync(config, body);
+    const run = track(await runSupervisor(['validate', '-c', config]));
+    expect(run.stderr()).toBe('');
+    expect(run.code).toBe(0);
   });
 });

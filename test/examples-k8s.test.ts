@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import {
   readExample,
 } from './support/k8s-examples.ts';
 import { validateAgainstSchema } from './support/k8s-schema.ts';
+import { docPages, fencedBlocks, readPage } from './support/docs.ts';
 import { runSupervisor } from './support/supervisor.ts';
 
 // The Kubernetes manifests in examples/k8s/ are played as real pods by the
@@ -139,19 +140,45 @@ function checkPodRules(workload: Document, pod: PodSpec, documents: readonly Doc
   }
 }
 
-it('every Kubernetes manifest in the README follows the API schema of its kind', () => {
-  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
-  const manifests = [...readme.matchAll(/```yaml\n([\s\S]*?)```/g)]
-    .map((match) => match[1] ?? '')
-    .filter((block) => /^apiVersion:/m.test(block));
-  expect(manifests.length).toBeGreaterThanOrEqual(2);
-  for (const manifest of manifests) {
-    for (const document of parseAllDocuments(manifest).map((parsed) => parsed.toJS() as Document)) {
+describe('the Kubernetes manifests in README.md and docs/', () => {
+  const manifests = docPages().flatMap((page) =>
+    fencedBlocks(readPage(page))
+      .filter((block) => block.lang === 'yaml' && /^apiVersion:/m.test(block.body))
+      .map((block) => ({
+        at: `${page}:${block.line}`,
+        documents: parseAllDocuments(block.body).map((parsed) => parsed.toJS() as Document),
+      })),
+  );
+
+  it('are there: the README’s Job, the pods of docs/', () => {
+    expect(manifests.map((manifest) => manifest.at)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^README\.md:/), expect.stringMatching(/^docs\/kubernetes\.md:/)]),
+    );
+  });
+
+  it.each(manifests)('$at follows the API schema of its kind, and the rules it cannot express', ({ documents }) => {
+    for (const document of documents) {
       expect(() => validateAgainstSchema(document)).not.toThrow();
       const pod = document.kind === 'Pod' ? (document.spec as unknown as PodSpec) : document.spec?.template?.spec;
       if (pod !== undefined) checkPodRules(document, pod, [document]);
     }
-  }
+  });
+
+  it.each(manifests)('$at runs sidecar-init with a valid command line', async ({ documents }) => {
+    for (const document of documents) {
+      const pod = document.kind === 'Pod' ? (document.spec as unknown as PodSpec) : document.spec?.template?.spec;
+      for (const container of pod?.containers ?? []) {
+        const [program, ...args] = container.command ?? [];
+        // A command that is sidecar-init's own; a -c file lives in the pod, so only command lines without one are run here.
+        if (program === undefined || !/(^|\/)sidecar-init$/.test(program) || args.includes('-c')) continue;
+        const empty = join(work, 'docs-empty.yaml');
+        writeFileSync(empty, 'processes: []\n');
+        const run = await runSupervisor(['validate', '-c', empty, ...args]);
+        expect(run.stderr()).toBe('');
+        expect(run.code).toBe(0);
+      }
+    }
+  });
 });
 
 describe('examples/k8s/webhook/', () => {

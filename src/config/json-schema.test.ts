@@ -18,7 +18,7 @@ function mappings(node: unknown, path = '$'): Map<string, boolean> {
 }
 
 describe('the published JSON Schema', () => {
-  it('is the one generated from the zod schema (run scripts/write-schema.ts after a change)', () => {
+  it('is the one generated from the zod schema (run npm run schema after a change)', () => {
     expect(readFileSync(JSON_SCHEMA_FILE, 'utf8')).toBe(renderJsonSchema());
   });
 

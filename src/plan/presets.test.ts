@@ -4,8 +4,9 @@ import { killStandins, type StandinName, startStandin } from '../../test/support
 import { PRESETS, type PresetName } from './presets.ts';
 
 // The stand-in proxies play the real ones in every test, in pods too; here
-// each preset's endpoints are checked against its stand-in, configured as the
-// README says the real proxy must be.
+// each preset's endpoints are checked against its stand-in, configured as
+// docs/externals.md says the real proxy must be (test/docs-tables.test.ts
+// checks that page's table against PRESETS).
 const STANDINS: Record<PresetName, { name: StandinName; args?: string[]; env?: Record<string, string> }> = {
   istio: { name: 'pilot-agent', args: ['proxy', 'sidecar'] },
   linkerd: { name: 'linkerd2-proxy', env: { LINKERD2_PROXY_SHUTDOWN_ENDPOINT_ENABLED: 'true' } },
@@ -22,17 +23,8 @@ afterEach(() => {
 });
 
 describe('presets', () => {
-  test('the README table shows every preset as it is', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    for (const preset of Object.values(PRESETS)) {
-      const finds = preset.match.comm === undefined ? `cmdline \`${preset.match.cmdline}\`` : `comm \`${preset.match.comm}\``;
-      const stop = preset.quitUrl === undefined ? 'SIGTERM' : `POST \`${preset.quitUrl}\``;
-      expect(readme).toContain(`| \`${preset.name}\` | ${finds} | GET \`${preset.ready}\` | ${stop} | ${preset.needs} |`);
-    }
-  });
-
   test.each(Object.values(PRESETS))(
-    '$name: its stand-in, configured as the README says, is found, gets ready and quits',
+    '$name: its stand-in, configured as docs/externals.md says, is found, gets ready and quits',
     async (preset) => {
       const standin = STANDINS[preset.name];
       const proxy = await startStandin(standin.name, { args: standin.args, env: standin.env });

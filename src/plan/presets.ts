@@ -1,7 +1,7 @@
 // What sidecar-init knows about the proxies users most often wait for and stop
 // from a sibling container. Each fact is from the proxy's own sources and docs;
 // `needs` says what the proxy must be run with for the endpoints to exist, and
-// is what the README's table shows. A user's own fields override a preset's
+// is what the table of docs/externals.md shows. A user's own fields override a preset's
 // (readiness fields one by one).
 
 export type PresetName =

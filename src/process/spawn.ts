@@ -37,7 +37,7 @@ const SPAWN_OPTIONS = {
   // setsid(): each child leads its own process group, so a stop signal reaches
   // its whole tree, and a terminal's Ctrl-C reaches only us (we forward it).
   detached: true,
-  // argv is run as given, never through a shell (a string command is split like a shell splits words, see the README).
+  // argv is run as given, never through a shell (a string command is split like a shell splits words, see docs/configuration.md).
   shell: false,
   // Lifetimes are the lifecycle's business: no timeout, no kill on an abort signal, no IPC channel.
   timeout: 0,

@@ -27,7 +27,7 @@ import type { StatusSource } from './status-snapshot.ts';
 // 220 MiB and delayed a fresh /healthz by 1.8 s, where this server, reading
 // one request head at a time with its own bounded reader (http-request-head.ts)
 // and answering in turns (answer-scheduler.ts), grew by 18 MiB and answered
-// in 76 ms. The figures are in the README.
+// in 76 ms. The figures are in docs/observability.md.
 
 export interface StatusServerLimits extends ConnectionLimits, SchedulerLimits {
   readonly maxConnections: number;

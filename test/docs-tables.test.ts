@@ -1,0 +1,149 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag, optionVariable } from '../src/config/global-options.ts';
+import { JSON_SCHEMA_FILE } from '../src/config/json-schema.ts';
+import { PRESETS } from '../src/plan/presets.ts';
+import { NATIVE_DIR_ENV } from '../src/process/embedded-addon.ts';
+import { NATIVE_ADDON_ENV } from '../src/process/native.ts';
+import { codeSpans, plainCell, readPage, tableWithHeader } from './support/docs.ts';
+import { runSupervisor } from './support/supervisor.ts';
+
+// The reference tables of docs/ against the code they describe: a row per
+// flag, variable, preset, config key and plan field the code has, no row the
+// code does not have, and what each row says where the code says it too.
+
+/** The config file's variable, which --help names as the default of -c. */
+const CONFIG_ENV = 'SIDECAR_INIT_CONFIG';
+const work = mkdtempSync(join(tmpdir(), 'sidecar-init-docs-'));
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('docs/configuration.md', () => {
+  it('has a row per flag of a run, in the order --help lists them, written as --help writes them', async () => {
+    const help = await runSupervisor(['--help']);
+    expect(help.code).toBe(0);
+    const options = help.stdout().slice(help.stdout().indexOf('\nOptions:\n'));
+    // An option's line starts two spaces in; its description follows after two or more spaces, or on the lines below.
+    const listed = [...options.matchAll(/^ {2}(-\S.*?)(?: {2,}|$)/gm)].map((match) => match[1]!.replace(/<([^>]+)>/g, '$1').toLowerCase());
+    expect(listed.length).toBeGreaterThan(GLOBAL_OPTION_NAMES.length);
+    const table = tableWithHeader('docs/configuration.md', ['flag', 'meaning']);
+    // --help writes <name=cmd>, the table NAME=CMD: the same words, whatever their case.
+    expect(table.rows.map((row) => plainCell(row[0]!).toLowerCase())).toEqual(listed);
+    expect(help.stdout()).toContain(`$${CONFIG_ENV}`);
+  });
+
+  it('names every option that overrides the file in "Flags and the file"', () => {
+    const text = readPage('docs/configuration.md');
+    const section = text.slice(text.indexOf('## Flags and the file'), text.indexOf('## The YAML file'));
+    for (const option of GLOBAL_OPTION_NAMES) expect(section).toContain(`\`${optionFlag(option)}\``);
+    for (const flag of ['--ready', '--restart', '--stop-signal', '--user', '--quit']) expect(section).toContain(`\`${flag}\``);
+  });
+
+  it('has a row per variable sidecar-init reads, with the flag and the file key of each option', () => {
+    const table = tableWithHeader('docs/configuration.md', ['variable', 'flag', 'file', 'value']);
+    const rows = table.rows.map(([variable = '', flag = '', file = '']) => ({
+      variable: plainCell(variable),
+      flag: plainCell(flag),
+      file,
+    }));
+    const options = GLOBAL_OPTION_NAMES.map((option) => {
+      const spec: OptionSpec = GLOBAL_OPTIONS[option];
+      return { variable: optionVariable(option), flag: optionFlag(option), key: spec.appField ?? option };
+    });
+    expect(rows.map((row) => row.variable)).toEqual([
+      CONFIG_ENV,
+      ...options.map((option) => option.variable),
+      NATIVE_DIR_ENV,
+      NATIVE_ADDON_ENV,
+    ]);
+    for (const option of options) {
+      const row = rows.find((candidate) => candidate.variable === option.variable);
+      expect(row?.flag).toBe(option.flag);
+      expect(codeSpans(row?.file ?? '')).toEqual([option.key]);
+    }
+  });
+
+  it('has a row for every key of the file, and no key the schema does not have', async () => {
+    const schema = (await import(JSON_SCHEMA_FILE.href, { with: { type: 'json' } })).default as JsonSchema;
+    const processKeys = schema.properties.processes.items.oneOf.flatMap((role) => Object.keys(role.properties));
+    const fileKeys = new Set([...Object.keys(schema.properties), ...processKeys]);
+    const everywhere = new Set<string>();
+    const walk = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'properties' && typeof value === 'object' && value !== null)
+          for (const name of Object.keys(value)) everywhere.add(name);
+        walk(value);
+      }
+    };
+    walk(schema);
+    const table = tableWithHeader('docs/configuration.md', ['key', 'where', 'meaning (default)']);
+    const listed = table.rows.flatMap((row) => codeSpans(row[0]!));
+    for (const key of fileKeys) expect(listed).toContain(key);
+    for (const key of listed) expect(everywhere).toContain(key);
+  });
+
+  it('describes every field `plan --json` prints, and no other', async () => {
+    const config = join(work, 'plan.yaml');
+    writeFileSync(
+      config,
+      [
+        'drain: { exec: "sleep 1" }',
+        'rewrite: { SIGHUP: none }',
+        'statusAddr: 127.0.0.1:9901',
+        'control: /run/sidecar-init-docs.sock',
+        'logFormat: json',
+        'announce: /handoff/app',
+        'until: /handoff/proxy',
+        'processes:',
+        '  - { name: mesh, role: external, preset: istio }',
+        '  - name: proxy',
+        '    role: sidecar',
+        '    command: envoy',
+        '    user: "1337:1337"',
+        '    readiness: { probe: "tcp://127.0.0.1:15000" }',
+        '    liveness: { probe: "tcp://127.0.0.1:15000" }',
+        '    postStart: { exec: "true" }',
+        '    preStop: { http: { url: "http://127.0.0.1:15000/drain" } }',
+        '  - { name: job, role: app, command: ./job }',
+      ].join('\n'),
+    );
+    const run = await runSupervisor(['plan', '--json', '-c', config]);
+    expect(run.stderr()).toBe('');
+    const plan = JSON.parse(run.stdout()) as Record<string, unknown> & { processes: Record<string, unknown>[] };
+    const printed = new Map<string, unknown>();
+    for (const [key, value] of Object.entries(plan)) printed.set(key, value);
+    for (const process of plan.processes)
+      for (const [key, value] of Object.entries(process))
+        if (value !== null || !printed.has(`processes[].${key}`)) printed.set(`processes[].${key}`, value);
+
+    const table = tableWithHeader('docs/configuration.md', ['field', 'value']);
+    const documented = new Map(table.rows.map(([field = '', value = '']) => [plainCell(field), value]));
+    expect([...documented.keys()].sort()).toEqual([...printed.keys()].sort());
+    // An object's fields, where the row writes them out as {a, b}; signalRewrites' keys are signals, not fields.
+    for (const [field, value] of printed) {
+      if (field === 'signalRewrites' || typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+      const written = [...(documented.get(field) ?? '').matchAll(/\{([\w, ]+)\}/g)].map((match) => match[1]!.split(/,\s*/));
+      expect(written, field).toContainEqual(Object.keys(value));
+    }
+  });
+});
+
+describe('docs/externals.md', () => {
+  it('has a row per preset, showing it as it is', () => {
+    const table = tableWithHeader('docs/externals.md', ['preset', 'finds', 'ready when', 'stopped by', 'the proxy needs']);
+    const expected = Object.values(PRESETS).map((preset) => [
+      `\`${preset.name}\``,
+      preset.match.comm === undefined ? `cmdline \`${preset.match.cmdline}\`` : `comm \`${preset.match.comm}\``,
+      `GET \`${preset.ready}\``,
+      preset.quitUrl === undefined ? 'SIGTERM' : `POST \`${preset.quitUrl}\``,
+      preset.needs,
+    ]);
+    expect(table.rows).toEqual(expected);
+  });
+});
+
+interface JsonSchema {
+  properties: Record<string, unknown> & { processes: { items: { oneOf: { properties: Record<string, unknown> }[] } } };
+}

@@ -1,7 +1,7 @@
 import type { FlagConfig, TargetFlag } from './flags.ts';
 import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from '../plan/plan.ts';
 import { stopWithQuitUrl } from './external.ts';
-import { EXTERNAL_SELF_REPORTED, isSelfReported, withReadinessDefaults } from './probe.ts';
+import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, withReadinessDefaults } from './probe.ts';
 import type { Entry, ProcessDraft } from './process.ts';
 import type { Report } from './problem.ts';
 import { checkPolicyForRole } from './restart.ts';
@@ -29,7 +29,7 @@ const FLAG_FIELDS: Readonly<Record<string, string>> = {
 /** Each target flag names a process that exists and has the flag's field, once per flag; problems in command-line order. */
 export function checkFlagTargets(flags: FlagConfig, entries: readonly Entry[], report: Report): void {
   checkTargets(flags.ready, entries, report, (probe, target) =>
-    target.role === 'external' && isSelfReported(probe) ? EXTERNAL_SELF_REPORTED : undefined,
+    target.role === 'external' && isStartedOnlyProbe(probe) ? EXTERNAL_STARTED_ONLY_PROBE : undefined,
   );
   checkTargets(flags.quit, entries, report, (_url, target) => quitOfAnnounced(target));
   checkTargets(flags.restart, entries, report, (policy, target) => checkPolicyForRole(policy, target.role));

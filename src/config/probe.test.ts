@@ -104,6 +104,10 @@ describe('parseProbe', () => {
 
 const JOB = '  - { name: job, role: app, command: job }';
 
+/** Why a probe that needs a process sidecar-init starts is refused on an external. */
+const EXTERNAL_PROBE_MESSAGE =
+  'an external is never started by sidecar-init, so it gets no notify socket or notification descriptor and its output is never read; use tcp, http, grpc, exec or file';
+
 /** A sidecar named proxy whose readiness probe is `probe`, written on line 5. */
 function withProbe(probe: string): string {
   return `
@@ -320,11 +324,32 @@ describe('liveness', () => {
           match: { comm: postgres }
         - { name: job, role: app, command: job }
     `;
-    const message =
-      'an external is never started by sidecar-init, so it gets no notify socket or notification descriptor; use tcp, http, grpc, exec or file';
     expect(problemsOf({ yaml, cli: { ready: ['db=fd:3'] } })).toEqual([
-      `demo.yaml:5:18 processes[0].readiness.probe: ${message}`,
-      `--ready db=fd:3: ${message}`,
+      `demo.yaml:5:18 processes[0].readiness.probe: ${EXTERNAL_PROBE_MESSAGE}`,
+      `--ready db=fd:3: ${EXTERNAL_PROBE_MESSAGE}`,
+    ]);
+  });
+
+  it('refuses a log probe on an external, whose output sidecar-init never reads, in the file and by --ready', () => {
+    const yaml = `
+      processes:
+        - name: mesh
+          role: external
+          match: { comm: envoy }
+          readiness: { probe: "log:ready" }
+        - name: db
+          role: external
+          match: { comm: postgres }
+          readiness: { probe: { log: "accepting connections" } }
+        - name: cache
+          role: external
+          match: { comm: redis }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml, cli: { ready: ['cache=log:Ready'] } })).toEqual([
+      `demo.yaml:5:18 processes[0].readiness.probe: ${EXTERNAL_PROBE_MESSAGE}`,
+      `demo.yaml:9:18 processes[1].readiness.probe: ${EXTERNAL_PROBE_MESSAGE}`,
+      `--ready cache=log:Ready: ${EXTERNAL_PROBE_MESSAGE}`,
     ]);
   });
 

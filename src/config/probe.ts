@@ -267,25 +267,29 @@ const LOG_LIVENESS_MESSAGE = 'a log probe passes once and stays passed, so it ca
 const SELF_REPORTED_LIVENESS_MESSAGE =
   'a notify or fd probe passes once and stays passed, so it cannot check liveness; use readiness.probe.notify.watchdog, or tcp, http, grpc, exec or file';
 
-/** notify and fd come from a process sidecar-init starts (the socket, the descriptor); an external gets neither. */
-export const EXTERNAL_SELF_REPORTED =
-  'an external is never started by sidecar-init, so it gets no notify socket or notification descriptor; use tcp, http, grpc, exec or file';
+/**
+ * notify, fd and log need a process sidecar-init starts: the socket and the
+ * descriptor are handed to it at spawn, and only the output of a process it
+ * spawned is read. An external gets none of them.
+ */
+export const EXTERNAL_STARTED_ONLY_PROBE =
+  'an external is never started by sidecar-init, so it gets no notify socket or notification descriptor and its output is never read; use tcp, http, grpc, exec or file';
 
-/** A notify or fd probe. */
-export function isSelfReported(probe: ProbeSpec): boolean {
-  return probe.kind === 'notify' || probe.kind === 'fd';
+/** A probe only a process sidecar-init starts can pass: notify, fd or log. */
+export function isStartedOnlyProbe(probe: ProbeSpec): boolean {
+  return probe.kind === 'notify' || probe.kind === 'fd' || probe.kind === 'log';
 }
 
 /**
- * A notify or fd probe as written or as parsed (a role's check sees the field
- * parsed when it passed, as written when it did not): the string form, the
- * mapping's key, or the kind.
+ * A notify, fd or log probe as written or as parsed (a role's check sees the
+ * field parsed when it passed, as written when it did not): the string form,
+ * the mapping's key, or the kind.
  */
-export function isSelfReportedAsWritten(probe: unknown): boolean {
-  if (typeof probe === 'string') return /^(notify$|fd:)/i.test(probe);
+export function isStartedOnlyProbeAsWritten(probe: unknown): boolean {
+  if (typeof probe === 'string') return /^(notify$|fd:|log:)/i.test(probe);
   if (typeof probe !== 'object' || probe === null) return false;
-  if ('kind' in probe) return probe.kind === 'notify' || probe.kind === 'fd';
-  return 'notify' in probe || 'fd' in probe;
+  if ('kind' in probe) return probe.kind === 'notify' || probe.kind === 'fd' || probe.kind === 'log';
+  return 'notify' in probe || 'fd' in probe || 'log' in probe;
 }
 
 export const LivenessSchema = mapping({

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { CommandSchema } from './command.ts';
 import { ROLES } from './literals.ts';
 import type { Role } from '../plan/plan.ts';
-import { EXTERNAL_SELF_REPORTED, isSelfReportedAsWritten, readinessField } from './probe.ts';
+import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbeAsWritten, readinessField } from './probe.ts';
 import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';
 import { describeValue, mapping, unknownKeyMessage } from './schema-fields.ts';
 
@@ -75,8 +75,8 @@ const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
   app: { fields: { command: CommandSchema } },
   external: {
     check: (value, context) => {
-      if (isRecord(value.readiness) && isSelfReportedAsWritten(value.readiness.probe)) {
-        context.addIssue({ code: 'custom', message: EXTERNAL_SELF_REPORTED, input: value, path: ['readiness', 'probe'] });
+      if (isRecord(value.readiness) && isStartedOnlyProbeAsWritten(value.readiness.probe)) {
+        context.addIssue({ code: 'custom', message: EXTERNAL_STARTED_ONLY_PROBE, input: value, path: ['readiness', 'probe'] });
       }
       if ('announced' in value) {
         checkAnnounced(value, context);

@@ -26,7 +26,10 @@ describe('docs/configuration.md', () => {
     const options = help.stdout().slice(help.stdout().indexOf('\nOptions:\n'));
     // An option's line starts two spaces in; its description follows after two or more spaces, or on the lines below.
     const listed = [...options.matchAll(/^ {2}(-\S.*?)(?: {2,}|$)/gm)].map((match) => match[1]!.replace(/<([^>]+)>/g, '$1').toLowerCase());
-    expect(listed.length).toBeGreaterThan(GLOBAL_OPTION_NAMES.length);
+    for (const option of GLOBAL_OPTION_NAMES)
+      expect(listed).toContainEqual(expect.stringMatching(new RegExp(`^${optionFlag(option)}( |$)`)));
+    for (const flag of ['--init', '--sidecar', '--external', '--ready', '--quit', '--restart', '--stop-signal', '--user'])
+      expect(listed).toContainEqual(expect.stringMatching(new RegExp(`^${flag} `)));
     const table = tableWithHeader('docs/configuration.md', ['flag', 'meaning']);
     // --help writes <name=cmd>, the table NAME=CMD: the same words, whatever their case.
     expect(table.rows.map((row) => plainCell(row[0]!).toLowerCase())).toEqual(listed);

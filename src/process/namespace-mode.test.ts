@@ -1,20 +1,26 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { HOST_ONLY, PROC_SHOWS_KTHREADD } from '../../test/support/namespaces.ts';
 import { describeNamespaceMode, seesHostProcesses } from './namespace-mode.ts';
 
 // Each case in a PID namespace of its own (unshare, as root), so what is
-// visible is exactly what the case starts.
+// visible is exactly what the case starts; with its own /proc (--mount-proc)
+// unless the case is about reading the outer one.
 const MODULE = fileURLToPath(new URL('./namespace-mode.ts', import.meta.url));
 const PRINT = `import { detectNamespaceMode, seesHostProcesses } from ${JSON.stringify(MODULE)}; console.log(JSON.stringify({ ...(await detectNamespaceMode()), host: seesHostProcesses() }));`;
 
-function detectInNamespace(shell: string): unknown {
+function detectInNamespace(shell: string, { mountProc = true } = {}): unknown {
   const node = `'${process.execPath}' --input-type=module -e "$PRINT"`;
-  const result = spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'sh', '-c', shell.replace('NODE', node)], {
-    env: { ...process.env, PRINT },
-    encoding: 'utf8',
-    timeout: 20_000,
-  });
+  const result = spawnSync(
+    'unshare',
+    ['--pid', '--fork', ...(mountProc ? ['--mount-proc'] : []), 'sh', '-c', shell.replace('NODE', node)],
+    {
+      env: { ...process.env, PRINT },
+      encoding: 'utf8',
+      timeout: 20_000,
+    },
+  );
   expect(result.stderr).toBe('');
   return JSON.parse(result.stdout);
 }
@@ -33,9 +39,11 @@ describe('detectNamespaceMode', () => {
     expect(detectInNamespace('sleep 30 & a=$!; sleep 30 & b=$!; NODE; kill $a $b')).toEqual({ kind: 'shared', foreign: 2, host: false });
   });
 
-  test('sees the host’s processes outside a PID namespace of its own: kthreadd is visible', () => {
-    // These tests run on the host (the cases above, in namespaces of their own, see no host processes).
+  test(`sees the host’s processes where /proc shows kthreadd, also as PID 1 of a namespace of its own that reads that /proc (${HOST_ONLY})`, (context) => {
+    context.skip(!PROC_SHOWS_KTHREADD, HOST_ONLY);
     expect(seesHostProcesses()).toBe(true);
+    // A new PID namespace without --mount-proc: PID 1 there, reading the host's /proc.
+    expect(detectInNamespace('exec NODE', { mountProc: false })).toEqual({ kind: 'pid1', host: true });
   });
 
   test('is described for the start line', () => {

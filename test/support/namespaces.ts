@@ -8,6 +8,25 @@ import type { RunningSupervisor } from './supervisor.ts';
 // under a shell that plays the pod's pause process and starts the "other
 // containers" beside sidecar-init (podWrapper).
 
+/**
+ * Whether this test's /proc shows the host's initial PID namespace: kthreadd,
+ * the kernel's thread creator, is PID 2 there (parent 0) and in no other
+ * namespace. True on a machine or VM, false in a container, and no test can
+ * make it true inside a container: no PID namespace can be given the initial
+ * one's processes. A test that needs it is skipped elsewhere and says so
+ * (HOST_ONLY), rather than failing on where it happens to run.
+ */
+export const PROC_SHOWS_KTHREADD = /^Name:\tkthreadd$/m.test(readProcStatus(2)) && /^PPid:\t0$/m.test(readProcStatus(2));
+export const HOST_ONLY = 'only where /proc shows kthreadd: the host’s initial PID namespace, not a container’s';
+
+function readProcStatus(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
 /** The children of `pid`, from the kernel's per-thread lists. */
 export function childrenOf(pid: number): number[] {
   return readdirSync(`/proc/${pid}/task`).flatMap((task) =>

@@ -4,8 +4,9 @@
 // same bundle into a single executable.
 //
 //   node scripts/build.mjs [--all]
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
@@ -61,6 +62,41 @@ const PINO_UNUSED_PARTS = {
 };
 export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
 
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const UNKNOWN = 'unknown';
+
+/**
+ * What `sidecar-init version` says the bundle was built from: the commit
+ * (`git rev-parse HEAD`, or $SOURCE_COMMIT when set, as for a build from a
+ * tarball) and a time that is the commit's ($SOURCE_DATE_EPOCH when set, the
+ * reproducible-builds convention), never the clock's: the same commit builds
+ * the same bytes. "unknown" for what cannot be told (no git, not a checkout).
+ * npm pack builds in a checkout, so a package carries its commit.
+ */
+export function buildStamp(env = process.env) {
+  const commit = env.SOURCE_COMMIT || gitInRoot(['rev-parse', 'HEAD']) || UNKNOWN;
+  const epoch = env.SOURCE_DATE_EPOCH;
+  if (epoch !== undefined && epoch !== '') {
+    if (!/^\d+$/.test(epoch)) throw new Error(`SOURCE_DATE_EPOCH must be whole seconds since 1970, got ${JSON.stringify(epoch)}`);
+    return { commit, time: isoSeconds(new Date(Number(epoch) * 1000)) };
+  }
+  const committed = commit === UNKNOWN ? undefined : gitInRoot(['log', '-1', '--format=%cI', commit]);
+  return { commit, time: committed === undefined ? UNKNOWN : isoSeconds(new Date(committed)) };
+}
+
+function isoSeconds(date) {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** git's answer about this checkout, or undefined: no git, or the folder is not a checkout's top (then another repository's commit would be told). */
+function gitInRoot(args) {
+  const run = (argv) => spawnSync('git', ['-C', ROOT, ...argv], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const top = run(['rev-parse', '--show-toplevel']);
+  if (top.status !== 0 || realpathSync(top.stdout.trim()) !== realpathSync(ROOT)) return undefined;
+  const result = run(args);
+  return result.status === 0 && result.stdout.trim() !== '' ? result.stdout.trim() : undefined;
+}
+
 /**
  * The bundle: CommonJS, because a single executable's main script must be
  * CommonJS, and one bundle for both keeps what the tests run (bin/) the same
@@ -82,7 +118,7 @@ export async function buildBundle({ outfile = BUNDLE_FILE, minify = true } = {})
     legalComments: 'none',
     // CommonJS has no import.meta; the few modules that locate files beside
     // themselves get the bundle's own URL (in the executable: the executable).
-    define: { 'import.meta.url': '__sidecar_init_bundle_url' },
+    define: { 'import.meta.url': '__sidecar_init_bundle_url', __SIDECAR_INIT_BUILD__: JSON.stringify(buildStamp()) },
     banner: { js: "var __sidecar_init_bundle_url=require('node:url').pathToFileURL(__filename).href;" },
     plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS],
     logLevel: 'warning',

@@ -62,6 +62,12 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
       writeAllSync(STDERR_FD, output.stderr);
       return output.code;
     }
+    case 'version': {
+      const { reportVersion } = await import('./cli/version-report.ts');
+      const output = reportVersion(command.json, env);
+      writeAllSync(STDOUT_FD, output.stdout);
+      return output.code;
+    }
     case 'webhook':
       return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
     default:

@@ -24,6 +24,8 @@ export function checkInjectedArgs(argv: readonly string[], env: Readonly<Record<
         if (!(error instanceof ConfigError)) throw error;
         return { ok: false, message: formatConfigError(error).trim() };
       }
+    case 'version':
+      return { ok: false, message: 'the flags ask for the version, not a run' };
     case 'validate':
     case 'plan':
     case 'webhook':

@@ -14,6 +14,8 @@ export type CliCommand =
   | { readonly kind: 'install'; readonly dir: string }
   /** `sidecar-init ctl`: one request to a running sidecar-init's control socket. */
   | { readonly kind: 'ctl'; readonly path: string; readonly request: ControlRequest; readonly json: boolean }
+  /** `sidecar-init version [--json]` (and `--version --verbose`): the build, the runtime and the addon loaded. */
+  | { readonly kind: 'version'; readonly json: boolean }
   /** Serve the mutating admission webhook that injects sidecar-init into annotated pods. */
   | ({ readonly kind: 'webhook' } & WebhookSettings)
   /**

@@ -10,6 +10,7 @@ export const PROGRAM_NAME = 'sidecar-init';
 export const VALIDATE_COMMAND = 'validate';
 export const PLAN_COMMAND = 'plan';
 export const INSTALL_COMMAND = 'install';
+export const VERSION_COMMAND = 'version';
 
 export type ProgramMode = 'run' | typeof VALIDATE_COMMAND | typeof PLAN_COMMAND;
 
@@ -60,10 +61,14 @@ const USER_HELP = 'run NAME (and its exec hooks and probes) as USER[:GROUP], a n
 export const INSTALL_HELP = `      copy this single executable and its native addon into DIR (an existing directory this user can write),
       as DIR/${PROGRAM_NAME} and DIR/${PROGRAM_NAME}.node, e.g. from an init container into a shared volume`;
 
+/** Shown by `version --help` and in the run help's list of commands. */
+export const VERSION_HELP = `      print the version, the commit and its time, Node, the platform and the native addon loaded (with its sha256),
+      what a bug report needs; --json prints them as one JSON object`;
+
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
   ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
-Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}", "${INSTALL_COMMAND}" or "webhook".
+Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}", "${INSTALL_COMMAND}", "${VERSION_COMMAND}" or "webhook".
 
 Commands:
   ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]
@@ -72,6 +77,8 @@ Commands:
       print the start and stop order, probes, restarts, signals and hooks without starting anything
   ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR
 ${INSTALL_HELP}
+  ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]
+${VERSION_HELP}
   ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart NAME|stop NAME|start NAME|signal NAME SIGNAL
       talk to a running sidecar-init through its control socket (see ${PROGRAM_NAME} ctl --help)
   ${PROGRAM_NAME} webhook --cert FILE --key FILE --image REF [--addr HOST:PORT]
@@ -126,9 +133,7 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     });
   if (mode === PLAN_COMMAND) program.option('--json', 'print the plan as JSON');
   if (mode === 'run')
-    program
-      .version(VERSION, '-V, --version', 'show the version (with --verbose: also platform and runtime)')
-      .addHelpText('after', RUN_HELP);
+    program.version(VERSION, '-V, --version', 'show the version (with --verbose: what `version` prints)').addHelpText('after', RUN_HELP);
   return program;
 }
 

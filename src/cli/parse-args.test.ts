@@ -140,14 +140,29 @@ describe('parseArgs', () => {
     expect(parseArgs(['--version'], NO_ENV)).toEqual({ kind: 'exit', code: 0, output: `${VERSION}\n` });
   });
 
-  it('with --verbose also names the platform and runtime', () => {
+  it('with --verbose asks for what `version` prints', () => {
     for (const argv of [
       ['--version', '--verbose'],
       ['--verbose', '-V'],
     ]) {
-      const command = parseArgs(argv, NO_ENV);
-      expect(command).toMatchObject({ kind: 'exit', code: 0, output: expect.stringContaining(`sidecar-init ${VERSION}\nplatform: `) });
+      expect(parseArgs(argv, NO_ENV)).toEqual({ kind: 'version', json: false });
     }
+  });
+
+  it('takes version only as the first argument, with --json or nothing; anything else is a usage error', () => {
+    expect(parseArgs(['version'], NO_ENV)).toEqual({ kind: 'version', json: false });
+    expect(parseArgs(['version', '--json'], NO_ENV)).toEqual({ kind: 'version', json: true });
+    expect(parseArgs(['version', '--help'], NO_ENV)).toMatchObject({
+      kind: 'exit',
+      code: 0,
+      output: expect.stringContaining('Usage: sidecar-init version [--json]\n'),
+    });
+    expect(parseArgs(['version', '--jsn'], NO_ENV)).toEqual({
+      kind: 'exit',
+      code: 2,
+      output: 'error: version takes only --json, got "--jsn": sidecar-init version [--json]\n(sidecar-init --help shows the usage)\n',
+    });
+    expect(parseArgs(['--', 'version'], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['version'] } });
   });
 
   it.each([
@@ -207,7 +222,13 @@ describe('parseArgs', () => {
       'app.jar',
     ];
     const command = parseArgs(argv, NO_ENV);
-    if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl' || command.kind === 'webhook')
+    if (
+      command.kind === 'exit' ||
+      command.kind === 'install' ||
+      command.kind === 'ctl' ||
+      command.kind === 'webhook' ||
+      command.kind === 'version'
+    )
       throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
     const plan = loadPlan({ ...command, readFile });
     expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGTERM: 'SIGQUIT' } });
@@ -224,7 +245,13 @@ describe('parseArgs', () => {
       ['validate', '-c', 'x.yaml', '--', 'python', 'job.py'],
     ]) {
       const command = parseArgs(argv, NO_ENV);
-      if (command.kind === 'exit' || command.kind === 'install' || command.kind === 'ctl' || command.kind === 'webhook')
+      if (
+        command.kind === 'exit' ||
+        command.kind === 'install' ||
+        command.kind === 'ctl' ||
+        command.kind === 'webhook' ||
+        command.kind === 'version'
+      )
         throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
       const plan = loadPlan({ ...command, readFile });
       expect(plan.processes.map((process) => [process.name, process.command])).toEqual([

@@ -12,11 +12,12 @@ import {
   PROGRAM_NAME,
   type ProgramMode,
   VALIDATE_COMMAND,
+  VERSION_COMMAND,
+  VERSION_HELP,
 } from './create-program.ts';
 import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { CTL_COMMAND, parseCtlArgs } from './parse-ctl.ts';
-import { describeBuild } from './version.ts';
 import { parseWebhookArgs, WEBHOOK_COMMAND } from './webhook-args.ts';
 
 export type { CliCommand } from './cli-command.ts';
@@ -32,8 +33,9 @@ type ProgramOptions = { readonly config?: string; readonly json?: boolean } & Gi
  */
 export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {
   if (argv.length === 2 && argv.includes('--verbose') && (argv.includes('--version') || argv.includes('-V'))) {
-    return { kind: 'exit', code: EXIT_SUCCESS, output: describeBuild() };
+    return { kind: 'version', json: false };
   }
+  if (argv[0] === VERSION_COMMAND) return parseVersion(argv.slice(1));
   if (argv[0] === INSTALL_COMMAND) return parseInstall(argv.slice(1));
   if (argv[0] === CTL_COMMAND) return parseCtlArgs(argv.slice(1), env);
   if (argv[0] === WEBHOOK_COMMAND) return parseWebhookArgs(argv.slice(1));
@@ -80,9 +82,21 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
   }
 }
 
+const VERSION_USAGE = `Usage: ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]\n\n${VERSION_HELP.replaceAll(/^ {6}/gm, '')}\n`;
 const INSTALL_USAGE = `Usage: ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR\n\n${INSTALL_HELP.replaceAll(/^ {6}/gm, '')}\n`;
 
 /** `install DIR`: exactly one operand, no options but help. */
+function parseVersion(args: readonly string[]): CliCommand {
+  if (args.length === 0) return { kind: 'version', json: false };
+  if (args.length === 1 && args[0] === '--json') return { kind: 'version', json: true };
+  if (args.length === 1 && (args[0] === '-h' || args[0] === '--help')) return { kind: 'exit', code: EXIT_SUCCESS, output: VERSION_USAGE };
+  return {
+    kind: 'exit',
+    code: EXIT_USAGE,
+    output: `error: ${VERSION_COMMAND} takes only --json, got ${args.map((arg) => JSON.stringify(arg)).join(' ')}: ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]\n${HELP_HINT}\n`,
+  };
+}
+
 function parseInstall(args: readonly string[]): CliCommand {
   if (args.length === 1 && (args[0] === '-h' || args[0] === '--help')) return { kind: 'exit', code: EXIT_SUCCESS, output: INSTALL_USAGE };
   const operands = args[0] === '--' ? args.slice(1) : args;

@@ -62,16 +62,30 @@ let embedded: NativeProcessApi | NativeAddonError | undefined;
  * Throws NativeAddonError with one line saying what failed and what to do.
  */
 export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): NativeProcessApi {
+  return loadNativeAddon(env).api;
+}
+
+/**
+ * Where a loaded addon came from, for `sidecar-init version`: a file, or the
+ * single executable's embedded copy (embeddedAddon()), whose bytes are exactly
+ * those of the file dlopen was given: embedded-addon.ts checks them through
+ * the descriptor it loads.
+ */
+export type AddonOrigin = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'embedded' };
+
+/** loadNativeProcessApi, and where the addon it loaded came from. */
+export function loadNativeAddon(env: NodeJS.ProcessEnv = process.env): { readonly api: NativeProcessApi; readonly origin: AddonOrigin } {
   const override = env[NATIVE_ADDON_ENV];
   if (override !== undefined && override !== '') {
     if (!isPresent(override)) throw new NativeAddonError(`${NATIVE_ADDON_ENV}=${override}: no such file; ${BUILD_HINT}`);
-    return loadOnce(override, (error) => `could not load native reaper addon ${override}: ${error}; re${BUILD_HINT}`);
+    const api = loadOnce(override, (error) => `could not load native reaper addon ${override}: ${error}; re${BUILD_HINT}`);
+    return { api, origin: { kind: 'file', path: override } };
   }
   const platform = `${process.platform}-${process.arch}`;
   if (process.platform !== 'linux' || !SUPPORTED_ARCHES.includes(process.arch)) {
     throw new NativeAddonError(`${SUPPORTED}; this is ${platform}`);
   }
-  if (isSea()) return loadEmbeddedOnce(env);
+  if (isSea()) return { api: loadEmbeddedOnce(env), origin: { kind: 'embedded' } };
   // Relative to this module: the bundle (dist/sidecar-init.cjs) has the addon
   // beside it in dist/native/; sources run from src/process/ and use the build's.
   const name = `reaper-${platform}.node`;
@@ -82,7 +96,8 @@ export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): Nati
       `native reaper addon not found (looked for ${candidates.join(', ')}); ${BUILD_HINT}, or set ${NATIVE_ADDON_ENV}`,
     );
   }
-  return loadOnce(found, (error) => `could not load native reaper addon ${found}: ${error}; re${BUILD_HINT}`);
+  const api = loadOnce(found, (error) => `could not load native reaper addon ${found}: ${error}; re${BUILD_HINT}`);
+  return { api, origin: { kind: 'file', path: found } };
 }
 
 /**

@@ -42,6 +42,10 @@ RUN --mount=type=secret,id=npm-ca \
     && npm pkg delete devDependencies.sidecar-init-node-runtime \
     && npm install --no-audit --no-fund
 COPY . .
+# What `sidecar-init version` names as its commit and build time: the context
+# leaves .git out, so they are given (docs/install.md), or "unknown".
+ARG SOURCE_COMMIT
+ARG SOURCE_DATE_EPOCH
 # `install` writes the executable and its addon, each checked, into /out: the
 # image's sidecar-init loads the addon from beside itself, so it needs no
 # writable or exec-mounted folder at start.

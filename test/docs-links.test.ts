@@ -33,7 +33,7 @@ describe.each(docPages())('%s', (page) => {
   });
 });
 
-describe('the anchors GitHub gives headings', () => {
+describe('the anchors GitHub gives headings, and the README', () => {
   it('drop markup and punctuation, keep hyphens, and number repeats', () => {
     const text = [
       "## sidecar-init's own log",
@@ -54,6 +54,12 @@ describe('the anchors GitHub gives headings', () => {
       'limits',
       'limits-1',
     ]);
+  });
+
+  it('keeps README.md a landing page: at most 300 lines, with the choice against native sidecars on its first screen', () => {
+    const lines = readPage('README.md').split('\n');
+    expect(lines.length).toBeLessThanOrEqual(300);
+    expect(lines.slice(0, 60)).toContain('## sidecar-init or Kubernetes native sidecars?');
   });
 
   it('finds the pages README.md links to', () => {

@@ -5,9 +5,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag, optionVariable } from '../src/config/global-options.ts';
 import { JSON_SCHEMA_FILE } from '../src/config/json-schema.ts';
 import { PRESETS } from '../src/plan/presets.ts';
+import { statusMetrics } from '../src/status/status-metrics.ts';
+import type { ProcessSnapshot } from '../src/status/status-snapshot.ts';
 import { NATIVE_DIR_ENV } from '../src/process/embedded-addon.ts';
 import { NATIVE_ADDON_ENV } from '../src/process/native.ts';
-import { codeSpans, plainCell, readPage, tableWithHeader } from './support/docs.ts';
+import { codeSpans, fencedBlocks, plainCell, REPO_ROOT, readPage, tableWithHeader } from './support/docs.ts';
 import { runSupervisor } from './support/supervisor.ts';
 
 // The reference tables of docs/ against the code they describe: a row per
@@ -87,6 +89,16 @@ describe('docs/configuration.md', () => {
     for (const key of listed) expect(everywhere).toContain(key);
   });
 
+  it('shows what `plan --json` prints for the demo', async () => {
+    const example = fencedBlocks(readPage('docs/configuration.md')).find((block) =>
+      block.body.includes('plan -c examples/demo.yaml --json'),
+    );
+    const [, shown] = example?.body.split('\n') ?? [];
+    const run = await runSupervisor(['plan', '--json', '-c', `${REPO_ROOT}examples/demo.yaml`]);
+    const { start, stop, graceMs } = JSON.parse(run.stdout()) as Record<string, unknown>;
+    expect(shown).toBe(JSON.stringify({ start, stop, graceMs }));
+  });
+
   it('describes every field `plan --json` prints, and no other', async () => {
     const config = join(work, 'plan.yaml');
     writeFileSync(
@@ -130,6 +142,35 @@ describe('docs/configuration.md', () => {
       const written = [...(documented.get(field) ?? '').matchAll(/\{([\w, ]+)\}/g)].map((match) => match[1]!.split(/,\s*/));
       expect(written, field).toContainEqual(Object.keys(value));
     }
+  });
+});
+
+describe('docs/observability.md', () => {
+  it('has a row per metric /metrics serves, with its type and labels', () => {
+    const process: ProcessSnapshot = {
+      name: 'proxy',
+      role: 'sidecar',
+      state: 'running',
+      pid: 1,
+      gatesReadiness: true,
+      probeReady: true,
+      restarts: 0,
+      lastExit: undefined,
+    };
+    // Teardown under way, so that every family is there.
+    const families = statusMetrics({ phase: 'stopping', processes: [process], reapedOrphans: 0, teardownSeconds: 1 });
+    const served = families.map((family) => {
+      const labels = Object.keys(family.samples[0]?.labels ?? {});
+      return [labels.length === 0 ? family.name : `${family.name}{${labels.join(', ')}}`, family.type];
+    });
+    const table = tableWithHeader('docs/observability.md', ['metric', 'type', 'meaning']);
+    const perProcess = /labelled `\{name, role\}`/.test(readPage('docs/observability.md'));
+    const documented = table.rows.map(([metric = '', type = '']) => {
+      const name = plainCell(metric);
+      // Per-process metrics carry {name, role}, which the text above the table says once for all of them.
+      return [name.startsWith('sidecar_init_process_') && perProcess ? `${name}{name, role}` : name, type];
+    });
+    expect(documented).toEqual(served);
   });
 });
 

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { announced, fixtureArgv, freePort, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
+import { childrenOf, supervisorPid } from './support/namespaces.ts';
 import { FIXTURES, NODE, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // Sidecars that stay up: restarts with backoff, liveness, fatal sidecars,
@@ -171,6 +174,75 @@ describe('restarts', () => {
     const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
     expect(run.code).toBe(69);
     expect(events.sequence()).toEqual(['db-proxy start', 'app start', 'db-proxy crash', 'app stop']);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('restarts during teardown', () => {
+  // The app drains for 2 s after SIGTERM, every request through the proxy; the
+  // proxy is killed once, after the drain began. As PID 1, as in a pod.
+  it('restarts a sidecar that dies while the app drains, so the app’s later requests are answered; the stops keep their order', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const results = join(events.dir, 'results');
+    const config = writeConfig(events.dir, [
+      'grace: 20s',
+      'processes:',
+      '  - name: a',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...fixtureArgv('serve.sh', 'a'))}`,
+      `    readiness: { probe: ${JSON.stringify(announced('a'))} }`,
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${yamlArgv(NODE, `${FIXTURES}answer-server.mjs`, 'proxy', String(port))}`,
+      `    readiness: { probe: "tcp://127.0.0.1:${port}" }`,
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(NODE, `${FIXTURES}drain-client.mjs`, 'app', String(port), '2000', results)}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file }, pid1: true }));
+    await events.waitFor('app start');
+    const supervisor = supervisorPid(run);
+    process.kill(supervisor, 'SIGTERM');
+    await events.waitFor('app drain-started');
+    // The proxy as this test sees it: sidecar-init's child running answer-server.mjs.
+    const proxy = childrenOf(supervisor).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('answer-server.mjs'));
+    expect(proxy).toBeDefined();
+    process.kill(proxy ?? 0, 'SIGKILL');
+    const exit = await run.exited;
+    expect(exit.code).toBe(0);
+
+    const recorded = events.read();
+    const sequence = recorded.map((entry) => `${entry.name} ${entry.event}`);
+    // Restarted once, during the drain; then stopped in its turn: after the app, before a.
+    expect(sequence.filter((entry) => entry === 'proxy listening')).toHaveLength(2);
+    expect(sequence.slice(sequence.indexOf('app drain-started'))).toEqual([
+      'app drain-started',
+      'proxy start',
+      'proxy listening',
+      'app done',
+      'proxy stop',
+      'a stop',
+    ]);
+    const restartedAt = recorded.filter((entry) => entry.event === 'listening').at(-1)?.ns ?? 0n;
+    const requests = readFileSync(results, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => {
+        const [ns = '0', ...result] = line.split(' ');
+        return { ns: BigInt(ns), result: result.join(' ') };
+      });
+    const afterRestart = requests.filter((request) => request.ns > restartedAt);
+    expect(requests.filter((request) => request.ns < restartedAt && request.result === 'ok').length).toBeGreaterThan(0);
+    expect(afterRestart.length).toBeGreaterThan(0);
+    expect(afterRestart.filter((request) => request.result !== 'ok')).toEqual([]);
+    // The log says why it ran again.
+    expect(run.logs.find((line) => line.event === 'restarting')).toMatchObject({
+      proc: 'proxy',
+      msg: 'restart during teardown: proxy exited before its turn to stop; restart 1 in 0ms',
+    });
+    const stops = run.logs.filter((line) => line.event === 'stopping').map((line) => line.proc);
+    expect(stops).toEqual(['app', 'proxy', 'a']);
     await expectNothingLeft(run);
   });
 });

@@ -155,15 +155,16 @@ describe('restarts', () => {
     expect(d.send({ type: 'timer', timer: { kind: 'restart', name: 's' } })).toEqual([spawn('s')]);
   });
 
-  it('spawns nothing when the old group is swept after teardown began', () => {
+  it('goes on with a restart under way when teardown begins, while the app it serves still runs', () => {
     const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'), d.exited('s', exited(1)), {
       type: 'timer',
       timer: { kind: 'restart', name: 's' },
     });
-    d.send({ type: 'signal', signal: 'SIGTERM' });
-    expect(d.send(d.swept('s'))).toEqual([]);
-    expect(d.state.procs.get('s')).toEqual({ status: 'exited', started: true, restarts: 1, exit: exited(1) });
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([graceTimer, stop('app')]);
+    expect(d.send(d.swept('s'))).toEqual([spawn('s')]);
+    expect(d.send(d.spawned('s'))).toEqual([]);
+    expect(signalsIn(d.send(d.exited('app', exited(0))))).toEqual(['s SIGTERM stop']);
   });
 
   it('restarts nothing once teardown has begun', () => {
@@ -234,6 +235,151 @@ describe('restarts', () => {
     ]);
     d.send(d.exited('s', exited(0)));
     expect(d.lines).toContainEqual(restartScheduled('s', 1, 0));
+  });
+});
+
+describe('restarts during teardown', () => {
+  const teardownRestart = (name: string, attempt: number, delayMs: number): LifecycleLine => ({
+    kind: 'restart-scheduled',
+    name,
+    attempt,
+    delayMs,
+    duringTeardown: true,
+  });
+  const appGraceOver: Effect = { type: 'cancel-timer', timer: { kind: 'process-grace', name: 'app' } };
+  const restartTimer = (name: string): LifecycleEventBody => ({ type: 'timer', timer: { kind: 'restart', name } });
+  const chain = (overrides: Parameters<typeof proc>[2] = {}) =>
+    createDriver(plan([proc('a', 'sidecar'), proc('proxy', 'sidecar', overrides), proc('app', 'app')]));
+  const draining = (overrides: Parameters<typeof proc>[2] = {}) => {
+    const d = chain(overrides);
+    d.send({ type: 'boot' }, d.spawned('a'), d.spawned('proxy'), d.spawned('app'), { type: 'signal', signal: 'SIGTERM' });
+    return d;
+  };
+
+  it('restarts a sidecar that exits while the app drains, says why, and stops it in its turn like any other', () => {
+    const d = draining();
+    expect(d.send(d.exited('proxy', exited(1)))).toEqual([
+      { type: 'start-timer', timer: { kind: 'restart', name: 'proxy' }, ms: 0 },
+      { type: 'sweep-group', name: 'proxy', graceMs: LEFTOVER_GRACE_MS },
+    ]);
+    expect(d.lines).toEqual([{ kind: 'exited', name: 'proxy', status: exited(1) }, teardownRestart('proxy', 1, 0)]);
+    expect(d.send(d.swept('proxy'), restartTimer('proxy'))).toEqual([spawn('proxy')]);
+    // Up again during teardown: nothing to gate, and not its turn yet.
+    expect(d.send(d.spawned('proxy'))).toEqual([]);
+    expect(d.send(d.exited('app', exited(0)))).toEqual([appGraceOver, stop('proxy')]);
+    expect(signalsIn(d.send(d.exited('proxy', exited(0))))).toEqual(['a SIGTERM stop']);
+    expect(d.send(d.exited('a', exited(0)))).toContainEqual(finish(0));
+  });
+
+  it('cancels a restart still in backoff when its turn comes, and the stops go on in reverse order', () => {
+    const d = draining();
+    d.send(d.exited('proxy', exited(1)), d.swept('proxy'), restartTimer('proxy'), d.spawned('proxy'));
+    // The second crash waits out a backoff; the app exits before it is over.
+    d.send(d.exited('proxy', exited(1)));
+    expect(d.lines).toContainEqual(teardownRestart('proxy', 2, 1_000));
+    expect(d.send(d.exited('app', exited(0)))).toEqual([
+      appGraceOver,
+      stop('a'),
+      { type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } },
+    ]);
+    expect(d.send(d.swept('proxy'), restartTimer('proxy'))).toEqual([]);
+    expect(d.send(d.exited('a', exited(0)))).toContainEqual(finish(0));
+  });
+
+  it('counts maxRestarts as usual, and follows the restart policy', () => {
+    const restart = { policy: 'on-failure' as const, initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 600_000, maxRestarts: 1 };
+    const d = draining({ restart });
+    d.send(d.exited('proxy', exited(1)), d.swept('proxy'), restartTimer('proxy'), d.spawned('proxy'));
+    expect(d.send(d.exited('proxy', exited(1)))).toEqual([]);
+    expect(d.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
+    const clean = draining({ restart: { ...restart, maxRestarts: undefined } });
+    expect(clean.send(clean.exited('proxy', exited(0)))).toEqual([]);
+    expect(signalsIn(clean.send(clean.exited('app', exited(0))))).toEqual(['a SIGTERM stop']);
+  });
+
+  it('never restarts what was already asked to stop, the app, or an init step', () => {
+    const d = draining();
+    d.send(d.exited('app', exited(0)));
+    // proxy had its stop signal: its exit, with any code, only lets the teardown go on.
+    expect(signalsIn(d.send(d.exited('proxy', exited(1))))).toEqual(['a SIGTERM stop']);
+    expect(d.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
+    const onFailure = {
+      policy: 'on-failure' as const,
+      initialBackoffMs: 1_000,
+      maxBackoffMs: 60_000,
+      resetAfterMs: 600_000,
+      maxRestarts: undefined,
+    };
+    const app = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app', { restart: onFailure })]));
+    app.send({ type: 'boot' }, app.spawned('a'), app.spawned('app'), { type: 'signal', signal: 'SIGTERM' });
+    expect(signalsIn(app.send(app.exited('app', exited(1))))).toEqual(['a SIGTERM stop']);
+    expect(app.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
+    const step = createDriver(plan([proc('a', 'sidecar'), proc('step', 'init', { restart: onFailure }), proc('app', 'app')]));
+    step.send({ type: 'boot' }, step.spawned('a'), step.spawned('step'), { type: 'signal', signal: 'SIGTERM' });
+    expect(signalsIn(step.send(step.exited('step', exited(1))))).toEqual(['a SIGTERM stop']);
+    expect(step.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
+  });
+
+  it('a second stop signal or the end of the budget cancels every restart and ends everything at once', () => {
+    const d = draining();
+    d.send(d.exited('proxy', exited(1)), d.swept('proxy'), restartTimer('proxy'), d.spawned('proxy'), d.exited('proxy', exited(1)));
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([
+      { type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } },
+      { type: 'signal', name: 'a', signal: 'SIGKILL', purpose: 'kill' },
+      { type: 'signal', name: 'app', signal: 'SIGKILL', purpose: 'kill' },
+    ]);
+    const late = draining();
+    late.send(late.exited('proxy', exited(1)));
+    expect(late.send({ type: 'timer', timer: { kind: 'grace' } })).toEqual([
+      { type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } },
+      { type: 'signal', name: 'a', signal: 'SIGTERM', purpose: 'expire' },
+      { type: 'signal', name: 'app', signal: 'SIGTERM', purpose: 'expire' },
+      { type: 'start-timer', timer: { kind: 'kill' }, ms: KILL_AFTER_GRACE_MS },
+    ]);
+    expect(late.send(late.swept('proxy'), restartTimer('proxy'))).toEqual([]);
+  });
+
+  it('with a preStop: restarted only during the drain, which its preStop follows; one whose stop began while it was down stays down', () => {
+    const hook = { kind: 'exec' as const, command: ['true'] as [string], timeoutMs: 1_000 };
+    const withDrain = (drainMs: number | undefined) => {
+      const d = createDriver(
+        plan([proc('a', 'sidecar'), proc('proxy', 'sidecar', { preStop: hook }), proc('app', 'app')], {
+          drain: drainMs === undefined ? undefined : { kind: 'delay', ms: drainMs },
+        }),
+      );
+      d.send({ type: 'boot' }, d.spawned('a'), d.spawned('proxy'), d.spawned('app'));
+      return d;
+    };
+    // During the drain: restarted; still starting when the drain ends, its preStop runs once it is up.
+    const d = withDrain(500);
+    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([graceTimer, { type: 'run-drain' }]);
+    expect(d.send(d.exited('proxy', exited(1)), d.swept('proxy'), restartTimer('proxy'))).toContainEqual(spawn('proxy'));
+    expect(d.lines).toContainEqual(teardownRestart('proxy', 1, 0));
+    expect(d.send({ type: 'drain-done' })).toEqual([stop('app')]);
+    expect(d.send(d.spawned('proxy'))).toEqual([{ type: 'run-hook', name: 'proxy', hook: 'preStop' }]);
+    // Its preStop was the start of its stop: a crash now keeps it down.
+    expect(d.send(d.exited('proxy', exited(1)))).toEqual([]);
+    expect(d.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
+    // Waiting to restart when the drain ends: its stop begins while it is down.
+    const down = withDrain(500);
+    down.send({ type: 'signal', signal: 'SIGTERM' }, down.exited('proxy', exited(1)));
+    expect(down.send({ type: 'drain-done' })).toEqual([{ type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } }, stop('app')]);
+    // Without a drain its preStop starts with teardown: not restarted at all.
+    const noDrain = withDrain(undefined);
+    expect(noDrain.send({ type: 'signal', signal: 'SIGTERM' })).toContainEqual({ type: 'run-hook', name: 'proxy', hook: 'preStop' });
+    noDrain.send(noDrain.exited('proxy', exited(1)));
+    expect(noDrain.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
+  });
+
+  it('with explicit dependencies: restarted only while something that waits for it is alive', () => {
+    const d = createDriver(
+      plan([proc('db', 'sidecar', { after: [] }), proc('metrics', 'sidecar', { after: [] }), proc('app', 'app', { after: ['db'] })]),
+    );
+    d.send({ type: 'boot' }, d.spawned('db'), d.spawned('metrics'), d.spawned('app'));
+    // metrics serves nobody: its turn comes at once; db waits for the app.
+    expect(signalsIn(d.send({ type: 'signal', signal: 'SIGTERM' }))).toEqual(['metrics SIGTERM stop', 'app SIGTERM stop']);
+    d.send(d.exited('db', exited(1)));
+    expect(d.lines).toContainEqual(teardownRestart('db', 1, 0));
   });
 });
 

@@ -26,6 +26,7 @@ import {
   handlePreStopDone,
   handleProcessGraceOver,
   killEverything,
+  startPreStopOfLateRun,
 } from './teardown.ts';
 
 export type { Decision, DecideContext } from './draft.ts';
@@ -52,9 +53,12 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
   switch (event.type) {
     case 'boot':
       break;
-    case 'spawned':
+    case 'spawned': {
+      const confirmed = draft.get(event.name).status === 'spawning';
       handleSpawned(context, draft, event.name);
+      if (confirmed) startPreStopOfLateRun(context, draft, event.name);
       break;
+    }
     case 'exited':
       handleExited(context, draft, event.name, event.status);
       break;

@@ -120,7 +120,14 @@ export type LifecycleLine =
   | { readonly kind: 'up'; readonly name: string }
   /** Teardown began; `appRunning` tells a stop of the app from a stop during startup. */
   | { readonly kind: 'teardown'; readonly reason: StopReason; readonly appRunning: boolean }
-  | { readonly kind: 'restart-scheduled'; readonly name: string; readonly attempt: number; readonly delayMs: number }
+  /** `duringTeardown`: a sidecar exited before its turn to stop, so it runs again until then (teardown-restarts.ts). */
+  | {
+      readonly kind: 'restart-scheduled';
+      readonly name: string;
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly duringTeardown?: true;
+    }
   /** An optional external never appeared, or one is left running on purpose. */
   | { readonly kind: 'external-skipped'; readonly name: string; readonly why: ExternalSkip };
 

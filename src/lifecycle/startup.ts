@@ -73,7 +73,8 @@ export function handleLivenessFailed(context: DecideContext, draft: Draft, name:
 /** The backoff delay is over: the next run starts, once the last one's process group is gone too. */
 export function handleRestartTimer(draft: Draft, name: string): void {
   const proc = draft.get(name);
-  if (proc.status !== 'backoff' || draft.phase === 'stopping' || draft.phase === 'done') return;
+  // In teardown only a restart that is kept is still in backoff (teardown-restarts.ts).
+  if (proc.status !== 'backoff') return;
   if (proc.groupGone) respawn(draft, name, proc);
   else draft.put(name, { ...proc, delayOver: true });
 }
@@ -81,7 +82,7 @@ export function handleRestartTimer(draft: Draft, name: string): void {
 /** The last run's process group is gone: the next run starts, once the backoff delay is over too. */
 export function handleGroupSwept(draft: Draft, name: string): void {
   const proc = draft.get(name);
-  if (proc.status !== 'backoff' || draft.phase === 'stopping' || draft.phase === 'done') return;
+  if (proc.status !== 'backoff') return;
   if (proc.delayOver) respawn(draft, name, proc);
   else draft.put(name, { ...proc, groupGone: true });
 }

@@ -5,6 +5,7 @@ import { hurryExternal, stopExternalInTurn } from './externals.ts';
 import { stopWatches } from './startup.ts';
 import type { StopReason } from './state.ts';
 import { hasStarted, isAlive } from './state.ts';
+import { cancelRestart, isRestartKeptAtTeardown } from './teardown-restarts.ts';
 
 /** After the grace budget, what is still alive gets SIGTERM, then SIGKILL this much later. */
 export const KILL_AFTER_GRACE_MS = 2_000;
@@ -20,13 +21,12 @@ export function beginStop(context: DecideContext, draft: Draft, reason: StopReas
   draft.stopReason = reason;
   draft.teardownStartedAt = draft.at;
   draft.effects.push({ type: 'start-timer', timer: { kind: 'grace' }, ms: context.graceMs });
+  const drains = reason.kind === 'signal' && context.hasDrain;
   for (const spec of context.graph.order) {
     const proc = draft.get(spec.name);
     if (proc.status === 'pending') draft.put(spec.name, { status: 'skipped' });
-    if (proc.status === 'backoff') {
-      draft.put(spec.name, { status: 'exited', started: proc.started, restarts: proc.restarts, exit: proc.exit });
-      draft.effects.push({ type: 'cancel-timer', timer: { kind: 'restart', name: spec.name } });
-    }
+    // A sidecar waiting to restart is still needed until its turn to stop (advanceTeardown cancels it then).
+    if (proc.status === 'backoff' && !isRestartKeptAtTeardown(spec, drains)) cancelRestart(draft, spec.name);
     if (!hasStarted(proc) && spec.readiness !== undefined)
       draft.effects.push({ type: 'cancel-timer', timer: { kind: 'deadline', name: spec.name } });
     if (isAlive(proc)) draft.effects.push(...stopWatches(spec));
@@ -34,7 +34,7 @@ export function beginStop(context: DecideContext, draft: Draft, reason: StopReas
       draft.effects.push({ type: 'cancel-hook', name: spec.name, hook: 'postStart' });
     }
   }
-  if (reason.kind === 'signal' && context.hasDrain) {
+  if (drains) {
     draft.draining = true;
     draft.effects.push({ type: 'run-drain' });
     return;
@@ -61,22 +61,40 @@ export function advanceTeardown(context: DecideContext, draft: Draft): void {
   if (draft.phase !== 'stopping') return;
   if (draft.graceExpired) killLateArrivals(context, draft);
   else if (!draft.draining) {
-    const heldBack = context.graph.heldBackBy((name) => isAlive(draft.get(name)));
-    for (const spec of context.graph.order) {
-      const proc = draft.get(spec.name);
-      if (proc.status !== 'running' || draft.preStopsRunning.has(spec.name)) continue;
-      if (heldBack.has(spec.name)) continue;
-      if (spec.role === 'external') stopExternalInTurn(context, draft, spec);
-      else sendStop(context, draft, spec);
-    }
+    // An external left alone in its turn is down at once, which may be the turn of what it waited for: one more pass.
+    while (stopThoseWhoseTurnCame(context, draft));
   }
   const anyAlive = context.graph.order.some((spec) => isAlive(draft.get(spec.name)));
   if (!anyAlive && draft.stopReason !== undefined) {
+    // Everything went down during the drain: a sidecar waiting to restart has nobody left to serve.
+    for (const spec of context.graph.order) cancelRestart(draft, spec.name);
     draft.phase = 'done';
     const app = context.graph.app;
     const exitCode = decideExitCode(draft.stopReason, draft.get(app.name), app);
     draft.effects.push({ type: 'finish', exitCode: withExternalsLeftRunning(exitCode, draft.externalsLeftRunning.size) });
   }
+}
+
+/**
+ * One pass over the processes whose turn came: each running one is asked to
+ * stop, a restart still in backoff is cancelled. Returns whether one went down
+ * in the pass itself (an external left alone), so the turns are worth
+ * computing again.
+ */
+function stopThoseWhoseTurnCame(context: DecideContext, draft: Draft): boolean {
+  const heldBack = context.graph.heldBackBy((name) => isAlive(draft.get(name)));
+  let wentDown = false;
+  for (const spec of context.graph.order) {
+    const proc = draft.get(spec.name);
+    if (heldBack.has(spec.name)) continue;
+    // Its turn came while it waited to restart: it stays down.
+    if (proc.status === 'backoff') cancelRestart(draft, spec.name);
+    if (proc.status !== 'running' || draft.preStopsRunning.has(spec.name)) continue;
+    if (spec.role === 'external') stopExternalInTurn(context, draft, spec);
+    else sendStop(context, draft, spec);
+    if (!isAlive(draft.get(spec.name))) wentDown = true;
+  }
+  return wentDown;
 }
 
 /** The budget ran out: SIGTERM to everything alive, SIGKILL shortly after. */
@@ -113,12 +131,32 @@ export function handleProcessGraceOver(draft: Draft, name: string): void {
   if (draft.get(name).status === 'stopping') draft.effects.push({ type: 'signal', name, signal: 'SIGKILL', purpose: 'kill' });
 }
 
+/**
+ * Each process's stop begins with its preStop, all at once. One waiting to
+ * restart stays down: its stop begins while it is down. One whose spawn is
+ * under way gets its preStop once the spawn is confirmed (startPreStopOfLateRun).
+ */
 function startPreStops(context: DecideContext, draft: Draft): void {
   for (const spec of context.graph.order) {
-    if (spec.preStop === undefined || draft.get(spec.name).status !== 'running') continue;
+    if (spec.preStop === undefined) continue;
+    cancelRestart(draft, spec.name);
+    if (draft.get(spec.name).status !== 'running') continue;
     draft.preStopsRunning.add(spec.name);
     draft.effects.push({ type: 'run-hook', name: spec.name, hook: 'preStop' });
   }
+}
+
+/**
+ * A run confirmed during teardown, once preStops began: it was spawning when
+ * they started (a restart during the drain, or a start under way as teardown
+ * began), so its stop begins with its preStop now, as every other's did.
+ */
+export function startPreStopOfLateRun(context: DecideContext, draft: Draft, name: string): void {
+  const spec = context.graph.spec(name);
+  if (spec.preStop === undefined || draft.phase !== 'stopping' || draft.draining || draft.graceExpired) return;
+  if (draft.get(name).status !== 'running' || draft.preStopsRunning.has(name)) return;
+  draft.preStopsRunning.add(name);
+  draft.effects.push({ type: 'run-hook', name, hook: 'preStop' });
 }
 
 function sendStop(context: DecideContext, draft: Draft, spec: ProcessSpec): void {
@@ -147,6 +185,8 @@ function stopSignalFor(context: DecideContext, draft: Draft, spec: ProcessSpec):
 
 function endOrderlySteps(draft: Draft): void {
   draft.graceExpired = true;
+  // No more restarts: what is down stays down.
+  for (const name of draft.procs.keys()) cancelRestart(draft, name);
   if (draft.draining) {
     draft.draining = false;
     draft.effects.push({ type: 'cancel-drain' });

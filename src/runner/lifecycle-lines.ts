@@ -48,7 +48,11 @@ export function logLine(view: LineView, line: LifecycleLine): void {
       return logTeardown(view, line.reason, line.appRunning);
     case 'restart-scheduled': {
       const fields = { event: 'restarting', attempt: line.attempt, delayMs: line.delayMs };
-      return log.of(line.name).warn(fields, `restart ${line.attempt} in ${line.delayMs}ms`);
+      const restart = `restart ${line.attempt} in ${line.delayMs}ms`;
+      if (line.duringTeardown !== true) return log.of(line.name).warn(fields, restart);
+      // Why a process runs again while everything else is being stopped.
+      const why = `restart during teardown: ${line.name} exited before its turn to stop; ${restart}`;
+      return log.of(line.name).warn({ ...fields, duringTeardown: true }, why);
     }
     case 'external-skipped': {
       const logger = log.of(line.name);

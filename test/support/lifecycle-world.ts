@@ -6,7 +6,7 @@ import type { Effect, LifecycleEventBody, TimerKey } from '../../src/lifecycle/e
 import { timerId } from '../../src/lifecycle/events.ts';
 import { createProcessGraph } from '../../src/plan/process-graph.ts';
 import type { LifecycleState } from '../../src/lifecycle/state.ts';
-import { createInitialState } from '../../src/lifecycle/state.ts';
+import { createInitialState, isAlive } from '../../src/lifecycle/state.ts';
 import { createRandom, describeEffect, describeEvent } from './lifecycle-trace.ts';
 import type { ExitStatus } from '../../src/plan/exit-status.ts';
 
@@ -49,6 +49,8 @@ export interface WorldOutcome {
   /** "at event → effects", one line per decision. */
   readonly trace: string[];
   readonly exitCode: number | undefined;
+  /** Spawns during teardown: sidecars restarted because they exited before their turn to stop. */
+  readonly teardownRestarts: number;
 }
 
 interface Pending {
@@ -96,6 +98,11 @@ export function runWorld(input: WorldInput): WorldOutcome {
   let trigger: { event: LifecycleEventBody; before: LifecycleState } | undefined;
 
   let teardownLines = 0;
+  /** Processes told to stop in teardown (a stop signal, a preStop, the budget's SIGTERM or SIGKILL): none may run again. */
+  const toldToStop = new Set<string>();
+  /** The grace timer fired or a second stop signal came: nothing may start again. */
+  let budgetOver = false;
+  let teardownRestarts = 0;
   const isWorldAlive = (name: string) => live.has(name) || spawning.has(name);
   const owe = (key: string, event: LifecycleEventBody, dueBy: number | undefined) => pending.push({ key, event, dueBy });
   const owed = (key: string) => pending.find((item) => item.key === key);
@@ -118,7 +125,9 @@ export function runWorld(input: WorldInput): WorldOutcome {
     const decision = decide(context, before, { ...event, at: now });
     state = decision.state;
     trace.push(`${now} ${describeEvent(event)} → ${decision.effects.map(describeEffect).join(', ') || '-'}`);
-    checkLines(event, decision.effects);
+    checkLines(event, decision.effects, isTearingDown(before));
+    if (event.type === 'timer' && event.timer.kind === 'grace' && before.phase === 'stopping') budgetOver = true;
+    if (event.type === 'signal' && before.phase === 'stopping' && state.stopSignalsReceived >= 2) budgetOver = true;
     // Silence after the exit means nothing done: a late exit or signal is still told in the log.
     const acting = decision.effects.filter((effect) => effect.type !== 'log');
     if (finished !== undefined && acting.length > 0) violations.push(`effects after the exit: ${describeEvent(event)}`);
@@ -138,7 +147,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
   function perform(effect: Effect): void {
     switch (effect.type) {
       case 'spawn':
-        if (isTearingDown(state)) violations.push(`spawned ${effect.name} during teardown`);
+        if (isTearingDown(state)) checkTeardownRestart(effect.name);
         if (isWorldAlive(effect.name)) violations.push(`spawned ${effect.name} while its last run is alive`);
         if (sweeping.has(effect.name)) violations.push(`spawned ${effect.name} before its last run's group was swept`);
         spawning.add(effect.name);
@@ -157,6 +166,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
         watches.delete(`${effect.watch}:${effect.name}`);
         return;
       case 'run-hook': {
+        if (effect.hook === 'preStop' && isTearingDown(state)) toldToStop.add(effect.name);
         const spec = graph.spec(effect.name);
         const timeoutMs = spec[effect.hook]?.timeoutMs ?? 0;
         const ok = calm || random() < 0.8;
@@ -183,6 +193,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
         return;
       }
       case 'signal':
+        if (isTearingDown(state) && ['stop', 'expire', 'kill'].includes(effect.purpose)) toldToStop.add(effect.name);
         checkStopOrder(effect.name, effect.purpose === 'stop' ? 'stop' : undefined);
         return deliverSignal(effect.name, effect.signal);
       case 'sweep-group':
@@ -250,6 +261,24 @@ export function runWorld(input: WorldInput): WorldOutcome {
   }
 
   /**
+   * In teardown only a sidecar that exited before its turn to stop runs again:
+   * never one already told to stop, never after the budget ran out, and only
+   * while the drain runs or something that waits for it is still alive.
+   */
+  function checkTeardownRestart(name: string): void {
+    teardownRestarts += 1;
+    const spec = graph.spec(name);
+    if (spec.role !== 'sidecar') violations.push(`spawned ${spec.role} ${name} during teardown`);
+    if (toldToStop.has(name)) violations.push(`spawned ${name} during teardown after it was told to stop`);
+    if (budgetOver) violations.push(`spawned ${name} after the grace budget ran out`);
+    // An external is up from its turn in startup until its stop ends: the reducer's own account of it is all there is.
+    const isUp = (other: string) =>
+      graph.spec(other).role === 'external' ? isAlive(state.procs.get(other) ?? { status: 'pending' }) : isWorldAlive(other);
+    if (owed('drain') === undefined && !dependentsOf(name).some(isUp))
+      violations.push(`spawned ${name} during teardown although its turn to stop had come`);
+  }
+
+  /**
    * In teardown a process is stopped only once everything that depends on it is
    * down, the drain is over and its own preStop has ended.
    */
@@ -275,9 +304,14 @@ export function runWorld(input: WorldInput): WorldOutcome {
   }
 
   /** The log tells every exit, and why teardown began, once, before the finish. */
-  function checkLines(event: LifecycleEventBody, effects: readonly Effect[]): void {
+  function checkLines(event: LifecycleEventBody, effects: readonly Effect[], tearingDown: boolean): void {
     const lines = effects.flatMap((effect) => (effect.type === 'log' ? [effect.line] : []));
     teardownLines += lines.filter((line) => line.kind === 'teardown').length;
+    // A restart in teardown says why: it exited before its turn to stop; one before teardown says nothing of it.
+    for (const line of lines) {
+      if (line.kind === 'restart-scheduled' && (line.duringTeardown === true) !== tearingDown)
+        violations.push(`the restart of ${line.name} ${tearingDown ? 'did not say' : 'said'} it happens during teardown`);
+    }
     if (event.type !== 'exited' || event.status.kind === 'spawn-failed') return;
     const told = lines.findIndex((line) => line.kind === 'exited' && line.name === event.name);
     if (told < 0) violations.push(`the exit of ${event.name} went untold`);
@@ -408,7 +442,7 @@ export function runWorld(input: WorldInput): WorldOutcome {
     } else break;
   }
   if (finished === undefined) violations.push('never finished');
-  return { violations, trace, exitCode: finished?.code };
+  return { violations, trace, exitCode: finished?.code, teardownRestarts };
 }
 
 function isTearingDown(state: LifecycleState): boolean {

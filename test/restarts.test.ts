@@ -179,7 +179,7 @@ describe('restarts', () => {
 });
 
 describe('restarts during teardown', () => {
-  // The app drains for 2 s after SIGTERM, every request through the proxy; the
+  // The app drains for 2 s after SIGTERM (and until its last request is answered), every request through the proxy; the
   // proxy is killed once, after the drain began. As PID 1, as in a pod.
   it('restarts a sidecar that dies while the app drains, so the app’s later requests are answered; the stops keep their order', async () => {
     const events = createEvents();
@@ -204,7 +204,8 @@ describe('restarts during teardown', () => {
     await events.waitFor('app start');
     const supervisor = supervisorPid(run);
     process.kill(supervisor, 'SIGTERM');
-    await events.waitFor('app drain-started');
+    // The drain is under way and the proxy has answered it once.
+    await events.waitFor('app drain-started', 'app answered');
     // The proxy as this test sees it: sidecar-init's child running answer-server.mjs.
     const proxy = childrenOf(supervisor).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('answer-server.mjs'));
     expect(proxy).toBeDefined();
@@ -218,6 +219,7 @@ describe('restarts during teardown', () => {
     expect(sequence.filter((entry) => entry === 'proxy listening')).toHaveLength(2);
     expect(sequence.slice(sequence.indexOf('app drain-started'))).toEqual([
       'app drain-started',
+      'app answered',
       'proxy start',
       'proxy listening',
       'app done',

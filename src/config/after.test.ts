@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { problemsOf } from '../../test/support/config.ts';
+import { UNDER_MUTATION } from '../../test/support/mutation.ts';
 
 describe('after', () => {
   it('reports unknown names (with a suggestion), the process itself, the app and repeats, at the item', () => {
@@ -76,7 +77,16 @@ describe('after', () => {
     ]);
   });
 
-  it('names at most ten candidates and stays linear with thousands of unknown names', () => {
+  it('names at most ten candidates, and how many more there are', () => {
+    const lines = ['processes:'];
+    for (let index = 0; index < 12; index += 1) lines.push(`  - { name: s${index}, role: sidecar, command: x }`);
+    lines.push('  - { name: job, role: app, command: job, after: [x0] }');
+    expect(problemsOf({ yaml: `\n${lines.join('\n')}` })).toEqual([
+      'demo.yaml:14:51 processes[12].after[0]: no process is named "x0" (did you mean s0?); it can wait for s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 2 more',
+    ]);
+  });
+
+  it.skipIf(UNDER_MUTATION)('names at most ten candidates and stays linear with thousands of unknown names', () => {
     // A did-you-mean and the whole candidate list per unknown name took 16 s and 500 MB for 5,000 typos.
     const lines = ['processes:'];
     for (let index = 0; index < 5_000; index += 1) lines.push(`  - { name: s${index}, role: sidecar, command: x, after: [x${index}] }`);

@@ -7,6 +7,7 @@ import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './plan/plan.ts';
 import type { AnnounceKit, ExternalKit } from './runner/ports.ts';
+import type { AnnouncementSource } from './announce/announcement-source.ts';
 import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
@@ -168,7 +169,10 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { watchReadiness } = await import('./probes/watch-readiness.ts');
   // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
   // Loaded only with --announce or --until: most runs coordinate with no other container.
-  const announce = plan.announce === undefined && plan.until === undefined ? undefined : await createAnnounceKit(plan, logger);
+  const announcements = lazyAnnouncementSource(plan, logger);
+  const announce =
+    plan.announce === undefined && plan.until === undefined ? undefined : await createAnnounceKit(plan, logger, announcements);
+  const externals = await externalKitFor(plan, announcements);
   const spawner = createSpawner({ terminal: detectForegroundTerminal() });
   let reapedOrphans = 0;
   const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
@@ -202,7 +206,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
       watchLiveness,
     },
     hooks: { run: runHook, drain: runDrain },
-    externals: await externalKitFor(plan),
+    externals,
     announce,
     logger,
   });
@@ -251,9 +255,25 @@ async function externalsRefused(plan: Plan): Promise<boolean> {
  * Node's built-in modules, compiled at every start under --jitless), which a
  * plan without externals never uses.
  */
-async function externalKitFor(plan: Plan): Promise<ExternalKit> {
+async function externalKitFor(plan: Plan, announcements: () => Promise<AnnouncementSource>): Promise<ExternalKit> {
   if (!plan.processes.some((spec) => spec.external !== undefined)) return NO_EXTERNALS;
-  return (await import('./externals/external-kit.ts')).createExternalKit();
+  const { createExternalKit } = await import('./externals/external-kit.ts');
+  return createExternalKit(await announcements());
+}
+
+/**
+ * Other containers' announce files as --until and announced:FILE read them:
+ * only the --announcer-uid's (by default sidecar-init's own uid). Created on
+ * first use and then shared, so a file read by both warns at most once per interval.
+ */
+function lazyAnnouncementSource(plan: Plan, logger: Logger): () => Promise<AnnouncementSource> {
+  let source: Promise<AnnouncementSource> | undefined;
+  return () => {
+    source ??= import('./announce/announce.ts').then(({ createAnnouncementSource }) =>
+      createAnnouncementSource({ uid: plan.announcerUid ?? process.geteuid?.() ?? 0 }, logger),
+    );
+    return source;
+  };
 }
 
 /** The lifecycle asks for externals only when the plan has one. */
@@ -263,8 +283,8 @@ function noExternal(): never {
   throw new Error('an external was asked for, but the plan has no external entry');
 }
 
-async function createAnnounceKit(plan: Plan, logger: Logger): Promise<AnnounceKit> {
-  const { createAnnouncer, watchAnnouncement } = await import('./announce/announce.ts');
+async function createAnnounceKit(plan: Plan, logger: Logger, announcements: () => Promise<AnnouncementSource>): Promise<AnnounceKit> {
+  const { createAnnouncer } = await import('./announce/announce.ts');
   const file = plan.announce;
   const announcer =
     file === undefined
@@ -272,7 +292,7 @@ async function createAnnounceKit(plan: Plan, logger: Logger): Promise<AnnounceKi
       : createAnnouncer(file, (error, { state }) =>
           logger.warn({ event: 'announce-failed', err: error, state }, `could not write ${file}; the next change tries again`),
         );
-  return { announcer, watch: watchAnnouncement };
+  return { announcer, watch: (await announcements()).watch };
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */

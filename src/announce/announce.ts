@@ -1,3 +1,3 @@
 // What main.ts loads for --announce and --until.
 export { createAnnouncer } from './announcer.ts';
-export { watchAnnouncement } from './watch-announcement.ts';
+export { createAnnouncementSource } from './announcement-source.ts';

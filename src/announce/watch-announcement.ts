@@ -2,7 +2,6 @@ import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Announcement } from '../plan/announced-state.ts';
-import { readAnnouncementFile } from './announcement-file.ts';
 
 /** Without inotify (no such folder yet, or no watches left): how often the file is read. */
 export const ANNOUNCE_POLL_MS = 250;
@@ -10,12 +9,18 @@ export const ANNOUNCE_POLL_MS = 250;
 const ANNOUNCE_SAFETY_POLL_MS = 2_000;
 
 /**
- * Calls onChange with what the file announces, at once and then at every
- * change (undefined while there is no valid announcement). Woken by inotify
- * on the file's folder where it can be watched, by a timer otherwise; one
- * read at a time, each bounded (announcement-file.ts). Ends when `signal` aborts.
+ * Calls onChange with what the file announces (`read`: announcement-source.ts),
+ * at once and then at every change (undefined while there is no valid
+ * announcement). Woken by inotify on the file's folder where it can be
+ * watched, by a timer otherwise; one read at a time, each bounded
+ * (announcement-file.ts). Ends when `signal` aborts.
  */
-export function watchAnnouncement(path: string, onChange: (announcement: Announcement | undefined) => void, signal: AbortSignal): void {
+export function watchAnnouncement(
+  path: string,
+  read: () => Promise<Announcement | undefined>,
+  onChange: (announcement: Announcement | undefined) => void,
+  signal: AbortSignal,
+): void {
   let last: string | undefined = '';
   let reading = false;
   let again = false;
@@ -29,7 +34,7 @@ export function watchAnnouncement(path: string, onChange: (announcement: Announc
       return;
     }
     reading = true;
-    void readAnnouncementFile(path).then((announcement) => {
+    void read().then((announcement) => {
       reading = false;
       if (signal.aborted) return;
       const key = announcement === undefined ? undefined : JSON.stringify(announcement);

@@ -51,6 +51,7 @@ export function buildPlan(parts: PlanParts): Plan {
     signalRewrites: globals.rewrite ?? {},
     announce: globals.announce,
     until: globals.until,
+    announcerUid: globals.announcerUid,
   };
 }
 

@@ -87,10 +87,13 @@ type OriginOf = (option: GlobalOption) => (value: string) => Origin;
 /**
  * The options whose flag is written differently from their file key: --drain
  * takes a command where the file takes {exec: CMD}; --rewrite is repeated
- * FROM:TO where the file has a mapping, and each value is its own origin.
+ * FROM:TO where the file has a mapping, and each value is its own origin;
+ * --announcer-uid is text where the file has a number.
  */
 const FLAG_READERS: { readonly [Option in FileOption]?: (given: string) => unknown } = {
   drain: (text) => (looksLikeDuration(text) ? text : { exec: text }),
+  // A uid is a number in the file; from a flag, digits become one and anything else is refused by the field as not a number.
+  announcerUid: (text) => (/^-?\d+$/.test(text) ? Number(text) : text),
 };
 
 /** Each option given, checked by the file's own field for it (schema.ts); problems at the flag or variable that gave it. */

@@ -65,6 +65,11 @@ export const GLOBAL_OPTIONS = {
     argument: '<file[=state]>',
     help: `run until another container's --announce FILE says STATE (${ANNOUNCED_STATES.join(', ')}; default: ${DEFAULT_UNTIL_STATE}), then stop as if the app exited 0`,
   },
+  announcerUid: {
+    form: 'value',
+    argument: '<uid>',
+    help: "the uid that writes the other containers' files this run reads (--until, announced:FILE); a file owned by another uid, or writable by others, is ignored (default: sidecar-init's own uid)",
+  },
   output: {
     form: 'value',
     argument: '<mode>',

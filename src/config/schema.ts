@@ -14,6 +14,7 @@ import { RewriteSchema } from './signals.ts';
 import { parseControlPath } from './control-path.ts';
 import { parseStatusAddress } from './status-address.ts';
 import { DEFAULT_TERMINATION_LOG, parseTerminationLog } from './termination-log.ts';
+import { ID_RANGE, wholeNumber } from './whole-number.ts';
 
 // The config file: its shape and every value, checked in one pass that turns
 // what the user wrote into plan values. The JSON Schema for editors is
@@ -64,6 +65,12 @@ export const GLOBAL_FIELDS = {
       `Run until another container's announce file says STATE (default ${DEFAULT_UNTIL_STATE}) or a later one, ` +
       'then stop as if the app had exited 0: FILE, FILE=STATE or {file, state}.',
   }),
+  announcerUid: wholeNumber(
+    "The uid that writes the other containers' announce files this run reads (--until, announced: FILE): " +
+      'what a file says counts only when that uid owns it and neither group nor others may write it ' +
+      "(default: sidecar-init's own uid).",
+    ID_RANGE,
+  ).optional(),
   output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
     description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
     default: DEFAULT_OUTPUT_MODE,

@@ -1,6 +1,5 @@
 import type { Logger } from 'pino';
-import { readAnnouncementFile } from '../announce/announcement-file.ts';
-import { watchAnnouncement } from '../announce/watch-announcement.ts';
+import type { AnnouncementSource } from '../announce/announcement-source.ts';
 import type { ExternalStopOutcome } from '../lifecycle/events.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { Announcement } from '../plan/announced-state.ts';
@@ -14,18 +13,18 @@ import { hasReached } from '../plan/announced-state.ts';
 // its `--until` waits for, and this side waits for its file to say `exited`.
 
 /** Ready while FILE announces `ready`; `onFound` hears the first announcement of any state. */
-export function createAnnouncedProbe(file: string, onFound: (announcement: Announcement) => void): Probe {
+export function createAnnouncedProbe(source: AnnouncementSource, file: string, onFound: (announcement: Announcement) => void): Probe {
   let reported = false;
   return {
     description: `announced:${file}`,
     async check() {
-      const announcement = await readAnnouncementFile(file);
+      const announcement = await source.read(file);
       if (announcement === undefined) return { ok: false, reason: `${file} announces nothing yet` };
       if (!reported) onFound(announcement);
       reported = true;
       return announcement.state === 'ready' ? { ok: true } : { ok: false, reason: `${file} announces ${announcement.state}` };
     },
-    subscribe: (wake, signal) => watchAnnouncement(file, wake, signal),
+    subscribe: (wake, signal) => source.watch(file, wake, signal),
   };
 }
 
@@ -35,6 +34,7 @@ export function createAnnouncedProbe(file: string, onFound: (announcement: Annou
  * Never rejects.
  */
 export function waitForAnnouncedExit(
+  source: AnnouncementSource,
   file: string,
   { budgetMs, logger, abort }: { readonly budgetMs: number; readonly logger: Logger; readonly abort: AbortSignal },
 ): Promise<ExternalStopOutcome> {
@@ -55,7 +55,7 @@ export function waitForAnnouncedExit(
     timer = setTimeout(() => end('left-running', last), budgetMs);
     if (abort.aborted) return end('left-running', last);
     abort.addEventListener('abort', () => end('left-running', last), { once: true, signal: watching.signal });
-    watchAnnouncement(
+    source.watch(
       file,
       (announcement) => {
         last = announcement?.state;

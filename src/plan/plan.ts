@@ -241,6 +241,11 @@ export interface Plan {
   readonly announce?: string | undefined;
   /** `--until FILE[=STATE]`: run until another container's announce file reaches STATE, then end as if the app exited 0. */
   readonly until?: UntilSpec | undefined;
+  /**
+   * `--announcer-uid`: the uid that must own another container's announce file
+   * (--until, announced:FILE) for what it says to count; undefined: sidecar-init's own.
+   */
+  readonly announcerUid?: number | undefined;
 }
 
 export interface UntilSpec {

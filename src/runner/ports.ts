@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Announcer } from '../announce/announcer.ts';
 import type { Announcement } from '../plan/announced-state.ts';
-import type { watchAnnouncement } from '../announce/watch-announcement.ts';
+import type { AnnouncementSource } from '../announce/announcement-source.ts';
 import type { ExternalMatch, ExternalSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
 import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts';
 import type { runDrain } from '../hooks/run-drain.ts';
@@ -56,7 +56,8 @@ export interface HookKit {
 export interface AnnounceKit {
   /** Keeps --announce's file at the current state; undefined without --announce. */
   readonly announcer: Announcer | undefined;
-  readonly watch: typeof watchAnnouncement;
+  /** Watches another container's file (--until), through the owner check. */
+  readonly watch: AnnouncementSource['watch'];
 }
 
 export interface SuperviseDeps {

@@ -142,7 +142,7 @@ export async function run(): Promise<void> {
     ];
     console.log(`\nwebhook: ${CONCURRENCY} pod reviews at once over HTTPS, kept-alive connections (ms per review, ${ROUNDS} rounds)`);
     const body = reviewBody(job.spec.template, 'in-process');
-    const options = { image: 'registry.example.com/tools/sidecar-init:0.1.0', checkArgs: rememberVerdicts(checkInjectedArgs) };
+    const options = { image: 'registry.example.com/tools/sidecar-init:0.1.0', checkArgs: rememberVerdicts(checkInjectedArgs).check };
     for (let index = 0; index < IN_PROCESS_REVIEWS / 10; index += 1) handleReview(body, options);
     const started = performance.now();
     for (let index = 0; index < IN_PROCESS_REVIEWS; index += 1) handleReview(body, options);

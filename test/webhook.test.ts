@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Agent } from 'node:https';
+import { connect as connectTls } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patched } from './support/json-patch.ts';
 import { exampleTemplate, INSTALL_IMAGE, isCopyIn, type PodTemplate, withoutInjection } from './support/k8s-examples.ts';
@@ -9,11 +11,15 @@ import { runSupervisor } from './support/supervisor.ts';
 import {
   type Certificate,
   makeCertificate,
+  openSilentSocket,
+  type PostOptions,
   podReview,
   post,
   postOversized,
   type RunningWebhook,
   readAnswer,
+  residentMiB,
+  type SilentSocket,
   startWebhook,
 } from './support/webhook.ts';
 
@@ -40,9 +46,9 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
-async function review(pod: unknown) {
+async function review(pod: unknown, to: RunningWebhook = webhook, options: PostOptions = {}) {
   const { uid, body } = podReview(pod);
-  const answer = await post(webhook.port, certificate.ca, body);
+  const answer = await post(to.port, certificate.ca, body, '/mutate', 'POST', options);
   expect(answer.status).toBe(200);
   const decoded = readAnswer(answer);
   expect(decoded.response.uid).toBe(uid);
@@ -165,5 +171,169 @@ describe('sidecar-init webhook as a process', () => {
     ]);
     expect(run.code).toBe(2);
     expect(run.stderr()).toContain('missing.crt');
+  });
+});
+
+/** The pod of examples/k8s/webhook/job-istio.yaml with `change` applied to its annotations and spec. */
+function istioJob(change: (pod: PodTemplate) => void): PodTemplate {
+  const pod = exampleTemplate('webhook/job-istio.yaml');
+  change(pod);
+  return pod;
+}
+
+/** `event`, or a failure saying `what` once `ms` have passed: a liveness bound, not a measurement. */
+async function withinMs<T>(ms: number, event: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} after ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([event, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function stopped(own: RunningWebhook): Promise<void> {
+  own.supervisor.process.kill('SIGTERM');
+  expect(await own.supervisor.exited).toEqual({ code: 0, signal: null });
+}
+
+describe('sidecar-init webhook and hostile pods', () => {
+  it('denies an operand in the args annotation, which would have run it with the container’s command as its arguments', async () => {
+    const written = istioJob((pod) => {
+      if (pod.metadata?.annotations !== undefined) pod.metadata.annotations['sidecar-init.io/args'] = "/bin/sh -c 'echo pwned'";
+    });
+    const { response, patch } = await review(written);
+    expect(response.allowed).toBe(false);
+    expect(patch).toEqual([]);
+    expect(response.status?.message).toMatch(/annotation sidecar-init\.io\/args holds "\/bin\/sh", which is not an option/);
+    // An operand after options is one too; options alone are fine.
+    const after = istioJob((pod) => {
+      if (pod.metadata?.annotations !== undefined) pod.metadata.annotations['sidecar-init.io/args'] = '--grace 20s /bin/true';
+    });
+    expect((await review(after)).response.status?.message).toMatch(/holds "\/bin\/true", which is not an option/);
+  });
+
+  it('leaves a hostPID pod with a proxy unchanged, with a warning, instead of adding shareProcessNamespace', async () => {
+    const written = istioJob((pod) => {
+      (pod.spec as Record<string, unknown>).hostPID = true;
+    });
+    const { response, patch } = await review(written);
+    expect(response.allowed).toBe(true);
+    expect(patch).toEqual([]);
+    expect(response.warnings).toEqual([expect.stringMatching(/hostPID: true.*shareProcessNamespace/)]);
+  });
+
+  it('leaves a container that already mounts something at /opt/sidecar-init unchanged, with a warning', async () => {
+    const written = istioJob((pod) => {
+      const app = pod.spec.containers[0] as Record<string, unknown>;
+      app.volumeMounts = [{ name: 'tools', mountPath: '/opt/sidecar-init/' }];
+      (pod.spec as Record<string, unknown>).volumes = [{ name: 'tools', emptyDir: {} }];
+    });
+    const { response, patch } = await review(written);
+    expect(response.allowed).toBe(true);
+    expect(patch).toEqual([]);
+    expect(response.warnings).toEqual([expect.stringMatching(/container "report" already mounts something at \/opt\/sidecar-init/)]);
+  });
+
+  it('keeps its memory bounded after 80 reviews with distinct megabyte command lines', async () => {
+    const own = await startWebhook(certificate, INSTALL_IMAGE);
+    const pid = own.supervisor.process.pid ?? 0;
+    const agent = new Agent({ keepAlive: true, maxSockets: 4, ca: certificate.ca });
+    try {
+      const word = 'x'.repeat(120 * 1024);
+      const before = residentMiB(pid);
+      for (let round = 0; round < 20; round += 1) {
+        await Promise.all(
+          Array.from({ length: 4 }, async (_, index) => {
+            // Denied (the flags are wrong), so the answer is small: what is kept is the verdict of the command line.
+            const pod = istioJob((template) => {
+              const app = template.spec.containers[0];
+              if (app !== undefined) app.command = ['/app/report-job', ...Array(8).fill(word), `${round}-${index}`];
+              if (template.metadata?.annotations !== undefined) template.metadata.annotations['sidecar-init.io/args'] = '--grace 20x';
+            });
+            expect((await review(pod, own, { agent })).response.status?.message).toMatch(/"20x" is not a duration/);
+          }),
+        );
+      }
+      const after = residentMiB(pid);
+      // Kept as keys, the command lines took it past 240 MiB; four reviews of a megabyte at a time need some 50 MiB
+      // above the idle webhook's 65 (whatever the number of reviews), so the bound is generous.
+      expect(after, `RSS ${before.toFixed(0)} → ${after.toFixed(0)} MiB`).toBeLessThan(180);
+    } finally {
+      agent.destroy();
+      await stopped(own);
+    }
+  }, 90_000);
+
+  it('denies a pod of 65,000 proxy containers, naming the cap, without holding a concurrent review', async () => {
+    const own = await startWebhook(certificate, INSTALL_IMAGE);
+    const agent = new Agent({ keepAlive: true, maxSockets: 2, ca: certificate.ca });
+    try {
+      const legitimate = exampleTemplate('webhook/job-istio.yaml');
+      // Connections opened and code loaded, as for the API server's connections.
+      await review(legitimate, own, { agent });
+      const huge = istioJob((pod) => {
+        pod.spec.containers.push(...Array.from({ length: 65_000 }, () => ({ name: 'envoy' })));
+      });
+      const pending = review(huge, own, { agent });
+      let answered = false;
+      const latencies: number[] = [];
+      void pending.finally(() => {
+        answered = true;
+      });
+      // Reviews one after another until the huge one is answered: each waits for whatever holds the event loop.
+      while (!answered) {
+        const sent = performance.now();
+        expect((await review(legitimate, own, { agent })).response.allowed).toBe(true);
+        latencies.push(performance.now() - sent);
+      }
+      const { response } = await pending;
+      expect(Math.max(...latencies), `latencies ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`).toBeLessThan(500);
+      expect(response.allowed).toBe(false);
+      expect(response.status?.message).toMatch(/65002 containers; the sidecar-init webhook reviews pods of at most 64/);
+    } finally {
+      agent.destroy();
+      await stopped(own);
+    }
+  });
+
+  it('closes a connection that never starts TLS, and one that never sends a request, within seconds', async () => {
+    const own = await startWebhook(certificate, INSTALL_IMAGE);
+    try {
+      const silent = await openSilentSocket(own.port);
+      const handshaken = connectTls({ host: '127.0.0.1', port: own.port, ca: certificate.ca });
+      handshaken.on('error', () => {});
+      const handshakenClosed = new Promise<void>((resolve) => handshaken.once('close', () => resolve()));
+      await new Promise<void>((resolve) => handshaken.once('secureConnect', () => resolve()));
+      // Node's defaults held the first 120 s and the second up to 40 s; the deadlines are 5 s each (and a check every second).
+      await withinMs(15_000, silent.closed, 'the connection without TLS was still open');
+      await withinMs(15_000, handshakenClosed, 'the connection without a request was still open');
+      expect((await review(exampleTemplate('webhook/job-istio.yaml'), own)).response.allowed).toBe(true);
+    } finally {
+      await stopped(own);
+    }
+  });
+
+  it('closes connections past 256 from one address at once, and past 512 in all makes room, while reviews are answered', async () => {
+    const own = await startWebhook(certificate, INSTALL_IMAGE);
+    const flood: SilentSocket[] = [];
+    try {
+      for (let index = 0; index < 256; index += 1) flood.push(await openSilentSocket(own.port, '127.0.0.2'));
+      const extra = await Promise.all(Array.from({ length: 8 }, () => openSilentSocket(own.port, '127.0.0.2')));
+      await withinMs(15_000, Promise.all(extra.map((socket) => socket.closed)), 'connections past the cap were still open');
+      // Closed by the cap, not by a deadline: the 256 before them, older, are all still open.
+      expect(flood.filter((socket) => socket.isClosed())).toHaveLength(0);
+      expect((await review(exampleTemplate('webhook/job-istio.yaml'), own)).response.allowed).toBe(true);
+
+      // 256 more from another address: 512 open, the total cap. A review from a third still gets in, in place of a flood connection.
+      for (let index = 0; index < 256; index += 1) flood.push(await openSilentSocket(own.port, '127.0.0.3'));
+      expect((await review(exampleTemplate('webhook/job-istio.yaml'), own)).response.allowed).toBe(true);
+      await expect.poll(() => flood.filter((socket) => socket.isClosed()).length).toBeGreaterThan(0);
+    } finally {
+      for (const socket of flood) socket.socket.destroy();
+      await stopped(own);
+    }
   });
 });

@@ -16,6 +16,7 @@ import {
 } from './annotations.ts';
 import { type DetectedProxy, detectProxies } from './detect-proxies.ts';
 import { isStringArray, type JsonRecord, records, stringMap } from './pod-fields.ts';
+import { commandLineOverLimit, externalsOverLimit, REVIEW_LIMITS, type ReviewLimits } from './review-limits.ts';
 import { splitAnnotation } from './split-annotation.ts';
 
 // What the webhook does to one pod, decided without I/O: leave it alone (with
@@ -24,16 +25,26 @@ import { splitAnnotation } from './split-annotation.ts';
 // and its emptyDir, the wrapped command, externals for the proxies found, and
 // a shared process namespace when an external needs one.
 
+/** The command line the webhook would give a container: sidecar-init's flags, "--", the app. */
+export interface InjectedCommand {
+  readonly flags: readonly string[];
+  readonly app: readonly string[];
+}
+
+export type ArgsVerdict =
+  | { readonly ok: true }
+  /** `operand`: the flags hold a word that is not an option, which sidecar-init would run as the app. */
+  | { readonly ok: false; readonly message: string; readonly operand?: string };
+
 /** How `sidecar-init validate` would judge a command line; the CLI layer provides it. */
-export type CheckArgs = (
-  argv: readonly string[],
-  env: Readonly<Record<string, string>>,
-) => { readonly ok: true } | { readonly ok: false; readonly message: string };
+export type CheckArgs = (command: InjectedCommand, env: Readonly<Record<string, string>>) => ArgsVerdict;
 
 export interface InjectionOptions {
   /** The image whose entrypoint is sidecar-init and that runs `install DIR`. */
   readonly image: string;
   readonly checkArgs: CheckArgs;
+  /** REVIEW_LIMITS unless given. */
+  readonly limits?: ReviewLimits;
 }
 
 export type Injection =
@@ -69,6 +80,15 @@ export function planInjection(pod: JsonRecord, options: InjectionOptions): Injec
   if (containers === undefined || initContainers === undefined || volumes === undefined || containers.length === 0) {
     return skip('sidecar-init was not injected: the pod spec has no list of containers');
   }
+  const limits = options.limits ?? REVIEW_LIMITS;
+  for (const [field, list] of [
+    ['containers', containers],
+    ['initContainers', initContainers],
+  ] as const) {
+    if (list.length > limits.maxContainers) {
+      return deny(`the pod has ${list.length} ${field}; the sidecar-init webhook reviews pods of at most ${limits.maxContainers}`);
+    }
+  }
   const taken = [...containers, ...initContainers].some((entry) => entry.name === INIT_CONTAINER_NAME);
   if (taken || volumes.some((volume) => volume.name === VOLUME_NAME)) {
     return skip(`sidecar-init was not injected: the pod already has a container or volume named ${INIT_CONTAINER_NAME}`);
@@ -93,17 +113,39 @@ export function planInjection(pod: JsonRecord, options: InjectionOptions): Injec
   const flags = annotations[ARGS] === undefined ? { ok: true as const, value: [] } : splitAnnotation(ARGS, annotations[ARGS]);
   if (!flags.ok) return deny(flags.message);
   if (flags.value.includes('--')) return deny(`annotation ${ARGS} holds sidecar-init's flags only; the app is the container's command`);
+  const tooLong = commandLineOverLimit(flags.value, command.argv, limits);
+  if (tooLong !== undefined) return deny(`sidecar-init's command line for container "${wanted}" is too large to review: ${tooLong}`);
 
   const proxies = detectProxies(containers, initContainers).filter((proxy) => proxy.container !== wanted);
   const externals = proxies
     .filter((proxy) => !proxy.nativeSidecar && !namesPreset(flags.value, proxy.preset))
     .map((proxy) => `${proxy.container}=${proxy.preset}`);
   const allFlags = [...externals.flatMap((external) => ['--external', external]), ...flags.value];
-  const argv = [...allFlags, '--', ...command.argv];
-  const verdict = options.checkArgs(argv, sidecarInitEnv(target));
-  if (!verdict.ok) return deny(`sidecar-init's command line for container "${wanted}" is not valid:\n${verdict.message}`);
-
+  const tooMany = externalsOverLimit(allFlags, limits);
+  if (tooMany !== undefined) return deny(`sidecar-init's command line for container "${wanted}" is too large to review: ${tooMany}`);
   const needsSharing = allFlags.some((flag) => flag === '--external' || flag.startsWith('--external='));
+  // The API server refuses shareProcessNamespace beside hostPID; and in the
+  // host's namespace an external's search would see every pod's processes.
+  if (needsSharing && spec.hostPID === true) {
+    return skip(
+      `sidecar-init not injected: the pod has hostPID: true, and its externals need shareProcessNamespace, which the API server refuses with hostPID`,
+    );
+  }
+  // Two mounts at one path are refused by the API server too.
+  if ((records(target.volumeMounts) ?? []).some((mount) => isInstallDir(mount.mountPath))) {
+    return skip(
+      `sidecar-init not injected: container "${wanted}" already mounts something at ${INSTALL_DIR}, where sidecar-init is installed`,
+    );
+  }
+  const verdict = options.checkArgs({ flags: allFlags, app: command.argv }, sidecarInitEnv(target));
+  if (!verdict.ok && verdict.operand !== undefined) {
+    return deny(
+      `annotation ${ARGS} holds ${JSON.stringify(verdict.operand)}, which is not an option: sidecar-init would run it as the app, ` +
+        `with the container's command as its arguments; put only sidecar-init's options there (the app is the container's command)`,
+    );
+  }
+  if (!verdict.ok) return deny(`sidecar-init's command line for container "${wanted}" is not valid:\n${verdict.message}`);
+  const argv = [...allFlags, '--', ...command.argv];
   const patch: Operation[] = [
     annotate(STATUS, INJECTED),
     ...(externals.length > 0 ? [annotate(EXTERNALS, externals.join(','))] : []),
@@ -145,6 +187,11 @@ function commandOf(container: JsonRecord, annotations: Readonly<Record<string, s
   if (!words.ok) return { kind: 'deny', message: words.message };
   if (words.value.length === 0) return { kind: 'deny', message: `annotation ${COMMAND} is empty; give the program the image would run` };
   return { kind: 'found', argv: [...words.value, ...args] };
+}
+
+/** The mount path is the install folder, as the API server compares mount paths (a trailing "/" aside). */
+function isInstallDir(path: unknown): boolean {
+  return typeof path === 'string' && path.replace(/\/+$/, '') === INSTALL_DIR;
 }
 
 /** The user already named this preset in an --external of their own: the proxy is taken care of. */

@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { LogLevel } from '../plan/plan.ts';
 import { createLogger, flushLog } from '../log/logger.ts';
 import { handleReview } from './handle-review.ts';
+import { limitConnections, type WebhookConnectionLimits } from './limit-connections.ts';
 import { rememberVerdicts } from './remember-verdicts.ts';
 import type { CheckArgs } from './plan-injection.ts';
 
@@ -37,11 +38,30 @@ interface WebhookOptions extends Omit<WebhookSettings, 'loadCheckArgs'> {
   readonly stopping: { value: boolean };
 }
 
-/** A review is a pod spec and some metadata; the API server caps requests at 3 MiB, a pod is far below. */
-const MAX_BODY_BYTES = 3 * 1024 * 1024;
-/** The API server's own timeout for a webhook is at most 30 s; a client slower than this is not the API server. */
-const REQUEST_TIMEOUT_MS = 30_000;
-const HEADERS_TIMEOUT_MS = 10_000;
+export const WEBHOOK_SERVER_LIMITS = {
+  /**
+   * Open connections, all together. The API server opens one per review in
+   * flight and keeps them alive; a burst of a few hundred pods fits. About
+   * 50 KiB each: 512 cost some 25 MiB of the Deployment's 128 MiB.
+   */
+  maxConnections: 512,
+  /** From one address (the API server is one per replica): one pod can take at most half of them. */
+  maxConnectionsPerAddress: 256,
+  /** From the TCP connection to a completed TLS handshake; the API server's takes milliseconds. */
+  handshakeTimeoutMs: 5_000,
+  /** From the handshake to a complete request head: the API server sends its request at once. */
+  headTimeoutMs: 5_000,
+  /** A kept-alive connection with no request, after an answer (Node's default, made explicit). */
+  idleTimeoutMs: 5_000,
+  /** The API server's own timeout for a webhook is at most 30 s; a client slower than this is not the API server. */
+  requestTimeoutMs: 30_000,
+  /** A review is a pod spec and some metadata; the API server caps requests at 3 MiB, a pod is far below. */
+  maxBodyBytes: 3 * 1024 * 1024,
+} as const satisfies WebhookConnectionLimits & Record<string, number>;
+
+/** How often Node's HTTP server checks the head and request deadlines (by default every 30 s, so a deadline meant little). */
+const DEADLINE_CHECK_EVERY_MS = 1_000;
+const MAX_BODY_BYTES = WEBHOOK_SERVER_LIMITS.maxBodyBytes;
 /** cert-manager renews the Secret in place; the kubelet updates the mounted files within about a minute. */
 const CERT_CHECK_INTERVAL_MS = 30_000;
 const LOG_FLUSH_DEADLINE_MS = 500;
@@ -51,7 +71,7 @@ export const HEALTH_PATH = '/healthz';
 /** Serves until SIGTERM or SIGINT, then finishes the reviews in flight; resolves with the exit code. */
 export async function serveWebhook(settings: WebhookSettings): Promise<number> {
   const logger = createLogger(settings.logLevel, 'json');
-  const checkArgs = rememberVerdicts(await settings.loadCheckArgs());
+  const { check: checkArgs } = rememberVerdicts(await settings.loadCheckArgs());
   const code = await serve({ ...settings, checkArgs, logger, stopping: { value: false } });
   await flushLog(LOG_FLUSH_DEADLINE_MS);
   return code;
@@ -72,10 +92,22 @@ async function serve(options: WebhookOptions): Promise<number> {
     logger.fatal({ event: 'webhook-failed', err: error }, `cannot read the TLS certificate or key: ${(error as Error).message}`);
     return 2;
   }
+  const limits = WEBHOOK_SERVER_LIMITS;
   const server = createServer(
-    { cert: tls.cert, key: tls.key, minVersion: 'TLSv1.2', requestTimeout: REQUEST_TIMEOUT_MS, headersTimeout: HEADERS_TIMEOUT_MS },
+    {
+      cert: tls.cert,
+      key: tls.key,
+      minVersion: 'TLSv1.2',
+      // Node's own handshake timeout restarts with every byte; limitConnections' deadline does not.
+      handshakeTimeout: limits.handshakeTimeoutMs,
+      headersTimeout: limits.headTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.idleTimeoutMs,
+      connectionsCheckingInterval: DEADLINE_CHECK_EVERY_MS,
+    },
     (request, response) => respond(request, response, options),
   );
+  const connections = limitConnections(server, limits);
   const listening = await listen(server, options.host, options.port).catch((error: unknown) => error as Error);
   if (listening instanceof Error) {
     logger.fatal({ event: 'webhook-failed', err: listening }, `cannot listen on ${options.host}:${options.port}: ${listening.message}`);
@@ -103,6 +135,8 @@ async function serve(options: WebhookOptions): Promise<number> {
   await new Promise<void>((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
+    // Also those still in their handshake or yet to send a request, which Node's call leaves open.
+    connections.closeIdle();
   });
   return 0;
 }

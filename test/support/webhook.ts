@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { type Agent, request } from 'node:https';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { type RunningSupervisor, startSupervisor } from './supervisor.ts';
 
@@ -70,7 +71,21 @@ export interface HttpAnswer {
   readonly body: string;
 }
 
-export function post(port: number, ca: Buffer, body: string | Buffer, path = '/mutate', method = 'POST'): Promise<HttpAnswer> {
+export interface PostOptions {
+  /** Keeps connections alive between posts, as the API server does. */
+  readonly agent?: Agent;
+  /** The address to send from (another of 127.0.0.0/8 is another client address). */
+  readonly localAddress?: string;
+}
+
+export function post(
+  port: number,
+  ca: Buffer,
+  body: string | Buffer,
+  path = '/mutate',
+  method = 'POST',
+  options: PostOptions = {},
+): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       {
@@ -79,6 +94,7 @@ export function post(port: number, ca: Buffer, body: string | Buffer, path = '/m
         path,
         method,
         ca,
+        ...options,
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
       },
       (response) => {
@@ -163,4 +179,29 @@ export function readAnswer(answer: HttpAnswer): { response: AdmissionAnswer; pat
   const { response } = review;
   const patch = response.patch === undefined ? [] : (JSON.parse(Buffer.from(response.patch, 'base64').toString('utf8')) as unknown[]);
   return { response, patch };
+}
+
+/** A plain TCP connection to the webhook that never sends a byte (no TLS), from `localAddress`; resolves once connected. */
+export function openSilentSocket(port: number, localAddress = '127.0.0.1'): Promise<SilentSocket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host: '127.0.0.1', port, localAddress });
+    const closed = new Promise<void>((resolveClose) => socket.once('close', () => resolveClose()));
+    socket.on('error', () => {});
+    socket.once('connect', () => resolve({ socket, closed, isClosed: () => socket.destroyed }));
+    socket.once('close', () => reject(new Error(`connection from ${localAddress} closed before it connected`)));
+  });
+}
+
+export interface SilentSocket {
+  readonly socket: Socket;
+  /** Resolves when the webhook (or the test) closed it. */
+  readonly closed: Promise<void>;
+  readonly isClosed: () => boolean;
+}
+
+/** The resident set of a process, from /proc/PID/status, in MiB. */
+export function residentMiB(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  if (match === null) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]) / 1024;
 }

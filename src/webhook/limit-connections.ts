@@ -1,0 +1,130 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from 'node:https';
+import type { Socket } from 'node:net';
+
+// What connections may cost the webhook, whoever opens them: anyone who can
+// reach its Service (any pod, without a NetworkPolicy) can connect, and a
+// webhook that dies of it (the Deployment's 128 MiB) lets the API server admit
+// pods uninjected (failurePolicy: Ignore). Node's HTTPS server bounds none of
+// it: connections are unlimited (each TLS one about 50 KiB), a handshake may
+// take 120 s, and a connection that never sends a request is only found by a
+// check every 30 s. Here, as the status server does (src/status/):
+// - a cap on open connections from one address, past which a new one is
+//   closed at once;
+// - a cap on all of them: when full, the oldest connection of the address
+//   holding the most is closed to let a new one in, if it is not in the middle
+//   of a review (so a flood from many addresses churns through its own idle
+//   connections while the API server's still get in); else the new one is;
+// - a deadline for the handshake, from the TCP connection, whatever the
+//   client trickles, then one for the first request: Node's headersTimeout
+//   only starts at a request's first byte, so a connection that completed its
+//   handshake and sends nothing was never closed. Later requests' heads and
+//   kept-alive connections have the HTTP server's own deadlines.
+
+export interface WebhookConnectionLimits {
+  readonly maxConnections: number;
+  readonly maxConnectionsPerAddress: number;
+  /** From the TCP connection to a completed TLS handshake. */
+  readonly handshakeTimeoutMs: number;
+  /** From the handshake to the first request's head. */
+  readonly headTimeoutMs: number;
+}
+
+interface Connection {
+  readonly socket: Socket;
+  readonly address: string;
+  /** Address and port: read while the socket is open (a closed one has neither). */
+  readonly peer: string;
+  /** Reviews being answered on it: it is not closed to make room while one is. */
+  reviews: number;
+  /** Until the handshake, then until the first request; none after. */
+  deadline: NodeJS.Timeout | undefined;
+}
+
+export interface ConnectionTable {
+  readonly open: () => number;
+  /** Closes every connection that has no review in flight (the webhook is stopping). */
+  readonly closeIdle: () => void;
+}
+
+export function limitConnections(server: Server, limits: WebhookConnectionLimits): ConnectionTable {
+  // Oldest first: a Set iterates in insertion order.
+  const byAddress = new Map<string, Set<Connection>>();
+  // The TLS socket a request arrives on is not the TCP one accepted; both
+  // have the client's address and port, which name one live connection.
+  const byPeer = new Map<string, Connection>();
+  let open = 0;
+
+  const peerKey = (socket: Socket) => `${socket.remoteAddress}|${socket.remotePort}`;
+  const evictable = (): Connection | undefined => {
+    let busiest: Set<Connection> | undefined;
+    for (const connections of byAddress.values()) if (busiest === undefined || connections.size > busiest.size) busiest = connections;
+    for (const connection of busiest ?? []) if (connection.reviews === 0) return connection;
+    return undefined;
+  };
+
+  // Called after the TLS server's own listener has wrapped the socket: destroying it ends the TLS socket too.
+  server.on('connection', (socket: Socket) => {
+    const address = socket.remoteAddress ?? '';
+    const mine = byAddress.get(address);
+    if (mine !== undefined && mine.size >= limits.maxConnectionsPerAddress) return void socket.destroy();
+    if (open >= limits.maxConnections) {
+      const victim = evictable();
+      if (victim === undefined) return void socket.destroy();
+      victim.socket.destroy();
+      forget(victim);
+    }
+    const connection: Connection = {
+      socket,
+      address,
+      peer: peerKey(socket),
+      reviews: 0,
+      deadline: closeAfter(socket, limits.handshakeTimeoutMs),
+    };
+    const connections = mine ?? new Set();
+    connections.add(connection);
+    byAddress.set(address, connections);
+    byPeer.set(connection.peer, connection);
+    open += 1;
+    socket.once('close', () => forget(connection));
+  });
+
+  const forget = (connection: Connection) => {
+    const connections = byAddress.get(connection.address);
+    if (connections?.delete(connection) !== true) return;
+    if (connections.size === 0) byAddress.delete(connection.address);
+    byPeer.delete(connection.peer);
+    clearTimeout(connection.deadline);
+    open -= 1;
+  };
+
+  server.on('secureConnection', (socket: Socket) => {
+    const connection = byPeer.get(peerKey(socket));
+    if (connection === undefined) return;
+    clearTimeout(connection.deadline);
+    connection.deadline = closeAfter(connection.socket, limits.headTimeoutMs);
+  });
+
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const connection = byPeer.get(peerKey(request.socket));
+    if (connection === undefined) return;
+    clearTimeout(connection.deadline);
+    connection.deadline = undefined;
+    connection.reviews += 1;
+    response.once('close', () => {
+      connection.reviews -= 1;
+    });
+  });
+
+  return {
+    open: () => open,
+    closeIdle: () => {
+      for (const connections of byAddress.values())
+        for (const connection of connections) if (connection.reviews === 0) connection.socket.destroy();
+    },
+  };
+}
+
+function closeAfter(socket: Socket, ms: number): NodeJS.Timeout {
+  return setTimeout(() => socket.destroy(), ms).unref();
+}

@@ -1,11 +1,11 @@
 // How much of a pod one review may make the webhook work through. The API
 // server sends any pod that matches the webhook, and whoever may create a pod
-// in a matching namespace writes it: checking a command line costs about
-// 6 µs a word and 250 µs an --init (the CLI parser, then the plan's rules), so
-// 65,000 proxy containers held the event loop 1.16 s, and every review sent
-// meanwhile with it (bench/webhook-reviews.ts). Past a limit the pod is
-// denied with the limit named, before anything is built or checked; real pods
-// are far below each one.
+// in a matching namespace writes it. Checking a command line (the CLI parser,
+// then the plan's rules) takes time in proportion to its words, and more for
+// each external or init step: a pod of 65,000 proxy containers held the event
+// loop, and every review sent meanwhile, for seconds (bench/webhook-reviews.ts).
+// Past a limit the pod is denied with the limit named, before anything is
+// built or checked; real pods are far below each one.
 
 export const REVIEW_LIMITS = {
   /** Of containers, and of initContainers, each. Kubernetes sets none; a pod with a mesh and a few sidecars has about ten. */

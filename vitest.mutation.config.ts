@@ -2,13 +2,15 @@ import { defineConfig } from 'vitest/config';
 
 // The tests Stryker runs against each mutant of the pure core (npm run
 // test:mutation, stryker.config.mjs): the unit tests beside src/lifecycle,
-// src/plan and src/config. The process and PID-1 tests in test/ need the bundle
-// and take minutes, and mutants of the core are killed by the unit tests or by
-// nothing, so they stay out; so does the 4,000-case property test of the CLI
-// inputs (src/cli/config-inputs.property.test.ts), which alone takes a minute.
+// src/plan and src/config, and those of src/cli, which parse flags and
+// variables through src/config without a process. The process and PID-1 tests
+// in test/ need the bundle and take minutes, so they stay out; so does the
+// 4,000-case property test of the CLI inputs (src/cli/config-inputs.property.test.ts),
+// which alone takes a minute.
 export default defineConfig({
   test: {
-    include: ['src/lifecycle/**/*.test.ts', 'src/plan/**/*.test.ts', 'src/config/**/*.test.ts'],
+    include: ['src/lifecycle/**/*.test.ts', 'src/plan/**/*.test.ts', 'src/config/**/*.test.ts', 'src/cli/**/*.test.ts'],
+    exclude: ['src/cli/config-inputs.property.test.ts', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { useHarness } from './support/harness.ts';
 import { PRIVATE_FIXTURES, privateTmpWrapper } from './support/private-tmp.ts';
+import { runStoppedAtSyscall, type StoppedRun } from './support/stopped-at-syscall.ts';
 import { BIN, BIN_COMMAND, NODE, runSupervisor } from './support/supervisor.ts';
 
 // `sidecar-init install DIR`: the single executable copies itself and its addon
@@ -25,11 +26,18 @@ const AS_NOBODY = [
   '--inh-caps=+dac_read_search',
   '--ambient-caps=+dac_read_search',
 ];
+/** A neighbour sharing the volume: another uid, no capabilities, no groups. */
+const NEIGHBOUR = ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups'];
 const ORPHANS = 20;
+/** Far above the 1-3 s an install takes on a loaded machine; an install blocked on a FIFO never ends at all. */
+const INSTALL_ENDS_WITHIN_MS = 60_000;
+const NEIGHBOUR_TEST_TIMEOUT_MS = INSTALL_ENDS_WITHIN_MS + 30_000;
 const { track, events: createEvents, expectNothingLeft } = useHarness();
 
 const dirs: string[] = [];
+const stoppedRuns: StoppedRun[] = [];
 afterEach(() => {
+  for (const run of stoppedRuns.splice(0)) run.kill();
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -146,5 +154,110 @@ describe.skipIf(!IS_EXECUTABLE)('sidecar-init install DIR', () => {
       /^sidecar-init: cannot load the embedded native reaper addon: [^\n]*\/mnt\/bin\/sidecar-init\.node: not this build's addon \(content differs\); \/dev\/shm: read-only; \/tmp: read-only; \/var\/tmp: read-only\); [^\n]*\n$/,
     );
     expect(events.read()).toEqual([]);
+  });
+});
+
+/**
+ * A neighbour who can write DIR (uid 65534; an emptyDir is 0777 without the
+ * sticky bit) moves install's partial file away and plants `plant` under its
+ * name, at the moment that matters: the file is created and filled, not yet
+ * renamed into place. Not a race: install is stopped right after its `nth`
+ * fchmod (each partial file gets exactly one between being filled and being
+ * renamed: libuv's copyfile made it before, install's own fchmod makes it now),
+ * the neighbour acts while it is stopped, then it resumes. Whatever install
+ * does by that name from then on, it does to the neighbour's entry.
+ */
+async function installWithNeighbour(nth: number, plant: 'symlink' | 'fifo', target: string) {
+  const dir = tempDir();
+  chmodSync(dir, 0o777);
+  const run = runStoppedAtSyscall('fchmod', nth, [BIN, 'install', dir]);
+  stoppedRuns.push(run);
+  const pid = await run.stopped;
+  const [partial, ...others] = readdirSync(dir).filter((name) => name.endsWith('.partial'));
+  expect(others).toEqual([]);
+  const swap = plant === 'symlink' ? 'mv "$1" "$1.moved" && ln -s "$2" "$1"' : 'mv "$1" "$1.moved" && mkfifo "$1"';
+  const neighbour = spawnSync(NEIGHBOUR[0]!, [...NEIGHBOUR.slice(1), 'sh', '-c', swap, 'neighbour', join(dir, partial!), target], {
+    encoding: 'utf8',
+  });
+  expect(neighbour.stderr).toBe('');
+  expect(neighbour.status).toBe(0);
+  process.kill(pid, 'SIGCONT');
+  const resumedAt = Date.now();
+  const bound = new Promise<'still running'>((resolve) => setTimeout(resolve, INSTALL_ENDS_WITHIN_MS, 'still running').unref());
+  const result = await Promise.race([run.exited, bound]);
+  if (result === 'still running')
+    throw new Error(`install still running ${INSTALL_ENDS_WITHIN_MS} ms after the neighbour planted a ${plant}`);
+  return { ...result, dir, endedAfterMs: Date.now() - resumedAt };
+}
+
+describe.skipIf(!IS_EXECUTABLE)('install into a folder a neighbour can write', () => {
+  /** A root-only file (0600 in a 0700 folder) whose mode and content must stay as they are, and whose hash must never be told. */
+  function rootOnlyFile(): { file: string; sha256: string } {
+    const folder = tempDir();
+    const file = join(folder, 'key');
+    writeFileSync(file, 'root only\n', { mode: 0o600 });
+    return { file, sha256: sha256(file) };
+  }
+
+  const NOT_WRITTEN = (dir: string, name: string) =>
+    new RegExp(
+      `^sidecar-init: cannot install into ${dir}: ${dir}/${name.replace('.', '\\.')} is not the file install wrote: another user renamed or replaced entries in ${dir} while install ran; [^\\n]*\\n$`,
+    );
+
+  it.each([
+    [1, 'sidecar-init.node'],
+    [2, 'sidecar-init'],
+  ])(
+    'a symlink for the partial %i (%s): install touches nothing it points to, tells no hash of it, and fails saying so, exit 2',
+    async (nth, name) => {
+      const secret = rootOnlyFile();
+      const result = await installWithNeighbour(nth, 'symlink', secret.file);
+      // Before: root chmodded the file it pointed to 0755 and printed its sha256 (an oracle for any file root can read).
+      expect(statSync(secret.file).mode & 0o7777).toBe(0o600);
+      expect(sha256(secret.file)).toBe(secret.sha256);
+      expect(`${result.stdout}${result.stderr}`).not.toContain(secret.sha256);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(NOT_WRITTEN(result.dir, name));
+      expect(result.code).toBe(2);
+      // The rename moved the neighbour's symlink into place; it is still theirs and still a symlink, never followed.
+      expect(lstatSync(join(result.dir, name)).isSymbolicLink()).toBe(true);
+    },
+    NEIGHBOUR_TEST_TIMEOUT_MS,
+  );
+
+  it.each([
+    [1, 'sidecar-init.node'],
+    [2, 'sidecar-init'],
+  ])(
+    'a FIFO for the partial %i (%s): install ends, exit 2, saying so',
+    async (nth, name) => {
+      const result = await installWithNeighbour(nth, 'fifo', '');
+      // Before: install opened the FIFO to sync and hash it, and blocked there for good.
+      expect(result.endedAfterMs).toBeLessThan(INSTALL_ENDS_WITHIN_MS);
+      expect(result.stderr).toMatch(NOT_WRITTEN(result.dir, name));
+      expect(result.code).toBe(2);
+    },
+    NEIGHBOUR_TEST_TIMEOUT_MS,
+  );
+
+  it('never names a partial file again after creating it, but to rename it; a placed file only to lstat it', () => {
+    const dir = tempDir();
+    const trace = join(tempDir(), 'trace');
+    const result = spawnSync('strace', ['-f', '-o', trace, '-e', 'trace=%file,fchmod', BIN, 'install', dir], { encoding: 'utf8' });
+    expect(result.status).toBe(0);
+    // DIR's entries, by DIR's path (as before) or through its descriptor, /proc/self/fd/N (as now).
+    const inDir = new RegExp(`(${dir}|/proc/self/fd/\\d+)/(\\.sidecar-init\\.[0-9a-f]+\\.partial|sidecar-init(\\.node)?)"`);
+    const calls = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((line) => inDir.test(line))
+      .map((line) => line.replace(/^\d+ +/, '').replace(/\(.*/, ''))
+      // lstat is statx or newfstatat with AT_SYMLINK_NOFOLLOW, or lstat, by kernel and libuv.
+      .map((call) => (/^(statx|newfstatat|lstat)$/.test(call) ? 'lstat' : call));
+    // Per file: create (O_EXCL|O_NOFOLLOW), rename, lstat; nothing else by a name in DIR: no chmod, no second open.
+    expect(calls).toEqual(['openat', 'rename', 'lstat', 'openat', 'rename', 'lstat']);
+    const creates = readFileSync(trace, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('.partial') && line.includes('openat('));
+    for (const line of creates) expect(line).toMatch(/O_CREAT\|O_EXCL\|O_NOFOLLOW/);
   });
 });

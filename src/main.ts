@@ -121,16 +121,18 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
   // A failure of the supervisor itself must not leave its children running
   // (each in its own session, a Job would hang): kill them all, exit non-zero.
-  const crash = (error: unknown): number => {
+  const crash = async (error: unknown): Promise<number> => {
     const killed = killDescendantsNow();
     logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
     const reason = error instanceof Error ? error.message : String(error);
-    writeTerminationMessage(plan.terminationLog, `sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`, logger);
+    await writeTerminationMessage(plan.terminationLog, `sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`, logger);
     return EXIT_INTERNAL;
   };
   const crashAndExit = (error: unknown): void => {
-    const code = crash(error);
-    void flushLog(LOG_FLUSH_DEADLINE_MS).then(() => exitProcess(code));
+    void crash(error).then(async (code) => {
+      await flushLog(LOG_FLUSH_DEADLINE_MS);
+      exitProcess(code);
+    });
   };
   process.on('uncaughtException', crashAndExit);
   process.on('unhandledRejection', crashAndExit);
@@ -138,10 +140,10 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   try {
     const finished = await supervise(plan, logger, native);
     // Last, once everything is down: Kubernetes shows it as the container's termination message.
-    writeTerminationMessage(plan.terminationLog, finished.message, logger);
+    await writeTerminationMessage(plan.terminationLog, finished.message, logger);
     exitCode = finished.exitCode;
   } catch (error) {
-    exitCode = crash(error);
+    exitCode = await crash(error);
   }
   await flushLog(LOG_FLUSH_DEADLINE_MS);
   return exitCode;

@@ -1,4 +1,17 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  linkSync,
+  openSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -10,6 +23,10 @@ import { runSupervisor } from './support/supervisor.ts';
 // there), for Kubernetes to show as the container's last state. Real runs.
 
 const { track, expectNothingLeft } = useHarness();
+/** A neighbour sharing the folder: another uid, no capabilities, no groups. */
+const AS_NEIGHBOUR = 'setpriv --reuid=65534 --regid=65534 --clear-groups';
+/** Far above the few hundred milliseconds a run of `exit 3` takes; an exit blocked on a FIFO never comes. */
+const EXIT_WITHIN_MS = 20_000;
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -118,5 +135,94 @@ describe('--termination-log', () => {
     const none = track(await runSupervisor(['--termination-log', 'none', '--', 'true'], { env: { SIDECAR_INIT_TERMINATION_LOG: file } }));
     expect(none.code).toBe(0);
     expect(() => readFileSync(file)).toThrow(/ENOENT/);
+  });
+});
+
+describe('--termination-log through folders a neighbour can write', () => {
+  /** A folder others can write (an emptyDir: 0777, no sticky bit), and a root-only folder holding a root-only file. */
+  function sharedAndRootOnly() {
+    const shared = tempDir();
+    chmodSync(shared, 0o777);
+    const rootOnly = tempDir();
+    const secret = join(rootOnly, 'termination');
+    writeFileSync(secret, "root's own\n", { mode: 0o600 });
+    return { shared, rootOnly, secret };
+  }
+
+  /**
+   * The app is the attack: it runs `script` as uid 65534, then exits 3. So the
+   * neighbour acts after sidecar-init started and before it writes the
+   * message at the end; nothing races, the exit waits for the script.
+   */
+  function appAfterNeighbour(script: string): string[] {
+    return ['--', 'sh', '-c', `${AS_NEIGHBOUR} sh -c '${script}' && exit 3`];
+  }
+
+  it('a folder of the path swapped for a symlink to a root-only folder: nothing there is written, a warning names the folder, exit code intact', async () => {
+    const { shared, rootOnly, secret } = sharedAndRootOnly();
+    const folder = join(shared, 'logs');
+    mkdirSync(folder);
+    chmodSync(folder, 0o777);
+    const path = join(folder, 'termination');
+    const run = track(
+      await runSupervisor(['--termination-log', path, ...appAfterNeighbour(`mv ${folder} ${folder}.moved && ln -s ${rootOnly} ${folder}`)]),
+    );
+    expect(run.code).toBe(3);
+    // Before: root followed the symlinked folder and replaced the root-only file with the message.
+    expect(readFileSync(secret, 'utf8')).toBe("root's own\n");
+    expect(statSync(secret).mode & 0o7777).toBe(0o600);
+    expect(run.logs.find((line) => line.event === 'termination-message-failed')).toMatchObject({
+      level: 'warn',
+      path,
+      msg: `could not write the termination message: ${folder}: not a folder (a symlink is not followed)`,
+    });
+    await expectNothingLeft(run);
+  });
+
+  it('the file itself a symlink, or a hard link to a root-only file: neither is written, exit code intact', async () => {
+    const { shared, secret } = sharedAndRootOnly();
+    const symlinked = join(shared, 'symlinked');
+    const run = track(await runSupervisor(['--termination-log', symlinked, ...appAfterNeighbour(`ln -s ${secret} ${symlinked}`)]));
+    expect(run.code).toBe(3);
+    expect(run.logs.find((line) => line.event === 'termination-message-failed')?.msg).toBe(
+      `could not write the termination message: ${symlinked}: a symlink, which is not followed`,
+    );
+    // fs.protected_hardlinks stops uid 65534 from linking a file it cannot write; without it (some hosts), a link there
+    // is theirs to make. Root makes it here.
+    const linked = join(shared, 'linked');
+    linkSync(secret, linked);
+    const hard = track(await runSupervisor(['--termination-log', linked, '--', 'sh', '-c', 'exit 3']));
+    expect(hard.code).toBe(3);
+    // Before: the message replaced the root-only file's content through its second name.
+    expect(readFileSync(secret, 'utf8')).toBe("root's own\n");
+    expect(hard.logs.find((line) => line.event === 'termination-message-failed')?.msg).toBe(
+      `could not write the termination message: ${linked}: has 2 hard links, and writing it would change the other names too`,
+    );
+    await expectNothingLeft(hard);
+  });
+
+  it.each([
+    ['no reader', false],
+    ['a reader that never reads', true],
+  ])('a FIFO at the path, %s: the exit does not wait on it, a warning says why, exit code intact', async (_, withReader) => {
+    const { shared } = sharedAndRootOnly();
+    const path = join(shared, 'termination');
+    const neighbour = spawnSync('sh', ['-c', `${AS_NEIGHBOUR} mkfifo ${path}`], { encoding: 'utf8' });
+    expect(neighbour.status).toBe(0);
+    // O_RDWR opens a FIFO at once on Linux: the test itself is the reader that never reads.
+    const reader = withReader ? openSync(path, constants.O_RDWR | constants.O_NONBLOCK) : undefined;
+    try {
+      const startedAt = Date.now();
+      const run = track(await runSupervisor(['--termination-log', path, '--', 'sh', '-c', 'exit 3']));
+      expect(Date.now() - startedAt).toBeLessThan(EXIT_WITHIN_MS);
+      expect(run.code).toBe(3);
+      expect(run.logs.find((line) => line.event === 'termination-message-failed')).toMatchObject({
+        level: 'warn',
+        path,
+        msg: `could not write the termination message: ${path}: ${withReader ? 'not a regular file' : 'a FIFO with no reader, or a socket'}`,
+      });
+    } finally {
+      if (reader !== undefined) closeSync(reader);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { announced, fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
+import { waitForStopped } from './support/proc-state.ts';
 import { FIXTURES, startSupervisor } from './support/supervisor.ts';
 
 // Termination: hooks, drain, the one grace budget, stop signals, rewrites,
@@ -74,6 +75,25 @@ describe('the grace budget', () => {
     expect((await run.exited).code).toBe(137);
     expect(Date.now() - signalled).toBeLessThan(2_000 + 3_000);
     expect(run.logs.some((line) => line.event === 'grace-expired')).toBe(true);
+    await expectNothingLeft(run);
+  });
+
+  it('ends an app that stopped itself (kill -STOP $$) at once with its SIGTERM, exiting 143, not at the grace with 137', async () => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(['--grace', '20s', '--', '/bin/sh', '-c', 'NAME=app; . "$0"; record start; kill -STOP $$', `${FIXTURES}record.sh`], {
+        env: { EVENTS: events.file },
+      }),
+    );
+    const spawned = await run.waitForLog((line) => line.event === 'spawned' && line.proc === 'app');
+    await events.waitFor('app start');
+    await waitForStopped(Number(spawned.pid));
+    const signalled = Date.now();
+    run.process.kill('SIGTERM');
+    expect(await run.exited).toEqual({ code: 143, signal: null });
+    // A liveness bound, far under the grace: the SIGCONT after the SIGTERM lets the pending SIGTERM end it.
+    expect(Date.now() - signalled).toBeLessThan(10_000);
+    expect(run.logs.some((line) => line.event === 'grace-expired')).toBe(false);
     await expectNothingLeft(run);
   });
 });

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { announced, fixture, shellJoin } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { findMarkedProcesses, killMarkedProcesses, waitForNoLeftovers } from './support/leftovers.ts';
+import { processState } from './support/proc-state.ts';
 import { BIN_COMMAND, MARKER_VARIABLE } from './support/supervisor.ts';
 
 // Interactive use, as `docker run -it IMAGE bash` gives it: sidecar-init on a
@@ -48,6 +49,28 @@ async function waitForForeground(marker: string, cmdline: string): Promise<void>
       }
     }
     if (Date.now() > deadline) throw new Error(`no process ${JSON.stringify(cmdline)} came to the foreground`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** The marked processes whose argv starts with these words, as /proc shows them now. */
+function markedWithArgv(marker: string, ...prefix: string[]): number[] {
+  return findMarkedProcesses(marker).filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'latin1').startsWith(`${prefix.join('\x00')}\x00`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Resolves with the pid of the one marked process with this argv prefix once `ready` holds for it; polls /proc, bounded. */
+async function waitForMarked(marker: string, prefix: readonly string[], ready: (pid: number) => boolean): Promise<number> {
+  const deadline = Date.now() + WAIT_MS;
+  for (;;) {
+    const found = markedWithArgv(marker, ...prefix).find(ready);
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error(`no process ${JSON.stringify(prefix)} came to the state waited for`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
@@ -164,6 +187,35 @@ describe('on a terminal', () => {
       const sidecar = events.sequence().filter((entry) => entry.startsWith('side '));
       // The sidecar never read the terminal and heard none of its signals; it was stopped at teardown.
       expect(sidecar).toEqual(['side stdin-not-terminal', 'side start', 'side stop']);
+      expect(await waitForNoLeftovers(terminal.marker)).toEqual([]);
+    });
+  }
+
+  for (const pid1 of [false, true]) {
+    it(`ends an app that stopped itself (kill -STOP $$) at once on SIGTERM, exiting 143${pid1 ? ' (as PID 1)' : ''}`, async () => {
+      const app = 'echo "stopping-myself"; kill -STOP $$; echo "continued"';
+      const argv = [
+        ...(pid1 ? ['unshare', '--pid', '--fork', '--mount-proc'] : []),
+        ...BIN_COMMAND,
+        '--log-level',
+        'warn',
+        '--grace',
+        '20s',
+        '--',
+        '/bin/sh',
+        '-c',
+        app,
+      ];
+      const terminal = startOnTerminal(argv, {});
+      await terminal.waitFor(/stopping-myself/, 0);
+      await waitForMarked(terminal.marker, ['/bin/sh', '-c', app], (pid) => processState(pid) === 'T');
+      const supervisor = await waitForMarked(terminal.marker, BIN_COMMAND, () => true);
+      const signalled = Date.now();
+      process.kill(supervisor, 'SIGTERM');
+      expect(await terminal.exited).toBe(143);
+      // A liveness bound, far under the grace: the SIGCONT after the SIGTERM lets the pending SIGTERM end it.
+      expect(Date.now() - signalled).toBeLessThan(10_000);
+      expect(terminal.screen()).not.toContain('continued');
       expect(await waitForNoLeftovers(terminal.marker)).toEqual([]);
     });
   }

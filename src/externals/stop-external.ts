@@ -5,6 +5,7 @@ import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
 import { describeFound, type FoundProcess, isStillTheProcess, type ProcessSearch, searchProcesses } from './find-processes.ts';
 import { describeTooMany } from './presence-probe.ts';
 import { redactUrl } from '../plan/redact-url.ts';
+import { needsContinue } from '../plan/signal-sets.ts';
 import { type StopRequestResult, requestStop } from './request-stop.ts';
 
 // Stops a process of another container at teardown, in this order: its own
@@ -208,6 +209,8 @@ function signalMatched(found: FoundProcess, match: ProcessMatch, signal: NodeJS.
     handle = openProcessHandle(found.pid);
     if (handle === undefined || !isStillTheProcess(found, match)) return 'gone';
     const result = handle.signal(signal);
+    // Through the same pidfd: a stopped proxy would hold the stop signal until the SIGKILL (needsContinue).
+    if (result.kind === 'sent' && needsContinue(signal)) handle.signal('SIGCONT');
     return result.kind;
   } finally {
     handle?.close();

@@ -100,7 +100,7 @@ export function handleControlExit(draft: Draft, spec: ProcessSpec, before: ProcS
 function sendControlStop(context: DecideContext, draft: Draft, name: string): void {
   const spec = context.graph.spec(name);
   draft.effects.push(
-    { type: 'signal', name, signal: spec.stopSignal ?? 'SIGTERM', purpose: 'control' },
+    { type: 'signal', name, signal: spec.stopSignal ?? 'SIGTERM', purpose: 'control-stop' },
     { type: 'start-timer', timer: { kind: 'process-grace', name }, ms: spec.graceMs ?? context.graceMs },
   );
 }

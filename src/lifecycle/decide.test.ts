@@ -665,7 +665,7 @@ describe('control requests', () => {
       { type: 'control-reply', id: 1, ok: true, message: 'restarting s' },
     ]);
     expect(d.send({ type: 'hook-done', name: 's', hook: 'preStop', ok: true })).toEqual([
-      { type: 'signal', name: 's', signal: 'SIGQUIT', purpose: 'control' },
+      { type: 'signal', name: 's', signal: 'SIGQUIT', purpose: 'control-stop' },
       { type: 'start-timer', timer: { kind: 'process-grace', name: 's' }, ms: 3_000 },
     ]);
     // Its policy is never, and still it comes back: a restart was asked for.
@@ -742,7 +742,7 @@ describe('control requests', () => {
   it('a teardown during a requested stop sends nothing twice and ends when the sidecar is down', () => {
     const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
-    expect(signalsIn(d.send(control(1, { kind: 'stop', name: 's' })))).toEqual(['s SIGTERM control']);
+    expect(signalsIn(d.send(control(1, { kind: 'stop', name: 's' })))).toEqual(['s SIGTERM control-stop']);
     expect(signalsIn(d.send({ type: 'signal', signal: 'SIGTERM' }))).toEqual(['app SIGTERM stop']);
     d.send(d.exited('app', signaled('SIGTERM')));
     expect(d.send(d.exited('s', signaled('SIGTERM')))).toContainEqual(finish(143));

@@ -67,10 +67,10 @@ export type LifecycleEvent = LifecycleEventBody & { readonly at: number };
  * Why a signal is sent: 'stop' is a process's orderly stop, 'forward' passes on
  * a signal the supervisor received, 'unhealthy' stops a process whose liveness
  * probe or postStart hook failed (to restart it), 'expire' and 'kill' end what
- * outlived a grace, 'control' is a stop, restart or signal asked for on the
- * control socket.
+ * outlived a grace, 'control-stop' is a stop or restart asked for on the
+ * control socket, 'control' a signal asked for there.
  */
-export type SignalPurpose = 'stop' | 'forward' | 'unhealthy' | 'expire' | 'kill' | 'control';
+export type SignalPurpose = 'stop' | 'forward' | 'unhealthy' | 'expire' | 'kill' | 'control-stop' | 'control';
 
 // What decide.ts asks the runner to do. Effects carry names, never PIDs: the
 // runner owns the handles.

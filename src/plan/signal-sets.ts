@@ -35,6 +35,24 @@ export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = [
 /** Every signal the supervisor listens for: the ones that stop it and the ones it passes on. */
 export const HANDLED_SIGNALS: readonly NodeJS.Signals[] = [...STOP_SIGNALS, ...FORWARDED_SIGNALS];
 
+/** Sent to stop a process, not to end it; SIGCONT undoes them. */
+const JOB_CONTROL_SIGNALS: readonly NodeJS.Signals[] = ['SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGCONT'];
+
+/**
+ * Whether a SIGCONT must follow `signal` when it is sent to end a process. A
+ * stopped process (SIGSTOP, Ctrl-Z, an app that ran `kill -STOP $$`) keeps
+ * every signal but SIGKILL pending until it is continued, so a SIGTERM alone
+ * would wait out the whole grace and end in SIGKILL (137, not 143); systemd
+ * sends SIGCONT after its stop signal for the same reason. Sent after the
+ * signal, never before: continued first, the process could stop again before
+ * the signal is there, while a pending signal is delivered as soon as it runs.
+ * Not after SIGKILL, which ends a stopped process as it is, nor after the
+ * job-control signals, which are sent to stop, not to end.
+ */
+export function needsContinue(signal: NodeJS.Signals): boolean {
+  return signal !== 'SIGKILL' && !JOB_CONTROL_SIGNALS.includes(signal);
+}
+
 /** SIGTERM and SIGINT end the pod; every other handled signal is forwarded to the app. */
 export function isStopSignal(signal: NodeJS.Signals): boolean {
   return STOP_SIGNALS.includes(signal);

@@ -29,6 +29,8 @@ export type GroupSweepOutcome = 'empty' | 'terminated' | 'killed' | 'left';
 export async function sweepProcessGroup(pgid: number, graceMs: number, abort: AbortSignal): Promise<GroupSweepOutcome> {
   if (!signalGroup(pgid, 0)) return 'empty';
   signalGroup(pgid, 'SIGTERM');
+  // Stopped members would hold the SIGTERM until the SIGKILL (needsContinue in plan/signal-sets.ts).
+  signalGroup(pgid, 'SIGCONT');
   if (await waitForEmpty(pgid, graceMs, abort)) return 'terminated';
   if (abort.aborted) return 'left';
   signalGroup(pgid, 'SIGKILL');

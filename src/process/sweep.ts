@@ -3,6 +3,7 @@ import { isLiveEntry, listDescendants, readProcTable } from './proc-table.ts';
 import type { Reaper } from './reaper.ts';
 import { monotonicMs } from '../plan/monotonic-clock.ts';
 import { errorCode } from '../plan/error-code.ts';
+import { needsContinue } from '../plan/signal-sets.ts';
 
 // There is no event for "a process that is not our child died", so the sweep
 // polls /proc; at this interval a pass costs well under a millisecond per
@@ -72,6 +73,8 @@ async function pause(ms: number, hurry: AbortSignal | undefined): Promise<void> 
 function sendSignal(pid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(pid, signal);
+    // A stopped leftover would hold the SIGTERM until the SIGKILL (needsContinue).
+    if (needsContinue(signal)) process.kill(pid, 'SIGCONT');
   } catch (error) {
     // Gone between the /proc read and the kill: that is what we wanted.
     if (errorCode(error) !== 'ESRCH') throw error;

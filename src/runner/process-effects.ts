@@ -3,6 +3,7 @@ import type { ProcessSpec } from '../plan/plan.ts';
 import type { ReadinessChannel } from '../probes/readiness-channel.ts';
 import type { SignalPurpose } from '../lifecycle/events.ts';
 import type { Runner } from './ports.ts';
+import { needsContinue } from '../plan/signal-sets.ts';
 
 // The spawn, signal and sweep-group effects: the only ones that touch processes.
 
@@ -12,7 +13,23 @@ const SIGNAL_LOG: Readonly<Record<SignalPurpose, { level: 'info' | 'warn'; messa
   unhealthy: { level: 'warn', message: 'stopping to restart' },
   expire: { level: 'warn', message: 'grace budget exhausted' },
   kill: { level: 'warn', message: 'killed' },
+  'control-stop': { level: 'info', message: 'stopping on request' },
   control: { level: 'info', message: 'signalled on request' },
+};
+
+/**
+ * The purposes whose signal is sent to end the process, which a SIGCONT then
+ * follows (needsContinue says why). A forwarded signal or one asked for on
+ * the control socket is passed on as it is: a stopped app stays stopped.
+ */
+const ENDS_THE_PROCESS: Readonly<Record<SignalPurpose, boolean>> = {
+  stop: true,
+  unhealthy: true,
+  expire: true,
+  'control-stop': true,
+  kill: true,
+  forward: false,
+  control: false,
 };
 
 export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
@@ -98,7 +115,9 @@ export function signalProcess(
   const { name, signal, purpose } = effect;
   const child = runner.children.get(name);
   if (child === undefined) return;
-  const delivered = child.signal(signal, runner.graph.spec(name).signalTarget);
+  const target = runner.graph.spec(name).signalTarget;
+  const delivered = child.signal(signal, target);
+  if (delivered && ENDS_THE_PROCESS[purpose] && needsContinue(signal)) child.signal('SIGCONT', target);
   const event = purpose === 'forward' ? 'forwarded' : purpose === 'control' ? 'signalled' : 'stopping';
   const fields = { event, pid: child.pid, signal, ...budgetUsed };
   const logger = runner.log.of(name);

@@ -53,7 +53,9 @@ want_test() {
 
 want_binary() {
   # The executable is stripped of Node's debug symbols (binutils), and strace
-  # counts the files it creates (test/addon-placement.test.ts).
+  # counts the files it creates (test/addon-placement.test.ts), holds install
+  # stopped while a neighbour swaps its files and lists every call install
+  # makes by a name in DIR (test/install.test.ts).
   need strip binutils
   need strace strace
 }

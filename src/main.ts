@@ -94,6 +94,10 @@ async function validate(command: CliCommand & { kind: 'validate' }): Promise<num
   const plan = await planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
   writeAllSync(STDOUT_FD, `${command.configFile}: valid (${describePlan(plan)})\n`);
+  // Valid, but a stop that can only be a signal fails the pod when the proxy exits non-zero on it.
+  const { findSignalOnlyStopsThatFail } = await import('./plan/stop-exit-warning.ts');
+  for (const { name, warning } of findSignalOnlyStopsThatFail(plan))
+    writeAllSync(STDERR_FD, `${command.configFile}: warning: external ${name} has no stop endpoint, and ${warning}\n`);
   return 0;
 }
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
+import { fixture, fixtureArgv, freePort, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { HOST_ONLY, PROC_SHOWS_KTHREADD, podWrapper, supervisorPid } from './support/namespaces.ts';
 import { killStandins, startStandin } from './support/standin.ts';
@@ -153,6 +153,89 @@ describe('externals', () => {
       'external-stopped',
     ]);
     await expectNothingLeft(running);
+  });
+});
+
+describe('a proxy that exits non-zero on SIGTERM', () => {
+  // cloud-sql-proxy exits 143 on SIGTERM unless run with --exit-zero-on-sigterm, which fails its
+  // container and the pod (a Job too). Without --quitquitquit its quit port refuses: SIGTERM follows.
+  const runWithSqlProxy = async (args: readonly string[]) => {
+    const events = createEvents();
+    const proxy = await startStandin('cloud-sql-proxy', { args: ['--health-check', '--standin-sigterm-exit-code=143', ...args] });
+    const quitPort = await freePort();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: db',
+      '    role: external',
+      '    preset: cloud-sql-proxy',
+      `    match: { comm: cloud-sql-proxy, uid: ${proxy.uid} }`,
+      '    allowHost: true',
+      `    readiness: { probe: "${proxy.url(9090, '/startup')}" }`,
+      `    stop: { http: "http://127.0.0.1:${quitPort}/quitquitquit" }`,
+      '  - name: job',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('exit-with.sh', 'job', '0'))}`,
+    ]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    return { run, proxy };
+  };
+
+  it('is warned of before the SIGTERM, naming the consequence and the fix', async () => {
+    const { run, proxy } = await runWithSqlProxy([]);
+    expect(run.code).toBe(0);
+    expect(await proxy.exited).toEqual({ code: 143, signal: null });
+    const story = run.logs.filter((line) => line.proc === 'db').map((line) => line.event);
+    expect(story.slice(story.indexOf('external-stop-request'))).toEqual([
+      'external-stop-request',
+      'external-exit-fails-pod',
+      'external-stopping',
+      'external-stopped',
+    ]);
+    expect(run.logs.find((line) => line.event === 'external-exit-fails-pod')).toMatchObject({
+      level: 'warn',
+      signal: 'SIGTERM',
+      exitCode: 143,
+      msg: 'cloud-sql-proxy exits 143 on SIGTERM, which fails this pod: run it with --quitquitquit or --exit-zero-on-sigterm',
+    });
+    await expectNothingLeft(run);
+  });
+
+  it('is not warned of when its command line makes SIGTERM exit 0', async () => {
+    const { run, proxy } = await runWithSqlProxy(['--exit-zero-on-sigterm']);
+    expect(run.code).toBe(0);
+    await proxy.exited;
+    expect(run.logs.some((line) => line.proc === 'db' && line.event === 'external-stopping')).toBe(true);
+    expect(run.logs.some((line) => line.event === 'external-exit-fails-pod')).toBe(false);
+    await expectNothingLeft(run);
+  });
+
+  it('is said by plan on its stop line, and by validate when nothing but a signal can stop it', async () => {
+    const events = createEvents();
+    const lines = (stop: string) => [
+      'processes:',
+      '  - name: db',
+      '    role: external',
+      '    match: { comm: cloud-sql-proxy }',
+      stop,
+      '  - name: job',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('exit-with.sh', 'job', '0'))}`,
+    ];
+    const sentence = 'cloud-sql-proxy exits 143 on SIGTERM, which fails this pod: run it with --quitquitquit or --exit-zero-on-sigterm';
+    const signalOnly = writeConfig(events.dir, lines('    stop: { signal: SIGTERM }'));
+    const validated = track(await runSupervisor(['validate', '-c', signalOnly]));
+    expect(validated.code).toBe(0);
+    expect(validated.stderr()).toBe(`${signalOnly}: warning: external db has no stop endpoint, and ${sentence}\n`);
+    const planned = track(await runSupervisor(['plan', '-c', signalOnly]));
+    expect(planned.stdout()).toContain(`    stop:       SIGTERM, then waited for within the budget; ${sentence}\n`);
+    // With a stop endpoint validate is content, and plan still says what the fallback would do.
+    const withEndpoint = writeConfig(events.dir, lines('    stop: { http: "http://127.0.0.1:9091/quitquitquit" }'));
+    const validatedWithEndpoint = track(await runSupervisor(['validate', '-c', withEndpoint]));
+    expect(validatedWithEndpoint.stderr()).toBe('');
+    const plannedWithEndpoint = track(await runSupervisor(['plan', '-c', withEndpoint]));
+    expect(plannedWithEndpoint.stdout()).toContain(
+      `    stop:       POST http://127.0.0.1:9091/quitquitquit, then SIGTERM if it does not accept, then waited for within the budget; ${sentence}\n`,
+    );
   });
 });
 

@@ -24,6 +24,7 @@ describe('the plan of a run that announces and waits', () => {
       preset: null,
       match: 'announced:/handoff/proxy',
       stop: 'wait for /handoff/proxy to say exited',
+      stopWarning: null,
       optional: false,
       stopOnFailure: true,
       allowHost: false,

@@ -31,7 +31,8 @@ describe('the plan of an external', () => {
       {
         preset: 'linkerd',
         match: 'cmdline /linkerd2-proxy/',
-        stop: 'POST http://127.0.0.1:4191/shutdown',
+        stop: 'POST http://127.0.0.1:4191/shutdown, then SIGTERM if it does not accept',
+        stopWarning: null,
         optional: true,
         stopOnFailure: true,
         allowHost: false,
@@ -41,6 +42,8 @@ describe('the plan of an external', () => {
         preset: null,
         match: 'comm cloud-sql-proxy, uid 65532',
         stop: 'SIGINT',
+        // Known as cloud-sql-proxy by its comm, but stopped with SIGINT: nothing known to warn of.
+        stopWarning: null,
         optional: false,
         stopOnFailure: false,
         allowHost: true,

@@ -112,6 +112,7 @@ function externalLines(
   const kept = external.stopOnFailure ? '' : '; left running when sidecar-init exits non-zero';
   const waited =
     external.stop === 'none' ? '' : external.announced === null ? ', then waited for within the budget' : ', within the budget';
-  lines.push(field('stop', `${external.stop}${waited}${kept}`));
+  const warning = external.stopWarning === null ? '' : `; ${external.stopWarning}`;
+  lines.push(field('stop', `${external.stop}${waited}${kept}${warning}`));
   return lines;
 }

@@ -2,6 +2,7 @@ import { formatAddress } from '../plan/format-address.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
 import { describeMatch } from '../plan/process-match.ts';
+import { describeSigtermExit, presetOfExternal, stopMaySendSigterm } from '../plan/stop-exit-warning.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { startWaves, stopWaves } from '../plan/waves.ts';
@@ -73,6 +74,8 @@ export interface ProcessView {
     readonly preset: string | null;
     readonly match: string;
     readonly stop: string;
+    /** Why the signal in its stop would fail the pod (cloud-sql-proxy exits 143 on SIGTERM), and the fix; else null. */
+    readonly stopWarning: string | null;
     readonly optional: boolean;
     readonly stopOnFailure: boolean;
     /** Looked for even where /proc shows the host's processes. */
@@ -225,14 +228,18 @@ function externalView(external: ProcessSpec['external']): ProcessView['external'
         ? `wait for ${external.announced} to say exited`
         : [
             stop.http === undefined ? undefined : `${stop.http.method} ${stop.http.url}`,
-            stop.signal ?? (stop.http === undefined ? 'SIGTERM' : undefined),
+            // Without a signal of its own, SIGTERM follows a stop endpoint that does not accept.
+            stop.signal ?? (stop.http === undefined ? 'SIGTERM' : 'SIGTERM if it does not accept'),
           ]
             .filter((part) => part !== undefined)
             .join(', then ');
+  const preset = presetOfExternal(external);
+  const stopWarning = preset !== undefined && stopMaySendSigterm(external) ? describeSigtermExit(preset) : undefined;
   return {
     preset: external.preset ?? null,
     match: external.announced === undefined ? describeMatch(external.match) : `announced:${external.announced}`,
     stop: stopText,
+    stopWarning: stopWarning ?? null,
     optional: external.optional,
     stopOnFailure: external.stopOnFailure,
     allowHost: external.allowHost,

@@ -1,5 +1,6 @@
 import type { AnnouncementSource } from '../announce/announcement-source.ts';
 import type { ExternalSpec } from '../plan/plan.ts';
+import { presetOfExternal } from '../plan/stop-exit-warning.ts';
 import type { ExternalKit } from '../runner/ports.ts';
 import { createAnnouncedProbe, waitForAnnouncedExit } from './announced-external.ts';
 import { searchProcesses } from './find-processes.ts';
@@ -21,7 +22,14 @@ export function createExternalKit(announcements: AnnouncementSource): ExternalKi
       if (external.stop.kind === 'none') return 'stopped';
       if (external.announced !== undefined) return waitForAnnouncedExit(announcements, external.announced, { budgetMs, logger, abort });
       const outcome = await stopExternal(
-        { name, match: external.match, http: external.stop.http, signal: external.stop.signal, notFoundHint: external.notFoundHint },
+        {
+          name,
+          match: external.match,
+          http: external.stop.http,
+          signal: external.stop.signal,
+          notFoundHint: external.notFoundHint,
+          preset: presetOfExternal(external),
+        },
         { budgetMs, logger, abort },
       );
       switch (outcome.kind) {

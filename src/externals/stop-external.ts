@@ -7,6 +7,8 @@ import { describeTooMany } from './presence-probe.ts';
 import { redactUrl } from '../plan/redact-url.ts';
 import { needsContinue } from '../plan/signal-sets.ts';
 import { type StopRequestResult, requestStop } from './request-stop.ts';
+import type { ExternalPreset } from '../plan/presets.ts';
+import { describeSigtermExit } from '../plan/stop-exit-warning.ts';
 
 // Stops a process of another container at teardown, in this order: its own
 // quit endpoint (the one way that works across UIDs), else or also a signal
@@ -31,6 +33,8 @@ export interface ExternalStop {
   readonly signal?: NodeJS.Signals | undefined;
   /** Logged when the HTTP stop answers 404: how to switch the endpoint on (Linkerd's flag). */
   readonly notFoundHint?: string | undefined;
+  /** The proxy it is, when known: what it exits with after SIGTERM is warned of before SIGTERM goes out. */
+  readonly preset?: ExternalPreset | undefined;
 }
 
 export type StopOutcome =
@@ -97,9 +101,12 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
   // Every match is signalled once, a new process (the external came back, under a new PID or a reused one) as well.
   const signalled = new Set<string>();
   const denied = new Map<number, FoundProcess>();
+  let warned = false;
   const orderly = await waitUntilGone(search, deadline, options.abort, (targets) => {
     const fresh = targets.filter((found) => !signalled.has(identityOf(found)));
     if (signal === undefined || fresh.length === 0) return true;
+    if (!warned) warnOfSigtermExit(stop, signal, fresh, options.logger);
+    warned = true;
     options.logger.info({ event: 'external-stopping', signal, pids: fresh.map((found) => found.pid) }, 'signalling external');
     const newlyDenied: FoundProcess[] = [];
     for (const found of fresh) {
@@ -181,6 +188,17 @@ async function waitUntilGone(
     if (!worthWaiting || now >= deadline || abort?.aborted === true) return found;
     await delay(Math.max(1, Math.min(GONE_POLL_MS, deadline - now)));
   }
+}
+
+/**
+ * Before SIGTERM reaches a proxy that exits non-zero on it (cloud-sql-proxy:
+ * 143), which fails its container and so the pod: one warning that says so
+ * and how to avoid it, unless its command line already does (asked once per stop).
+ */
+function warnOfSigtermExit(stop: ExternalStop, signal: NodeJS.Signals, targets: readonly FoundProcess[], logger: StopLogger): void {
+  if (signal !== 'SIGTERM' || stop.preset === undefined) return;
+  const warning = describeSigtermExit(stop.preset, targets[0]?.cmdline.split(' '));
+  if (warning !== undefined) logger.warn({ event: 'external-exit-fails-pod', signal, exitCode: stop.preset.exits.sigterm }, warning);
 }
 
 /** A matcher looser than meant: nothing is signalled, and the log says what it matched. */

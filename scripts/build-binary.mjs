@@ -9,8 +9,13 @@
 // The Node it copies: --node PATH (or $SIDECAR_INIT_NODE; the Docker build
 // passes the base image's own Node), else the node-linux-ARCH package of the
 // project's Node version, from node_modules or fetched into .cache/ on demand.
-// For another architecture the blob (and its code cache) is made by that
-// architecture's Node under qemu-user when qemu-ARCH-static is installed.
+//
+// Reproducible: the same commit built from the same Node gives the same bytes
+// in any folder, on any machine (scripts/check-reproducible.sh checks it; what
+// each choice below costs is in docs/release.md). Nothing in the blob depends
+// on the build's path, time or run: no V8 code cache (its bytes follow the
+// random hash seed of the V8 that made it), and the blob's main script is
+// named by a relative path.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,9 +31,6 @@ const require = createRequire(import.meta.url);
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const ADDON_ASSET = 'reaper.node';
 const BUNDLE_ASSET = 'sidecar-init.cjs';
-const CODE_CACHE_ASSET = 'sidecar-init.cjs.code-cache';
-/** What the code cache is made from: a start that runs the app `true` with the log on. */
-const TRAINING_ARGS = ['--log-level', 'info', '--', 'true'];
 /**
  * V8 options the executable always runs with (measured with npm run bench, idle
  * with three sidecars): a supervisor holds little, lives long and runs no hot
@@ -46,8 +48,7 @@ const TRAINING_ARGS = ['--log-level', 'info', '--', 'true'];
  * runs once): idle with three sidecars, private memory settled at 12.2 MiB
  * within 3 s, where it took 12 s to reach 13.1. One V8 worker thread, not
  * four (a supervisor has no parallel work for them): 0.2 MiB less, three
- * fewer threads. The code cache is made with the same flags, or V8 would
- * reject it.
+ * fewer threads.
  */
 export const EXEC_ARGV = [
   '--max-semi-space-size=1',
@@ -79,28 +80,32 @@ function hostArch() {
 
 export async function buildBinary({ target = hostTarget(), node } = {}) {
   const nodeBinary = node ?? findNode(target);
-  await buildBundle();
+  const { metafile } = await buildBundle();
   const addon = buildNative({ target });
   const work = join(ROOT, 'dist/sea', target.arch);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
 
   const runner = blobRunner(target, nodeBinary);
-  const codeCache = runner.sameArch ? trainCodeCache(runner, work) : undefined;
-  const mainFile = join(work, 'main.cjs');
-  writeFileSync(mainFile, loaderSource({ codeCache: codeCache !== undefined }));
+  writeFileSync(join(work, MAIN_FILE), LOADER_SOURCE);
   const blobFile = join(work, 'sea-prep.blob');
   const config = {
-    main: mainFile,
+    // Relative to the folder the blob is made in (its cwd): the blob keeps this
+    // name, so an absolute one would carry the checkout's path into the executable.
+    main: MAIN_FILE,
     output: blobFile,
     disableExperimentalSEAWarning: true,
-    // The main script is only the loader below; the bundle's code cache is ours.
+    // A V8 code cache is not reproducible: its bytes hold string hashes made
+    // with the random hash seed of the V8 that wrote it (two caches of the same
+    // compile differ; with --hash-seed fixed they are equal, but V8 then rejects
+    // the cache in a process with any other seed, and a fixed seed in PID 1
+    // would let a client that knows it flood its hash tables). What dropping it
+    // costs at start: docs/release.md.
     useCodeCache: false,
     useSnapshot: false,
     assets: {
       [ADDON_ASSET]: addon,
       [BUNDLE_ASSET]: join(ROOT, BUNDLE_FILE),
-      ...(codeCache === undefined ? {} : { [CODE_CACHE_ASSET]: codeCache }),
     },
     execArgv: EXEC_ARGV,
     // NODE_OPTIONS must not change how PID 1 runs (a user's image may set it for the app).
@@ -108,7 +113,7 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   };
   const configFile = join(work, 'sea-config.json');
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
-  run(runner.command, [...runner.args, ...EXEC_ARGV, '--experimental-sea-config', configFile], 'make the SEA blob');
+  run(runner.command, [...runner.args, '--experimental-sea-config', configFile], 'make the SEA blob', { cwd: work });
 
   const output = binaryFile(target);
   const partial = `${output}.partial`;
@@ -123,64 +128,29 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   // The format `sha256sum -c` checks.
   writeFileSync(`${output}.sha256`, `${digest}  ${relative(dirname(output), output)}\n`);
   rmSync(work, { recursive: true, force: true });
-  return { output, digest, node: nodeBinary, codeCache: codeCache !== undefined };
+  return { output, digest, node: nodeBinary, addon, metafile };
 }
 
+/** The blob's main script, by a name relative to the folder the blob is made in. */
+const MAIN_FILE = 'main.cjs';
+
 /**
- * The executable's main script: it compiles the bundle (an asset) with the code
- * cache made by trainCodeCache, then makes the call bin/sidecar-init makes.
- * Node's own SEA code cache (useCodeCache) is made by compiling the main script
- * without running it, so it holds little more than the top level: every
- * function a start calls was compiled again at every start (measured: ~12 ms of
- * CPU for `-- true`). With `training`, the loader instead reads the bundle from
- * dist/, runs it once and writes V8's cache of everything that run compiled.
- * Both compile the very same source text, or V8 would reject the cache.
+ * The executable's main script: it compiles the bundle (an asset) as a
+ * CommonJS module would be, then makes the call bin/sidecar-init makes. The
+ * bundle stays an asset, not the main script, so that its source is read where
+ * the executable maps it and its file name is the executable, as for any
+ * module (errors point into sidecar-init.cjs).
  */
-function loaderSource({ codeCache = false, training } = {}) {
-  const load = training
-    ? `const source = require('node:fs').readFileSync(${JSON.stringify(join(ROOT, BUNDLE_FILE))}, 'utf8');
-const cachedData = undefined;
-const filename = ${JSON.stringify(join(ROOT, BUNDLE_FILE))};`
-    : `const sea = require('node:sea');
+const LOADER_SOURCE = `'use strict';
+const sea = require('node:sea');
 const source = sea.getAsset(${JSON.stringify(BUNDLE_ASSET)}, 'utf8');
-// A view of the asset where the executable maps it, not a copy (0.65 MiB of private memory for as long as PID 1 runs).
-const cachedData = ${codeCache ? `new Uint8Array(sea.getRawAsset(${JSON.stringify(CODE_CACHE_ASSET)}))` : 'undefined'};
 // As for any single executable's main script: the bundle's own file is the executable.
-const filename = process.execPath;`;
-  const done = training
-    ? `(code) => { require('node:fs').writeFileSync(${JSON.stringify(training)}, script.createCachedData()); process.exit(code); }`
-    : 'bundle.exports.exitProcess';
-  return `'use strict';
-${load}
-const script = new (require('node:vm').Script)('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: ${JSON.stringify(BUNDLE_ASSET)}, cachedData });
+const filename = process.execPath;
+const script = new (require('node:vm').Script)('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: ${JSON.stringify(BUNDLE_ASSET)} });
 const bundle = { exports: {} };
 script.runInThisContext()(bundle.exports, require, bundle, filename, require('node:path').dirname(filename));
-bundle.exports.main(process.argv.slice(2), process.env).then(${done});
+bundle.exports.main(process.argv.slice(2), process.env).then(bundle.exports.exitProcess);
 `;
-}
-
-/**
- * Runs the bundle once, as the executable would (same Node, same V8 options),
- * and returns the file holding V8's code cache of it. A run that fails still
- * leaves the cache of what it compiled (under qemu-user, which cannot make a
- * subreaper, the run stops before its app starts): a cache is never wrong, only
- * less complete. Undefined, with a warning, when there is none.
- */
-function trainCodeCache(runner, work) {
-  const trainer = join(work, 'train.cjs');
-  const cacheFile = join(work, 'code-cache.bin');
-  writeFileSync(trainer, loaderSource({ training: cacheFile }));
-  // Without the builder's SIDECAR_INIT_* variables: sidecar-init reads (or refuses) them, and the run must be the same on every machine.
-  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('SIDECAR_INIT_')));
-  const result = spawnSync(runner.command, [...runner.args, ...EXEC_ARGV, trainer, ...TRAINING_ARGS], { stdio: 'ignore', cwd: work, env });
-  const outcome = result.error?.message ?? `exit ${result.status ?? result.signal}`;
-  if (!existsSync(cacheFile)) {
-    console.warn(`build-binary: the run that makes the code cache failed (${outcome}); executable without code cache`);
-    return undefined;
-  }
-  if (result.status !== 0) console.warn(`build-binary: the run that makes the code cache ended with ${outcome}; its cache covers less`);
-  return cacheFile;
-}
 
 /**
  * Node's release binaries carry symbol tables and debug info (~18 MB) that a
@@ -224,21 +194,29 @@ function readVersion(packageDir) {
   return JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')).version;
 }
 
-/** How to run `nodeBinary` here: directly, or under qemu-user for another architecture (then without a code cache if qemu is missing). */
+/**
+ * What makes the blob: the Node being copied, under qemu-user for another
+ * architecture, else this Node. The blob holds no machine code, so any Node of
+ * the same version makes the same bytes; another version may not (its blob
+ * format may differ), hence the warning.
+ */
 function blobRunner(target, nodeBinary) {
-  if (target.arch === hostArch()) return { command: nodeBinary, args: [], sameArch: true };
+  if (target.arch === hostArch()) return { command: nodeBinary, args: [] };
   const qemu = QEMU[target.arch];
   if (qemu !== undefined && !spawnSync(qemu.binary, ['--version'], { stdio: 'ignore' }).error) {
-    return { command: qemu.binary, args: ['-L', qemu.sysroot, nodeBinary], sameArch: true };
+    return { command: qemu.binary, args: ['-L', qemu.sysroot, nodeBinary] };
   }
-  // Without the target's Node running, this machine's Node makes the blob; a
-  // code cache from it would be rejected by the other architecture's V8.
-  console.warn(`build-binary: ${qemu?.binary ?? 'qemu'} not found; linux-${target.arch} executable without code cache`);
-  return { command: process.execPath, args: [], sameArch: false };
+  const wanted = `v${projectNodeVersion()}`;
+  if (process.version !== wanted) {
+    console.warn(
+      `build-binary: ${qemu?.binary ?? 'qemu'} not found and this is Node ${process.version}, not ${wanted}: the blob may not suit the linux-${target.arch} executable`,
+    );
+  }
+  return { command: process.execPath, args: [] };
 }
 
-function run(command, args, what) {
-  const result = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+function run(command, args, what, { cwd } = {}) {
+  const result = spawnSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], cwd });
   if (result.status !== 0) {
     throw new Error(
       `could not ${what}: ${command} ${args.join(' ')} ${result.error?.message ?? `exited ${result.status ?? result.signal}`}`,
@@ -267,9 +245,7 @@ function parseArgs(argv) {
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   try {
     const built = await buildBinary(parseArgs(process.argv.slice(2)));
-    console.log(
-      `built ${relative(ROOT, built.output)} (sha256 ${built.digest}; from ${built.node}${built.codeCache ? '' : ', no code cache'})`,
-    );
+    console.log(`built ${relative(ROOT, built.output)} (sha256 ${built.digest}; from ${built.node})`);
   } catch (error) {
     console.error(`build-binary: ${error instanceof Error ? error.message : String(error)}`);
     process.exitCode = 1;

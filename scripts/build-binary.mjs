@@ -184,10 +184,30 @@ function findNode(target) {
       `fetch ${packageName}@${version}`,
     );
     const tarball = join(cached, packed.trim().split('\n').at(-1));
+    checkLockedIntegrity(tarball, packageName, version);
     run('tar', ['-xzf', tarball, '-C', cached, '--strip-components=1', 'package/bin/node', 'package/package.json'], `unpack ${tarball}`);
     rmSync(tarball);
   }
   return join(cached, 'bin/node');
+}
+
+/**
+ * The tarball npm fetched must be the one package-lock.json pins (npm checks
+ * it against the registry's word only): the executable is this Node, and a
+ * release names it by that integrity.
+ */
+function checkLockedIntegrity(tarball, packageName, version) {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+  const locked = lock.packages?.[`node_modules/${packageName}`];
+  if (locked?.version !== version || locked.integrity === undefined) {
+    rmSync(tarball);
+    throw new Error(`package-lock.json does not pin ${packageName}@${version}: run npm install`);
+  }
+  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
+  if (integrity !== locked.integrity) {
+    rmSync(tarball);
+    throw new Error(`${packageName}@${version} as fetched has integrity ${integrity}, not the ${locked.integrity} package-lock.json pins`);
+  }
 }
 
 function readVersion(packageDir) {

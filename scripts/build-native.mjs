@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIR = join(ROOT, 'src/process/native');
 const HEADERS = join(ROOT, 'node_modules/node-api-headers/include');
-const CFLAGS = ['-shared', '-fPIC', '-O2', '-s', '-Wall', '-Werror'];
+// -s: no symbols or debug information; -ffile-prefix-map: any path that would
+// remain (__FILE__, say) is relative to the checkout, so the addon is the same
+// bytes in any folder (docs/release.md).
+const CFLAGS = ['-shared', '-fPIC', '-O2', '-s', '-Wall', '-Werror', `-ffile-prefix-map=${ROOT}/=`];
 
 /** The linux architectures a prebuilt addon and executable exist for, with the compilers that target them. */
 export const TARGETS = {

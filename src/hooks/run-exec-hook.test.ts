@@ -163,6 +163,15 @@ describe('runHook (exec)', () => {
   });
 
   describe('when a process that left its group (setsid) holds the output open', () => {
+    /**
+     * A hook script prefix that starts a sleep in a session of its own and
+     * goes on only once it is there (it writes its pid after setsid): a hook
+     * that exited first would have its group killed with the sleep still in it.
+     */
+    function leaveGroup(file: string): string {
+      return `setsid sh -c 'echo $$ > ${file}.bg; exec sleep 300' & until [ -s ${file}.bg ]; do sleep 0.01; done;`;
+    }
+
     /** The outsider is beyond the hook's reach (the supervisor's final sweep ends such processes), so the test ends it. */
     async function endOutsider(pid: number): Promise<void> {
       // The hook's own pid was released at its exit, pipes or not.
@@ -173,11 +182,7 @@ describe('runHook (exec)', () => {
 
     it('reports the hook by its own exit soon after it exits, instead of waiting for its output to close', async () => {
       const file = join(sandbox.workDir, 'pids');
-      const outcome = await runHook(
-        exec(`echo $$ > ${file}.hook; setsid sleep 300 & echo $! > ${file}.bg; exit 0`),
-        contextFor(),
-        noAbort(),
-      );
+      const outcome = await runHook(exec(`echo $$ > ${file}.hook; ${leaveGroup(file)} exit 0`), contextFor(), noAbort());
       const { hook, background } = hookPids(file);
 
       expect(outcome).toMatchObject({ ok: true });
@@ -189,11 +194,7 @@ describe('runHook (exec)', () => {
     it('still returns promptly when aborted', async () => {
       const file = join(sandbox.workDir, 'pids');
       const controller = new AbortController();
-      const running = runHook(
-        exec(`setsid sleep 300 & echo $! > ${file}.bg; echo $$ > ${file}.hook; exec sleep 300`),
-        contextFor(),
-        controller.signal,
-      );
+      const running = runHook(exec(`${leaveGroup(file)} echo $$ > ${file}.hook; exec sleep 300`), contextFor(), controller.signal);
       await expect.poll(() => readPid(`${file}.hook`)).toBeGreaterThan(0);
       const { hook, background } = hookPids(file);
 

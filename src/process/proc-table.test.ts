@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { describe, expect, test } from 'vitest';
 import type { ProcEntry } from './proc-table.ts';
 import {
@@ -10,6 +12,9 @@ import {
   readProcTable,
   readProcTableNow,
 } from './proc-table.ts';
+
+/** More than a slice's reads at 1ms each (SLICE_MS), however few processes /proc shows. */
+const EXTRA_PROCESSES = 20;
 
 const STAT_TAIL = '0 0 0 0 -1 4194560 95 0 0 0 0 0 0 0 20 0 1 0 1234 2289664 229 18446744073709551615\n';
 
@@ -80,22 +85,36 @@ describe('the live /proc', () => {
   });
 
   test('a pass lets the event loop turn between slices, however slow each read is', async () => {
-    let reads = 0;
-    let readsWhenTheLoopTurned: number | undefined;
-    setImmediate(() => {
-      readsWhenTheLoopTurned = reads;
-    });
-    // Each read holds the thread 1ms, as a slow /proc would: a slice holds a few, never the whole pass.
-    const pids = await readEachProcess((pid) => {
-      reads += 1;
-      const until = performance.now() + 1;
-      while (performance.now() < until) {
-        // holds the thread
-      }
-      return pid;
-    });
-    expect(pids.length).toBeGreaterThan(10);
-    expect(readsWhenTheLoopTurned).toBeLessThan(10);
+    // Processes of its own, so that /proc holds more than a slice's worth
+    // wherever the test runs (a container may show only a handful).
+    const sleepers = Array.from({ length: EXTRA_PROCESSES }, () => spawn('sleep', ['300'], { stdio: 'ignore' }));
+    try {
+      await Promise.all(sleepers.map((child) => once(child, 'spawn')));
+      let reads = 0;
+      let readsWhenTheLoopTurned: number | undefined;
+      setImmediate(() => {
+        readsWhenTheLoopTurned = reads;
+      });
+      // Each read holds the thread 1ms, as a slow /proc would: a slice holds a few, never the whole pass.
+      const pids = await readEachProcess((pid) => {
+        reads += 1;
+        const until = performance.now() + 1;
+        while (performance.now() < until) {
+          // holds the thread
+        }
+        return pid;
+      });
+      expect(pids.length).toBeGreaterThan(EXTRA_PROCESSES);
+      expect(readsWhenTheLoopTurned).toBeLessThan(10);
+    } finally {
+      await Promise.all(
+        sleepers.map((child) => {
+          const exited = once(child, 'exit');
+          child.kill('SIGKILL');
+          return exited;
+        }),
+      );
+    }
   });
 
   test('a process that vanishes while it is read is skipped, not an error', async () => {

@@ -25,6 +25,7 @@ import * as reapStorm from './reap-storm.ts';
 import * as signalForward from './signal-forward.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
+import * as webhookHostile from './webhook-hostile.ts';
 import * as webhookReviews from './webhook-reviews.ts';
 import { printSummary, writeSummaryIntoReadme } from './summary.ts';
 
@@ -46,6 +47,7 @@ const SCENARIOS: Readonly<Record<string, () => unknown>> = {
   notify: notifyLatency.run,
   grpc: grpcProbe.run,
   webhook: webhookReviews.run,
+  'webhook-hostile': webhookHostile.run,
   'probe-idle': probeIdleCost.run,
   execa: execaLoad.run,
   'plan-scale': planScale.run,

@@ -6,6 +6,9 @@ import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag, optio
 import { JSON_SCHEMA_FILE } from '../src/config/json-schema.ts';
 import { PRESETS } from '../src/plan/presets.ts';
 import { statusMetrics } from '../src/status/status-metrics.ts';
+import { VERDICT_MEMORY_LIMITS } from '../src/webhook/remember-verdicts.ts';
+import { REVIEW_LIMITS } from '../src/webhook/review-limits.ts';
+import { WEBHOOK_SERVER_LIMITS } from '../src/webhook/serve-webhook.ts';
 import type { ProcessSnapshot } from '../src/status/status-snapshot.ts';
 import { NATIVE_DIR_ENV } from '../src/process/embedded-addon.ts';
 import { NATIVE_ADDON_ENV } from '../src/process/native.ts';
@@ -171,6 +174,33 @@ describe('docs/observability.md', () => {
       return [name.startsWith('sidecar_init_process_') && perProcess ? `${name}{name, role}` : name, type];
     });
     expect(documented).toEqual(served);
+  });
+});
+
+describe('docs/kubernetes.md', () => {
+  it('gives the webhook limits the code has', () => {
+    const bytes = (value: number) => (value >= 1024 * 1024 ? `${value / 1024 / 1024} MiB` : `${value / 1024} KiB`);
+    const seconds = (ms: number) => `${ms / 1000} s`;
+    const count = (value: number) => value.toLocaleString('en-US');
+    const server = WEBHOOK_SERVER_LIMITS;
+    const table = tableWithHeader('docs/kubernetes.md', ['limit', 'value', 'when it is reached']);
+    expect(table.rows.map((row) => row[1])).toEqual([
+      `${count(REVIEW_LIMITS.maxContainers)} each`,
+      count(REVIEW_LIMITS.maxExternals),
+      count(REVIEW_LIMITS.maxFlagWords),
+      count(REVIEW_LIMITS.maxCommandWords),
+      bytes(REVIEW_LIMITS.maxCommandLineBytes),
+      bytes(server.maxBodyBytes),
+      `${count(VERDICT_MEMORY_LIMITS.maxEntries)}, in ${bytes(VERDICT_MEMORY_LIMITS.maxBytes)}`,
+      count(server.maxConnectionsPerAddress),
+      count(server.maxConnections),
+      `${seconds(server.handshakeTimeoutMs)} after connecting`,
+      `${seconds(server.headTimeoutMs)} after the handshake`,
+      `${seconds(server.headTimeoutMs)} from its first byte`,
+      `${seconds(server.idleTimeoutMs)} after the last answer`,
+      seconds(server.requestTimeoutMs),
+    ]);
+    expect(table.rows[6]?.[2]).toContain(`a verdict over ${bytes(VERDICT_MEMORY_LIMITS.maxEntryBytes)}`);
   });
 });
 

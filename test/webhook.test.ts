@@ -267,7 +267,7 @@ describe('sidecar-init webhook and hostile pods', () => {
     }
   }, 90_000);
 
-  it('denies a pod of 65,000 proxy containers, naming the cap, without holding a concurrent review', async () => {
+  it('denies a pod of 100,000 proxy containers, naming the cap, without holding a concurrent review', async () => {
     const own = await startWebhook(certificate, INSTALL_IMAGE);
     const agent = new Agent({ keepAlive: true, maxSockets: 2, ca: certificate.ca });
     try {
@@ -275,7 +275,7 @@ describe('sidecar-init webhook and hostile pods', () => {
       // Connections opened and code loaded, as for the API server's connections.
       await review(legitimate, own, { agent });
       const huge = istioJob((pod) => {
-        pod.spec.containers.push(...Array.from({ length: 65_000 }, () => ({ name: 'envoy' })));
+        pod.spec.containers.push(...Array.from({ length: 100_000 }, () => ({ name: 'envoy' })));
       });
       const pending = review(huge, own, { agent });
       let answered = false;
@@ -284,15 +284,17 @@ describe('sidecar-init webhook and hostile pods', () => {
         answered = true;
       });
       // Reviews one after another until the huge one is answered: each waits for whatever holds the event loop.
+      // Parsing the 1.7 MB of JSON is left (some 100 ms; several times that on a loaded machine); checking the
+      // command line of 100,000 externals held it for many seconds.
       while (!answered) {
         const sent = performance.now();
         expect((await review(legitimate, own, { agent })).response.allowed).toBe(true);
         latencies.push(performance.now() - sent);
       }
       const { response } = await pending;
-      expect(Math.max(...latencies), `latencies ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`).toBeLessThan(500);
+      expect(Math.max(...latencies), `latencies ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`).toBeLessThan(1_500);
       expect(response.allowed).toBe(false);
-      expect(response.status?.message).toMatch(/65002 containers; the sidecar-init webhook reviews pods of at most 64/);
+      expect(response.status?.message).toMatch(/100002 containers; the sidecar-init webhook reviews pods of at most 64/);
     } finally {
       agent.destroy();
       await stopped(own);

@@ -219,4 +219,39 @@ describe('on a terminal', () => {
       expect(await waitForNoLeftovers(terminal.marker)).toEqual([]);
     });
   }
+
+  for (const pid1 of [false, true]) {
+    it(`gives the terminal back to the caller's group at exit, so a shell without job control is in the foreground again${pid1 ? ' (as PID 1, not a session leader)' : ''}`, async () => {
+      const supervisor = [
+        ...(pid1 ? ['unshare', '--pid', '--fork', '--mount-proc'] : []),
+        ...BIN_COMMAND,
+        '--log-level',
+        'warn',
+        '--',
+        '/bin/sh',
+        '-c',
+        'echo "app-ran"',
+      ];
+      // A script (no job control): sidecar-init runs in the script's own process group, then the
+      // script reads its group and the terminal's foreground group, with builtins only.
+      const caller = [
+        shellJoin(...supervisor),
+        'echo "supervisor-exit=$?"',
+        'read -r s < /proc/$$/stat',
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell expansion
+        's=${s##*) }',
+        'set -- $s',
+        'echo "pgid=$3 tpgid=$6"',
+      ].join('; ');
+      const terminal = startOnTerminal(['/bin/sh', '-c', caller], {});
+      const ids = /pgid=(\d+) tpgid=(-?\d+)/;
+      await terminal.waitFor(ids, 0);
+      expect(await terminal.exited).toBe(0);
+      expect(terminal.screen()).toContain('app-ran');
+      expect(terminal.screen()).toContain('supervisor-exit=0');
+      const [, pgid, tpgid] = ids.exec(terminal.screen()) ?? [];
+      expect(tpgid).toBe(pgid);
+      expect(await waitForNoLeftovers(terminal.marker)).toEqual([]);
+    });
+  }
 });

@@ -72,7 +72,8 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
   // notification pipe) is spawned by libuv; only sidecars have readiness, so the app never has one.
   // A NOTIFY_SOCKET in env reaches either path.
   if (terminal !== undefined && request.stdio === 'inherit' && request.readinessFd === undefined) {
-    return spawnForeground(terminal, file, [argv0, ...args], { env, cwd, ids, user: request.user });
+    const onTerminal = spawnForeground(terminal, file, [argv0, ...args], { env, cwd, ids, user: request.user });
+    if (onTerminal !== undefined) return onTerminal;
   }
   // env is exactly the prepared one, so PATH resolution and the child see the same values.
   const stdio = withReadinessFd(STDIO[request.stdio], request.readinessFd);
@@ -121,16 +122,20 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
 /** Long enough never to fire in practice; it only holds the event loop open. */
 const KEEP_ALIVE_MS = 2 ** 30;
 
-/** The app on the terminal: forked by the native part, reaped by the reaper (claimedPids), the terminal taken back at its exit. */
+/**
+ * The app on the terminal: forked by the native part, reaped by the reaper
+ * (claimedPids), the terminal given back at its exit. Undefined when the
+ * terminal cannot be handed to it (terminal.ts): then it is spawned as usual.
+ */
 function spawnForeground(
   terminal: ForegroundTerminal,
   path: string,
   argv: readonly string[],
   { env, cwd, ids, user }: { env: NodeJS.ProcessEnv; cwd: string; ids: { uid?: number; gid?: number }; user: SpawnRequest['user'] },
-): SpawnResult {
-  let pid: number;
+): SpawnResult | undefined {
+  let spawned: ReturnType<ForegroundTerminal['spawn']>;
   try {
-    pid = terminal.spawn(
+    spawned = terminal.spawn(
       path,
       argv,
       env,
@@ -142,6 +147,8 @@ function spawnForeground(
     const status: SpawnFailed = { kind: 'spawn-failed', code: failure.code, reason: failure.reason };
     return { ok: false, status };
   }
+  if (spawned === undefined) return undefined;
+  const { pid, group } = spawned;
   let running = true;
   // libuv holds no handle for this child, and signal listeners do not keep
   // Node's loop alive: this timer does, until the reaper reports the exit.
@@ -160,9 +167,10 @@ function spawnForeground(
     pid,
     exited,
     outputDone: exited.then(() => undefined),
-    signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
-    // It leads its own process group (the terminal's foreground group), whose id is its pid.
-    sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
+    // In the caller's group it leads no group: its pid names none (and, once it is gone, may name another's).
+    signal: (signal, scope = 'group') => sendSignal(pid, signal, group === 'own' ? scope : 'process', running),
+    // In its own group (the terminal's foreground group), whose id is its pid; the caller's group is not ours to sweep.
+    sweepGroup: (graceMs, abort) => exited.then(() => (group === 'own' ? sweepProcessGroup(pid, graceMs, abort) : 'empty')),
   };
   return { ok: true, child };
 }

@@ -10,24 +10,49 @@ import { loadNativeProcessApi } from './native.ts';
 
 /** The terminal functions of the native addon (src/process/native/terminal.c). */
 interface TerminalApi {
-  ownsTerminal(fd: number): boolean;
-  takeTerminal(fd: number): void;
-  spawnForeground(path: string, argv: string[], envp: string[], cwd: string, uid: number, gid: number, fd: number): number;
+  foregroundGroup(fd: number): number;
+  giveTerminal(fd: number, pgrp: number): void;
+  spawnForeground(
+    path: string,
+    argv: string[],
+    envp: string[],
+    cwd: string,
+    uid: number,
+    gid: number,
+    fd: number,
+    ownGroup: boolean,
+  ): number;
 }
 
 const STDIN_FD = 0;
+/** foregroundGroup's answer when our group is the foreground but our PID namespace cannot name it. */
+const UNNAMED_GROUP = 0;
 
-/** The controlling terminal, handed to the app and taken back when it exits. */
+/**
+ * Where the app runs on the terminal: 'own', a process group of its own made
+ * the foreground (and the caller's group given the terminal back at its
+ * exit); 'caller', the group that had the foreground, which keeps it
+ * (sidecar-init leaves it), because the PID namespace cannot name that group
+ * and so could never give the terminal back (terminal.c says more).
+ */
+export type ForegroundGroup = 'own' | 'caller';
+
+/** The controlling terminal, handed to the app and given back when it exits. */
 export interface ForegroundTerminal {
-  /** Forks and execs the app as the terminal's foreground group; its pid. Throws an Error with the errno on failure. */
+  /**
+   * Forks and execs the app on the terminal; its pid and its group. Throws an
+   * Error with the errno on failure. Undefined once the terminal cannot be
+   * handed again: in 'caller' mode sidecar-init has left the caller's group,
+   * so a second run (a restart) could not be born in it.
+   */
   spawn(
     path: string,
     argv: readonly string[],
     env: NodeJS.ProcessEnv,
     cwd: string,
     user: { uid?: number; gid: number } | undefined,
-  ): number;
-  /** Our own group is the foreground again (the app has exited). */
+  ): { pid: number; group: ForegroundGroup } | undefined;
+  /** The app has exited: the group that had the terminal before it has it again. */
   reclaim(): void;
 }
 
@@ -38,18 +63,28 @@ export interface ForegroundTerminal {
  */
 export function detectForegroundTerminal(): ForegroundTerminal | undefined {
   const api = loadNativeProcessApi() as unknown as Partial<TerminalApi>;
-  if (typeof api.ownsTerminal !== 'function' || typeof api.spawnForeground !== 'function' || typeof api.takeTerminal !== 'function') {
+  if (typeof api.foregroundGroup !== 'function' || typeof api.spawnForeground !== 'function' || typeof api.giveTerminal !== 'function') {
     return undefined;
   }
   const terminal = api as TerminalApi;
-  if (!terminal.ownsTerminal(STDIN_FD)) return undefined;
+  // The group that has the foreground now, read once: the one to give it back to.
+  const original = terminal.foregroundGroup(STDIN_FD);
+  if (original < 0) return undefined;
+  const group: ForegroundGroup = original === UNNAMED_GROUP ? 'caller' : 'own';
+  let handedOver = false;
   return {
     spawn(path, argv, env, cwd, user) {
+      if (group === 'caller' && handedOver) return undefined;
       const envp = Object.entries(env)
         .filter((entry): entry is [string, string] => entry[1] !== undefined)
         .map(([key, value]) => `${key}=${value}`);
-      return terminal.spawnForeground(path, [...argv], envp, cwd, user?.uid ?? -1, user?.gid ?? -1, STDIN_FD);
+      const pid = terminal.spawnForeground(path, [...argv], envp, cwd, user?.uid ?? -1, user?.gid ?? -1, STDIN_FD, group === 'own');
+      handedOver = true;
+      return { pid, group };
     },
-    reclaim: () => terminal.takeTerminal(STDIN_FD),
+    // In 'caller' mode the foreground never moved; an app that moved it itself (a shell with job control) gives it back itself.
+    reclaim: () => {
+      if (group === 'own') terminal.giveTerminal(STDIN_FD, original);
+    },
   };
 }

@@ -9,6 +9,16 @@
  * and exec where setpgid/tcsetpgrp belong. So the app is forked here, as tini
  * does it. libuv never sees this child: the reaper waits for it (reaper.ts)
  * and hands its status back to the spawner.
+ *
+ * The terminal must be handed back at the end to the group that had it, or the
+ * shell that started sidecar-init finds itself in the background of its own
+ * terminal. That needs the group's number, and a PID namespace names only its
+ * own processes: as PID 1 of a namespace made by `unshare --pid --fork` (not
+ * a session leader), sidecar-init's group leader is outside and getpgrp()
+ * says 0. The caller's group then cannot be given the terminal back, so it is
+ * never taken from it: the app stays in that group, which keeps the
+ * foreground, and sidecar-init leaves it for a group of its own, so that the
+ * terminal's Ctrl-C and Ctrl-Z reach the app and not sidecar-init.
  */
 #define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
@@ -48,32 +58,45 @@ static int set_foreground(int fd, pid_t pgrp) {
   return result;
 }
 
-/* ownsTerminal(fd): boolean. True when fd is our controlling terminal and our
- * process group is its foreground group: only then is there a terminal to hand
- * to the app (stdin may be a terminal of someone else, or a pipe). */
-static napi_value owns_terminal(napi_env env, napi_callback_info info) {
+/* foregroundGroup(fd): number. The foreground process group of fd when fd is
+ * our controlling terminal and our process group is that foreground group:
+ * only then is there a terminal to hand to the app (stdin may be a terminal of
+ * someone else, or a pipe). 0: our group is the foreground but our PID
+ * namespace cannot name it (see the top of this file); -1: no terminal of ours. */
+static napi_value foreground_group(napi_env env, napi_callback_info info) {
   size_t argc = 1;
   napi_value arg;
   int32_t fd = 0;
   if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok) return NULL;
   if (argc >= 1) napi_get_value_int32(env, arg, &fd);
-  bool owns = isatty(fd) && tcgetpgrp(fd) == getpgrp();
+  pid_t group = -1;
+  if (isatty(fd)) {
+    pid_t foreground = tcgetpgrp(fd);
+    /* In a namespace that cannot name them, both read 0; a background job reads two different numbers. */
+    if (foreground != -1 && foreground == getpgrp()) group = foreground;
+  }
   napi_value value;
-  napi_get_boolean(env, owns, &value);
+  napi_create_int32(env, group, &value);
   return value;
 }
 
-/* takeTerminal(fd): void. Makes our own group the foreground again (after the
- * app exits), so the last lines and the shell that started us find the
- * terminal as they left it. ENOTTY and friends are ignored: the terminal may be
- * gone (a hung-up session), which is not an error of ours. */
-static napi_value take_terminal(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value arg;
-  int32_t fd = 0;
-  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok) return NULL;
-  if (argc >= 1) napi_get_value_int32(env, arg, &fd);
-  set_foreground(fd, getpgrp());
+/* giveTerminal(fd, pgrp): void. Makes pgrp the foreground again (after the app
+ * exits): the group that had the terminal before the app, so the last lines
+ * and the shell that started us find the terminal as they left it. SIGTTOU is
+ * blocked meanwhile (set_foreground). ENOTTY and friends are ignored: the
+ * terminal may be gone (a hung-up session), which is not an error of ours. */
+static napi_value give_terminal(napi_env env, napi_callback_info info) {
+  size_t argc = 2;
+  napi_value args[2];
+  int32_t fd = 0, pgrp = 0;
+  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok) return NULL;
+  if (argc < 2) {
+    napi_throw_type_error(env, NULL, "giveTerminal(fd, pgrp)");
+    return NULL;
+  }
+  napi_get_value_int32(env, args[0], &fd);
+  napi_get_value_int32(env, args[1], &pgrp);
+  if (pgrp > 0) set_foreground(fd, pgrp);
   return NULL;
 }
 
@@ -111,7 +134,7 @@ static void free_strings(char **strings) {
 
 /* After fork, before exec: only async-signal-safe calls (the parent is
  * multi-threaded). Any failure is written to the pipe as errno. */
-static void child_exec(int fd, const char *path, char **argv, char **envp, const char *cwd, int uid, int gid, int report) {
+static void child_exec(int fd, bool own_group, const char *path, char **argv, char **envp, const char *cwd, int uid, int gid, int report) {
   /* Signal state as a new process expects it: libuv does the same for its children. */
   for (int n = 1; n < NSIG; n++) {
     if (n != SIGKILL && n != SIGSTOP) signal(n, SIG_DFL);
@@ -124,9 +147,11 @@ static void child_exec(int fd, const char *path, char **argv, char **envp, const
     int flags = fcntl(std, F_GETFL);
     if (flags != -1) fcntl(std, F_SETFL, flags & ~O_NONBLOCK);
   }
-  setpgid(0, 0);
-  /* Also done by the parent: whichever runs first, the group is foreground before exec. */
-  set_foreground(fd, getpid());
+  if (own_group) {
+    setpgid(0, 0);
+    /* Also done by the parent: whichever runs first, the group is foreground before exec. */
+    set_foreground(fd, getpid());
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
@@ -143,23 +168,28 @@ static void child_exec(int fd, const char *path, char **argv, char **envp, const
   _exit(err == ENOENT ? 127 : 126);
 }
 
-/* spawnForeground(path, argv, envp, cwd, uid, gid, fd): number. Forks the app
- * into a new process group, makes that group the foreground of terminal fd,
- * and execs it with stdin, stdout and stderr inherited. Returns its pid once
- * exec has succeeded; throws with the errno of a failed chdir, setgid, setuid
- * or exec (the child is reaped here then). uid/gid -1: unchanged. */
+/* spawnForeground(path, argv, envp, cwd, uid, gid, fd, ownGroup): number.
+ * ownGroup true: forks the app into a new process group and makes that group
+ * the foreground of terminal fd. false (our group cannot be named, see the top
+ * of this file): the app stays in our group, the foreground one, and we leave
+ * it for a new group of our own. Either way it execs the app with stdin,
+ * stdout and stderr inherited and returns its pid once exec has succeeded;
+ * throws with the errno of a failed chdir, setgid, setuid or exec (the child
+ * is reaped here then). uid/gid -1: unchanged. */
 static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value args[7];
+  size_t argc = 8;
+  napi_value args[8];
   if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok) return NULL;
-  if (argc < 7) {
-    napi_throw_type_error(env, NULL, "spawnForeground(path, argv, envp, cwd, uid, gid, fd)");
+  if (argc < 8) {
+    napi_throw_type_error(env, NULL, "spawnForeground(path, argv, envp, cwd, uid, gid, fd, ownGroup)");
     return NULL;
   }
   int32_t uid, gid, fd;
+  bool own_group = true;
   napi_get_value_int32(env, args[4], &uid);
   napi_get_value_int32(env, args[5], &gid);
   napi_get_value_int32(env, args[6], &fd);
+  napi_get_value_bool(env, args[7], &own_group);
   /* Everything the child needs is allocated before fork: malloc is not safe after it. */
   char *path = copy_string(env, args[0]);
   char **argv = copy_strings(env, args[1]);
@@ -182,13 +212,19 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
     throw_errno(env, "fork", errno);
     goto done;
   }
-  if (pid == 0) child_exec(fd, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
+  if (pid == 0) child_exec(fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
   close(pipe_fds[1]);
   pipe_fds[1] = -1;
-  /* Both sides set the group, so neither order of running can leave a window
-   * where the terminal's signals go to sidecar-init's group. */
-  setpgid(pid, pid);
-  set_foreground(fd, pid);
+  if (own_group) {
+    /* Both sides set the group, so neither order of running can leave a window
+     * where the terminal's signals go to sidecar-init's group. */
+    setpgid(pid, pid);
+    set_foreground(fd, pid);
+  } else {
+    /* After the fork, so that the app is born in the foreground group. Until
+     * here a Ctrl-C reached us too, as it did before the app started. */
+    setpgid(0, 0);
+  }
   int err = 0;
   ssize_t got;
   do {
@@ -198,7 +234,10 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
     int status;
     while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {
     }
-    set_foreground(fd, getpgrp());
+    /* The terminal goes back to the group that had it: ours when it was
+     * moved (own group); when it was not, we have left that group, which
+     * keeps it. */
+    if (own_group) set_foreground(fd, getpgrp());
     throw_errno(env, "exec", err);
     goto done;
   }
@@ -220,8 +259,8 @@ napi_status define_terminal(napi_env env, napi_value exports) {
   signal(SIGTTOU, SIG_IGN);
   signal(SIGTTIN, SIG_IGN);
   napi_property_descriptor properties[] = {
-    {"ownsTerminal", NULL, owns_terminal, NULL, NULL, NULL, napi_enumerable, NULL},
-    {"takeTerminal", NULL, take_terminal, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"foregroundGroup", NULL, foreground_group, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"giveTerminal", NULL, give_terminal, NULL, NULL, NULL, napi_enumerable, NULL},
     {"spawnForeground", NULL, spawn_foreground, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);

@@ -7,7 +7,7 @@ import { asPid1, NODE } from './measure.ts';
 
 // Where `-- true` spends its CPU as PID 1: a V8 CPU profile of a start, made
 // the way the executable starts (the project's Node, the executable's V8
-// options, the bundle compiled with a code cache made by a training run), but
+// options, the bundle compiled from source with no code cache), but
 // from an unminified bundle so that each frame names its module, and ending
 // with process.exit (the profile is written at exit; the executable's _exit
 // would skip it). The profile covers the JavaScript part of a start only (not
@@ -32,7 +32,7 @@ interface Profile {
 
 /** What each frame stands for in the breakdown: the phases of a start, by the function or module that does them. */
 const PHASES: readonly (readonly [string, (frame: ProfileNode['callFrame']) => boolean])[] = [
-  ['compile the bundle with its code cache', (frame) => frame.functionName === 'Script' && frame.url === 'node:vm'],
+  ['compile the bundle', (frame) => frame.functionName === 'Script' && frame.url === 'node:vm'],
   ['parse arguments (commander)', (frame) => frame.functionName === 'parseArgs'],
   ['evaluate the config modules (zod schemas, yaml)', (frame) => frame.functionName === 'src/config/load-plan.ts'],
   ['build the plan', (frame) => frame.functionName === 'loadPlan'],
@@ -73,15 +73,12 @@ function attribute(profile: Profile): Map<string, number> {
   return totals;
 }
 
-const loader = (bundle: string, cache: string, training: boolean) => `'use strict';
-const fs = require('node:fs');
-const source = fs.readFileSync(${JSON.stringify(bundle)}, 'utf8');
-const cachedData = ${training ? 'undefined' : `fs.readFileSync(${JSON.stringify(cache)})`};
-const script = new (require('node:vm').Script)('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: 'sidecar-init.cjs', cachedData });
-if (script.cachedDataRejected) throw new Error('V8 rejected the code cache');
+const loader = (bundle: string) => `'use strict';
+const source = require('node:fs').readFileSync(${JSON.stringify(bundle)}, 'utf8');
+const script = new (require('node:vm').Script)('(function (exports, require, module, __filename, __dirname) {' + source + '\\n})', { filename: 'sidecar-init.cjs' });
 const bundle = { exports: {} };
 script.runInThisContext()(bundle.exports, require, bundle, ${JSON.stringify(bundle)}, require('node:path').dirname(${JSON.stringify(bundle)}));
-bundle.exports.main(process.argv.slice(2), process.env).then((code) => { ${training ? `fs.writeFileSync(${JSON.stringify(cache)}, script.createCachedData()); ` : ''}process.exit(code); });
+bundle.exports.main(process.argv.slice(2), process.env).then((code) => { process.exit(code); });
 `;
 
 export async function run(): Promise<void> {
@@ -92,14 +89,11 @@ export async function run(): Promise<void> {
     const bundle = join(dir, 'sidecar-init.cjs');
     await buildBundle({ outfile: bundle, minify: false });
     cpSync(join(ROOT, 'dist/native'), join(dir, 'native'), { recursive: true });
-    const cache = join(dir, 'code-cache.bin');
-    writeFileSync(join(dir, 'train.cjs'), loader(bundle, cache, true));
-    writeFileSync(join(dir, 'start.cjs'), loader(bundle, cache, false));
+    writeFileSync(join(dir, 'start.cjs'), loader(bundle));
     const node = (script: string, extra: readonly string[]) => {
       const argv = asPid1([NODE, ...EXEC_ARGV, ...extra, join(dir, script), '--log-level', 'warn', '--', 'true']);
       return spawnSync(argv[0]!, argv.slice(1), { stdio: 'inherit' });
     };
-    node('train.cjs', []);
     const profiles = join(dir, 'profiles');
     for (let index = 0; index < RUNS; index += 1) {
       const result = node('start.cjs', ['--cpu-prof', `--cpu-prof-dir=${profiles}`, `--cpu-prof-interval=${SAMPLE_INTERVAL_US}`]);

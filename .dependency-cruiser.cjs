@@ -13,10 +13,30 @@ module.exports = {
       comment:
         'src/plan/ holds what every other folder shares: the Plan types, the start/stop graph, signal sets, exit-status ' +
         'rules, the linear-time pattern compiler, the presets. Everything may import it, so it may import nothing from ' +
-        'another folder of src/: a definition that needed an effect would drag that effect into the reducer and the config.',
+        'another folder of src/: a definition that needed an effect would drag that effect into the reducer and the config. ' +
+        'Helpers that touch the process or the clock (monotonicMs, errorCode, redactUrl, …) live in src/support/.',
       severity: 'error',
       from: { path: '^src/plan/', pathNot: TEST_FILE },
       to: { path: '^src/', pathNot: '^src/plan/' },
+    },
+    {
+      name: 'support-imports-nothing',
+      comment:
+        'src/support/ holds small helpers every edge, the runner and the config share (the monotonic clock, errorCode, ' +
+        'isRecord, formatAddress, redactUrl). It sits below all of them, so it imports nothing else of src/.',
+      severity: 'error',
+      from: { path: '^src/support/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/support/' },
+    },
+    {
+      name: 'the-reducer-reads-no-clock',
+      comment:
+        'The reducer decides from the state and the event alone: the time it needs comes in the event (`at`), ' +
+        'computed by the runner. So neither src/lifecycle/ nor src/plan/ (all the reducer may reach) imports ' +
+        'src/support/ (where the clock is) or a clock or timer of Node.',
+      severity: 'error',
+      from: { path: '^src/(lifecycle|plan)/', pathNot: TEST_FILE },
+      to: { path: ['^src/support/', '^(node:)?(perf_hooks|timers|timers/promises)$'] },
     },
     {
       name: 'the-reducer-imports-only-plan',
@@ -34,16 +54,16 @@ module.exports = {
         'reaches into the code that runs one (the runner, the reducer or an edge).',
       severity: 'error',
       from: { path: '^src/config/', pathNot: TEST_FILE },
-      to: { path: '^src/', pathNot: '^src/(config|plan)/' },
+      to: { path: '^src/', pathNot: '^src/(config|plan|support)/' },
     },
     {
       name: 'the-runner-uses-edges-through-ports',
       comment:
         "src/runner/ performs the reducer's effects through the ports main.ts hands it (ports.ts): it may import the " +
-        'reducer and src/plan/, and only the types of the edges, so that an edge is swapped or faked without the runner.',
+        'reducer, src/plan/ and src/support/, and only the types of the edges, so that an edge is swapped or faked without the runner.',
       severity: 'error',
       from: { path: '^src/runner/', pathNot: TEST_FILE },
-      to: { path: '^src/', pathNot: '^src/(runner|lifecycle|plan)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^src/', pathNot: '^src/(runner|lifecycle|plan|support)/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'edges-never-import-the-core',
@@ -119,31 +139,33 @@ module.exports = {
       to: { path: '^src/hooks/' },
     },
     {
-      name: 'config-has-no-cycles',
+      name: 'no-import-cycles',
       comment:
-        'Each config module builds on the ones below it (a field, then a process, then the file, then the rules across ' +
-        'processes); a cycle, even of types, means a rule sits in the wrong module.',
+        'Each module builds on the ones below it (in config/: a field, then a process, then the file, then the rules ' +
+        'across processes; in cli/: the words, then the commands, then the checks main.ts wires in). A cycle, even of ' +
+        'types or through a lazy import(), means a rule or a wire sits in the wrong module.',
       severity: 'error',
-      from: { path: '^src/config/' },
-      to: { path: '^src/config/', circular: true },
+      from: { path: '^src/' },
+      to: { path: '^src/', circular: true },
     },
     {
       name: 'requests-go-through-the-http-client',
       comment:
         'Probes, hooks and stop endpoints send HTTP requests through src/http/, the one client: its own socket per request, ' +
-        'a timeout, a bounded body read, URLs redacted in every result, node:http loaded on first use. The status server and the admission webhook are servers.',
+        'a timeout, a bounded body read, URLs redacted in every result, node:http loaded on first use. The admission webhook ' +
+        'is a server (node:https); the status server speaks HTTP over node:net itself.',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/http/', '^src/status/status-server\\.ts$', '^src/webhook/serve-webhook\\.ts$', TEST_FILE] },
+      from: { path: '^src/', pathNot: ['^src/http/', '^src/webhook/serve-webhook\\.ts$', TEST_FILE] },
       to: { path: '^(node:)?https?$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'the-http-client-stays-below-its-users',
       comment:
-        'src/http/ serves probes, hooks and externals alike, so it may use only what they all may: src/attempt/ and src/plan/. ' +
+        'src/http/ serves probes, hooks and externals alike, so it may use only what they all may: src/attempt/, src/plan/ and src/support/. ' +
         'Reaching into one of its users would tie the others to it (and hooks and probes must not import each other).',
       severity: 'error',
       from: { path: '^src/http/', pathNot: TEST_FILE },
-      to: { path: '^src/', pathNot: '^src/(http|attempt|plan)/' },
+      to: { path: '^src/', pathNot: '^src/(http|attempt|plan|support)/' },
     },
     {
       name: 'src-never-imports-test',

@@ -69,8 +69,12 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
       writeAllSync(STDOUT_FD, output.stdout);
       return output.code;
     }
-    case 'webhook':
-      return await (await import('./webhook/serve-webhook.ts')).serveWebhook(command);
+    case 'webhook': {
+      const { serveWebhook } = await import('./webhook/serve-webhook.ts');
+      // The check of the flags the webhook writes brings the config loader: imported when the webhook starts.
+      const loadCheckArgs = async () => (await import('./cli/check-injected-args.ts')).checkInjectedArgs;
+      return await serveWebhook({ ...command, loadCheckArgs });
+    }
     default:
       return assertNever(command);
   }

@@ -31,6 +31,12 @@ const TREE: Readonly<Record<string, string>> = {
   'src/runner/allowed.ts':
     "import type { Status } from '../process/status.ts';\nimport { code } from '../lifecycle/own.ts';\nimport { shared } from '../plan/common.ts';\nexport const run = (s: Status) => [code, shared, s];\n",
   'src/config/uses-plan.ts': "import { shared } from '../plan/common.ts';\nexport const used = shared;\n",
+  // Allowed: config, the runner and an edge use src/support/; support uses its own folder.
+  'src/support/clock.ts': "import { base } from './base.ts';\nexport const now = () => base;\n",
+  'src/support/base.ts': 'export const base = 0;\n',
+  'src/config/uses-support.ts': "import { now } from '../support/clock.ts';\nexport const at = now;\n",
+  'src/runner/uses-support.ts': "import { now } from '../support/clock.ts';\nexport const at = now;\n",
+  'src/process/uses-support.ts': "import { now } from '../support/clock.ts';\nexport const at = now;\n",
   // Allowed: an edge uses the types of the runner's ports and the reducer's events.
   'src/runner/ports.ts': 'export interface Port { readonly name: string }\nexport const port = 1;\n',
   'src/externals/implements-port.ts': "import type { Port } from '../runner/ports.ts';\nexport const external: Port = { name: 'proxy' };\n",
@@ -49,9 +55,18 @@ const TREE: Readonly<Record<string, string>> = {
   'src/hooks/uses-probe.ts': "import { shared } from '../probes/common.ts';\nexport const hook = shared;\n",
   'src/hooks/common.ts': 'export const hookShared = 1;\n',
   'src/probes/uses-hook.ts': "import { hookShared } from '../hooks/common.ts';\nexport const probe = hookShared;\n",
-  // A cycle is reported once, at its first module.
+  // A cycle is reported once, at its first module: one of types, one through a lazy import(), one across folders.
   'src/config/field.ts': "import type { Rule } from './rule.ts';\nexport type Field = Rule | number;\n",
   'src/config/rule.ts': "import type { Field } from './field.ts';\nexport type Rule = Field[];\n",
+  'src/cli/args.ts': "import { check } from './check.ts';\nexport const args = [check];\n",
+  'src/cli/check.ts': "export const check = async () => (await import('./args.ts')).args;\n",
+  'src/announce/one.ts': "import { two } from '../output/two.ts';\nexport const one = two;\n",
+  'src/output/two.ts': "export const two = async () => (await import('../announce/one.ts')).one;\n",
+  // The reducer and plan/ read no clock: not src/support/, not Node's timers.
+  'src/lifecycle/reads-clock.ts': "import { now } from '../support/clock.ts';\nexport const at = now;\n",
+  'src/plan/reads-time.ts': "import { performance } from 'node:perf_hooks';\nexport const at = () => performance.now();\n",
+  'src/lifecycle/waits.ts': "import { setTimeout } from 'node:timers/promises';\nexport const wait = setTimeout;\n",
+  'src/support/uses-process.ts': "import { isOk } from '../process/status.ts';\nexport const used = isOk;\n",
   'src/process/uses-test.ts': "import { helper } from '../../test/support/helper.ts';\nexport const used = helper;\n",
   'src/process/missing.ts': "import { gone } from './no-such-module.ts';\nexport const used = gone;\n",
   'src/externals/requests.ts': "import { request } from 'node:http';\nexport const send = request;\n",
@@ -102,7 +117,14 @@ describe('the folder rules', () => {
     expect(code).not.toBe(0);
     expect([...violations].sort()).toEqual(
       [
-        'config-has-no-cycles: src/config/field.ts',
+        'no-import-cycles: src/announce/one.ts',
+        'no-import-cycles: src/cli/args.ts',
+        'no-import-cycles: src/config/field.ts',
+        'support-imports-nothing: src/support/uses-process.ts',
+        'the-reducer-imports-only-plan: src/lifecycle/reads-clock.ts',
+        'the-reducer-reads-no-clock: src/lifecycle/reads-clock.ts',
+        'the-reducer-reads-no-clock: src/lifecycle/waits.ts',
+        'the-reducer-reads-no-clock: src/plan/reads-time.ts',
         'config-reads-only: src/config/uses-process.ts',
         'edges-never-import-the-core: src/probes/uses-runner-code.ts',
         'edges-never-read-config: src/status/uses-config-type.ts',

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Announcement } from '../plan/announced-state.ts';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 import { type AnnouncementOwner, type AnnouncementRead, readAnnouncementFile } from './announcement-file.ts';
 import { watchAnnouncement } from './watch-announcement.ts';
 

@@ -16,8 +16,11 @@ export type CliCommand =
   | { readonly kind: 'ctl'; readonly path: string; readonly request: ControlRequest; readonly json: boolean }
   /** `sidecar-init version [--json]` (and `--version --verbose`): the build, the runtime and the addon loaded. */
   | { readonly kind: 'version'; readonly json: boolean }
-  /** Serve the mutating admission webhook that injects sidecar-init into annotated pods. */
-  | ({ readonly kind: 'webhook' } & WebhookSettings)
+  /**
+   * Serve the mutating admission webhook that injects sidecar-init into annotated pods;
+   * main.ts adds how the flags it writes are checked (loadCheckArgs).
+   */
+  | ({ readonly kind: 'webhook' } & Omit<WebhookSettings, 'loadCheckArgs'>)
   /**
    * Help, version or a usage error: write `output` (to stdout when `code` is 0,
    * else to stderr) and exit with `code`.

@@ -1,4 +1,4 @@
-import { formatAddress } from '../plan/format-address.ts';
+import { formatAddress } from '../support/format-address.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
 import { describeMatch } from '../plan/process-match.ts';

@@ -65,8 +65,6 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
     keyFile: flags.key ?? '',
     image: flags.image ?? '',
     logLevel,
-    // Imported when the webhook starts: it brings the config loader, which no other command's parsing needs.
-    loadCheckArgs: async () => (await import('./check-injected-args.ts')).checkInjectedArgs,
   };
 }
 

@@ -1,7 +1,7 @@
 import { assertNever } from '../plan/assert-never.ts';
 import type { Locator, Position } from './config-file.ts';
 import type { Origin, PathSegment, Problem } from './problem.ts';
-import { redactUrlsIn } from '../plan/redact-url.ts';
+import { redactUrlsIn } from '../support/redact-url.ts';
 
 // Problems become lines the user reads: `FILE:LINE:COL FIELD: message` or
 // `--flag VALUE: message`. Positions in the file are resolved only here, so the

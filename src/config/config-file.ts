@@ -1,5 +1,6 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
+import { errorCode } from '../support/error-code.ts';
 import type { PathSegment, Report } from './problem.ts';
 
 // The config file: read with a bound, parsed as YAML with the position of every
@@ -39,8 +40,8 @@ export function readConfigFile(file: string, readFile: ReadFile, report: Report)
   try {
     text = readFile(file);
   } catch (error) {
-    const { code, message } = error as NodeJS.ErrnoException;
-    report({ kind: 'file', path: [] }, `cannot read the config file: ${READ_ERRORS[code ?? ''] ?? message}`);
+    const reason = READ_ERRORS[errorCode(error) ?? ''] ?? (error instanceof Error ? error.message : String(error));
+    report({ kind: 'file', path: [] }, `cannot read the config file: ${reason}`);
     return undefined;
   }
   return parseYaml(text, report);

@@ -1,4 +1,4 @@
-import { redactUrl } from '../plan/redact-url.ts';
+import { redactUrl } from '../support/redact-url.ts';
 import { HTTP_METHODS } from './literals.ts';
 import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
 import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';

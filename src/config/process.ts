@@ -1,4 +1,4 @@
-import { isRecord } from '../plan/is-record.ts';
+import { isRecord } from '../support/is-record.ts';
 import * as z from 'zod';
 import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';

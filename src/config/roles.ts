@@ -1,4 +1,4 @@
-import { isRecord } from '../plan/is-record.ts';
+import { isRecord } from '../support/is-record.ts';
 import * as z from 'zod';
 import { CommandSchema } from './command.ts';
 import { ROLES } from './literals.ts';

@@ -1,4 +1,4 @@
-import { isRecord } from '../plan/is-record.ts';
+import { isRecord } from '../support/is-record.ts';
 import * as z from 'zod';
 import { fileOrigin, type Origin, type PathSegment, type Report } from './problem.ts';
 import { closestMatch, listAlternatives, quote, type Result } from './result.ts';

@@ -1,4 +1,4 @@
-import { isRecord } from '../plan/is-record.ts';
+import { isRecord } from '../support/is-record.ts';
 import * as z from 'zod';
 import type { Accounts } from './accounts.ts';
 import { AnnounceSchema, DEFAULT_UNTIL_STATE, UntilSchema } from './announce.ts';

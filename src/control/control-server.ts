@@ -6,7 +6,7 @@ import type { ControlCommand } from '../lifecycle/events.ts';
 import type { StatusDocument } from '../status/status-json.ts';
 import { loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
 import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 
 // The control socket (--control PATH): a Unix stream socket, mode 0600, for
 // `sidecar-init ctl`. The file mode keeps other users out of the socket, but a

@@ -1,6 +1,6 @@
 import { sendHttpRequest } from '../http/send-request.ts';
 import { assertNever } from '../plan/assert-never.ts';
-import { redactUrl } from '../plan/redact-url.ts';
+import { redactUrl } from '../support/redact-url.ts';
 
 // The HTTP half of stopping an external: one request to the proxy's own quit
 // endpoint (Istio's /quitquitquit, cloud-sql-proxy's, Linkerd's /shutdown).

@@ -4,7 +4,7 @@ import { assertNever } from '../plan/assert-never.ts';
 import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
 import { describeFound, type FoundProcess, isStillTheProcess, type ProcessSearch, searchProcesses } from './find-processes.ts';
 import { describeTooMany } from './presence-probe.ts';
-import { redactUrl } from '../plan/redact-url.ts';
+import { redactUrl } from '../support/redact-url.ts';
 import { needsContinue } from '../plan/signal-sets.ts';
 import { type StopRequestResult, requestStop } from './request-stop.ts';
 import type { ExternalPreset } from '../plan/presets.ts';

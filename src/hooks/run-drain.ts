@@ -4,7 +4,7 @@ import { ABORTED_REASON, failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts
 import { assertNever } from '../plan/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runHook, withElapsed } from './run-hook.ts';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 
 // The pod-level drain: runs first on termination, before any stop signal, so
 // load balancers stop sending traffic while everything still serves. A delay is

@@ -4,7 +4,7 @@ import { assertNever } from '../plan/assert-never.ts';
 import type { HookContext, HookOutcome } from './hook.ts';
 import { runExecHook } from './run-exec-hook.ts';
 import { runHttpHook } from './run-http-hook.ts';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 
 /**
  * Runs one hook to its end, bounded by hook.timeoutMs and by `signal`. Never

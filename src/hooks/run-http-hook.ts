@@ -3,7 +3,7 @@ import type { AttemptOutcome } from '../attempt/run-attempt.ts';
 import { ABORTED_REASON, failure } from '../attempt/run-attempt.ts';
 import { isSuccessStatus, sendHttpRequest } from '../http/send-request.ts';
 import { assertNever } from '../plan/assert-never.ts';
-import { parseUrl, redactUrl } from '../plan/redact-url.ts';
+import { parseUrl, redactUrl } from '../support/redact-url.ts';
 import type { HookContext } from './hook.ts';
 
 // An http hook: ok iff the answer is 2xx or 3xx (a redirect is not followed),

@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type { ClientRequest, IncomingMessage, RequestOptions } from 'node:http';
 import { MAX_TIMER_MS } from '../attempt/run-attempt.ts';
-import { redactUrl } from '../plan/redact-url.ts';
-import { errorCode } from '../plan/error-code.ts';
+import { redactUrl } from '../support/redact-url.ts';
+import { errorCode } from '../support/error-code.ts';
 
 // The one HTTP client of sidecar-init: http probes, http hooks and an
 // external's stop endpoint each send one request through it. Every request
@@ -12,7 +12,7 @@ import { errorCode } from '../plan/error-code.ts';
 // destroyed, whichever comes first: the answer, the timeout or the abort,
 // and only then does the promise resolve, so a caller that has the result
 // knows nothing of the request is still alive. It never rejects. The URL in a
-// result is redacted (src/plan/redact-url.ts): results become log lines.
+// result is redacted (src/support/redact-url.ts): results become log lines.
 
 export interface HttpRequest {
   readonly url: URL;

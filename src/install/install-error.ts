@@ -1,4 +1,4 @@
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 
 /** Why DIR could not be installed into, in one line with the fix; exit 2. */
 export class InstallError extends Error {

@@ -1,4 +1,4 @@
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 /**
  * Turns a stream of counts into at most one report per interval: the first is
  * reported at once, later ones are summed until the interval since the last

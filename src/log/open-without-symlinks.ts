@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { posix } from 'node:path';
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 
 // Node has no openat2(RESOLVE_NO_SYMLINKS), so the path is walked one
 // component at a time, each folder opened O_DIRECTORY|O_NOFOLLOW through the

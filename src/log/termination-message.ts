@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { escapeControl } from '../output/escape-control.ts';
 import type { TerminationLog } from '../plan/plan.ts';
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 import { openWithoutSymlinks } from './open-without-symlinks.ts';
 
 // The termination message: the reason for the exit, one line, in the file

@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 
 /** How long to back off when a non-blocking pipe is full, before trying again. */
 const PIPE_FULL_RETRY_MS = 1;

@@ -1,7 +1,7 @@
 import type { ProcessUser } from '../plan/plan.ts';
 import type { Probe } from './probe.ts';
 import { runCommand } from '../attempt/run-command.ts';
-import { redactUrlsIn } from '../plan/redact-url.ts';
+import { redactUrlsIn } from '../support/redact-url.ts';
 
 // Ready when a command exits 0, as Kubernetes' exec probe; run-command.ts runs
 // it (and ends its whole process group) each attempt. Its output is discarded.

@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { ClientHttp2Session } from 'node:http2';
 import type { Probe } from './probe.ts';
+import { errorCode } from '../support/error-code.ts';
 import { failure, runAttempt } from '../attempt/run-attempt.ts';
 import { decodeHealthResponse, encodeHealthRequest, GRPC_STATUS_NAMES, SERVING_STATUS_NAMES } from './grpc-health-wire.ts';
 
@@ -38,7 +39,7 @@ export function createGrpcProbe(host: string, port: number, service: string): Pr
         const fail = (why: string) => settle(failure(`${description}: ${why}`));
         // One session per attempt, destroyed on release: nothing lingers between attempts.
         const session = connect(`http://${address}`);
-        session.on('error', (error: NodeJS.ErrnoException) => fail(errorText(error)));
+        session.on('error', (error: Error) => fail(errorText(error)));
         const stream = session.request({
           ':method': 'POST',
           ':path': CHECK_PATH,
@@ -66,7 +67,7 @@ export function createGrpcProbe(host: string, port: number, service: string): Pr
           if (received > MAX_RESPONSE_BYTES) return fail(`answered more than ${MAX_RESPONSE_BYTES} bytes; not a health response`);
           chunks.push(chunk);
         });
-        stream.on('error', (error: NodeJS.ErrnoException) => fail(errorText(error)));
+        stream.on('error', (error: Error) => fail(errorText(error)));
         stream.on('end', () => settle(verdict()));
         stream.end(body);
 
@@ -94,9 +95,8 @@ export function createGrpcProbe(host: string, port: number, service: string): Pr
  * A stream ended by its session's failure reports ERR_HTTP2_STREAM_CANCEL, and
  * comes before the session's own error; the cause is what went wrong (ECONNREFUSED).
  */
-function errorText(error: NodeJS.ErrnoException): string {
-  const cause = error.cause as NodeJS.ErrnoException | undefined;
-  return cause?.code ?? error.code ?? error.message;
+function errorText(error: Error): string {
+  return errorCode(error.cause) ?? errorCode(error) ?? error.message;
 }
 
 /** grpc-message is percent-encoded (https://github.com/grpc/grpc/blob/master/doc/PROTOCOL-HTTP2.md). */

@@ -3,7 +3,7 @@ import { ABORTED_REASON, failure } from '../attempt/run-attempt.ts';
 import type { HttpResult } from '../http/send-request.ts';
 import { isSuccessStatus, sendHttpRequest } from '../http/send-request.ts';
 import { assertNever } from '../plan/assert-never.ts';
-import { redactUrl } from '../plan/redact-url.ts';
+import { redactUrl } from '../support/redact-url.ts';
 import type { Probe } from './probe.ts';
 
 // Ready on a 2xx or 3xx answer to a GET, as Kubernetes' httpGet probe, except

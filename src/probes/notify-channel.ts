@@ -1,4 +1,4 @@
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 import { chmodSync, chownSync, closeSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

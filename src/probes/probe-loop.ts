@@ -1,6 +1,6 @@
 import type { Probe, ProbeOutcome } from './probe.ts';
 import { failure, MAX_TIMER_MS } from '../attempt/run-attempt.ts';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 
 // The one scheduler behind readiness and liveness: when attempts start, how
 // long each may take, what a wake does, and what an abort ends. Attempts never

@@ -1,6 +1,6 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { getAsset } from 'node:sea';
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 
 // The single executable carries the reaper addon as an asset, and dlopen needs
 // a file. Every file it opens is first checked through a descriptor of its own

@@ -1,5 +1,6 @@
 import { closeSync } from 'node:fs';
 import { constants } from 'node:os';
+import { errorCode } from '../support/error-code.ts';
 import { loadNativeProcessApi } from './native.ts';
 
 // Signals a process we did not start, safely: /proc gives us a PID, and between
@@ -86,9 +87,4 @@ export function openProcessHandle(pid: number, api: PidfdApi = loadPidfdApi()): 
       closeSync(fd);
     },
   };
-}
-
-function errorCode(error: unknown): string | undefined {
-  const code = (error as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' ? code : undefined;
 }

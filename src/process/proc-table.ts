@@ -1,6 +1,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
 import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { errorCode } from '../support/error-code.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 
 // The one reader of the process table, for everything that needs it: the
 // final sweep and the crash path (our descendants), the namespace mode at
@@ -203,7 +204,7 @@ function readSkippingUnreadable<T>(read: () => T): T | undefined {
   try {
     return read();
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ESRCH' || code === 'EACCES') return undefined;
     throw error;
   }

@@ -3,7 +3,7 @@ import type { Stats } from 'node:fs';
 import { delimiter, resolve } from 'node:path';
 import { assertNever } from '../plan/assert-never.ts';
 import { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND } from '../plan/exit-status.ts';
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 
 // Finds the file execvp(3) would run, before anything is spawned. Node only
 // reports ENOENT/EACCES asynchronously and without saying which file or PATH it

@@ -15,7 +15,7 @@ import { explainSpawnFailure, prepareSpawn } from './prepare-spawn.ts';
 import type { SpawnFailed } from './prepare-spawn.ts';
 import { sweepProcessGroup } from './sweep-group.ts';
 import type { ForegroundTerminal } from './terminal.ts';
-import { errorCode } from '../plan/error-code.ts';
+import { errorCode } from '../support/error-code.ts';
 
 // The place that starts long-lived processes (sidecars, init steps, the app),
 // with Node's own child_process: what a supervisor needs of a child that lives

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
-import { errorCode } from '../plan/error-code.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
+import { errorCode } from '../support/error-code.ts';
 
 // What a run left in its process group after its leader exited: what it forked
 // into the background (`worker &`) and never waited for, now orphans that

@@ -1,8 +1,8 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isLiveEntry, listDescendants, readProcTable } from './proc-table.ts';
 import type { Reaper } from './reaper.ts';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
-import { errorCode } from '../plan/error-code.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
+import { errorCode } from '../support/error-code.ts';
 import { needsContinue } from '../plan/signal-sets.ts';
 
 // There is no event for "a process that is not our child died", so the sweep

@@ -1,5 +1,5 @@
 import type { LifecycleEvent, LifecycleEventBody } from '../lifecycle/events.ts';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 
 export interface EventQueue {
   /** Stamps the event with the time it arrived and handles it after those before it. */

@@ -3,7 +3,7 @@ import type { DrainSpec, HookSpec, ProcessSpec } from '../plan/plan.ts';
 import type { HookContext } from '../hooks/hook.ts';
 import type { HookName } from '../lifecycle/events.ts';
 import type { Runner } from './ports.ts';
-import { redactUrlsIn } from '../plan/redact-url.ts';
+import { redactUrlsIn } from '../support/redact-url.ts';
 
 // The run-hook, cancel-hook, run-drain and cancel-drain effects. A hook's
 // outcome is reported and fed back as an event; what it means is decide()'s.

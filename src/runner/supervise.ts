@@ -21,7 +21,7 @@ import { createTimers } from './timers.ts';
 import { startWatch, stopWatch } from './watch-effects.ts';
 import { watchUntil } from './announce-effects.ts';
 import { announcementOf } from '../lifecycle/announcement.ts';
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 
 export type { HookKit, ProbeKit, SuperviseDeps } from './ports.ts';
 

@@ -1,4 +1,4 @@
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 // Which status-server connection answers next. Connections with a request
 // ready wait in a queue and answer one request per turn in it, round-robin.
 // The queue is kept per peer (the client's address) and the peers take turns,

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { StatusAddress } from '../plan/plan.ts';
-import { formatAddress } from '../plan/format-address.ts';
+import { formatAddress } from '../support/format-address.ts';
 import type { StatusSource } from './status-snapshot.ts';
 
 export interface RunningStatusServer {

@@ -1,4 +1,4 @@
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 import type { Socket } from 'node:net';
 import type { AnswerScheduler, AnswerTurn } from './answer-scheduler.ts';
 import { formatHttpResponse, rejection } from './http-response.ts';

@@ -1,4 +1,4 @@
-import { monotonicMs } from '../plan/monotonic-clock.ts';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 import { createServer } from 'node:net';
 import { createAnswerScheduler } from './answer-scheduler.ts';
 import type { SchedulerLimits } from './answer-scheduler.ts';

@@ -1,4 +1,4 @@
-import { isRecord } from '../plan/is-record.ts';
+import { isRecord } from '../support/is-record.ts';
 import type { JsonRecord } from './pod-fields.ts';
 
 // admission.k8s.io/v1 AdmissionReview, as the API server sends it and wants

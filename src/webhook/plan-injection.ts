@@ -1,4 +1,4 @@
-import { isRecord } from '../plan/is-record.ts';
+import { isRecord } from '../support/is-record.ts';
 import type { Operation } from './json-patch.ts';
 import {
   ARGS,

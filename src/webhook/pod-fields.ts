@@ -1,4 +1,4 @@
-import { isRecord } from '../plan/is-record.ts';
+import { isRecord } from '../support/is-record.ts';
 // Reading a Pod as it arrives in an AdmissionReview: untrusted JSON. Only the
 // fields the webhook needs are read, each checked for its type; everything
 // else passes through untouched, since the answer is a patch, not a new pod.

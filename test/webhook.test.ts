@@ -215,6 +215,27 @@ describe('sidecar-init webhook and hostile pods', () => {
     expect((await review(after)).response.status?.message).toMatch(/holds "\/bin\/true", which is not an option/);
   });
 
+  it('warns at admission of a cloud-sql-proxy container whose args would make it exit 143 when stopped, and of none that avoid it', async () => {
+    const withSqlProxy = (args: string[]) =>
+      istioJob((pod) => {
+        pod.spec.containers.push({
+          name: 'db-proxy',
+          image: 'gcr.io/cloud-sql-connectors/cloud-sql-proxy:2.14.1',
+          args: ['--health-check', '--port=5432', ...args, 'my-project:europe-west1:reports'],
+        } as (typeof pod.spec.containers)[number]);
+      });
+    const { response, patch } = await review(withSqlProxy([]));
+    expect(response.allowed).toBe(true);
+    expect(patch.length).toBeGreaterThan(0);
+    expect(response.warnings).toEqual([
+      'container "db-proxy": cloud-sql-proxy exits 143 on SIGTERM, which fails this pod: run it with --quitquitquit or --exit-zero-on-sigterm',
+    ]);
+    for (const flag of ['--quitquitquit', '--exit-zero-on-sigterm', '--exit-zero-on-sigterm=true']) {
+      const fixed = await review(withSqlProxy([flag]));
+      expect(fixed.response.warnings).toBeUndefined();
+    }
+  });
+
   it('leaves a hostPID pod with a proxy unchanged, with a warning, instead of adding shareProcessNamespace', async () => {
     const written = istioJob((pod) => {
       (pod.spec as Record<string, unknown>).hostPID = true;

@@ -18,6 +18,8 @@ import { type DetectedProxy, detectProxies } from './detect-proxies.ts';
 import { isStringArray, type JsonRecord, records, stringMap } from './pod-fields.ts';
 import { commandLineOverLimit, externalsOverLimit, REVIEW_LIMITS, type ReviewLimits } from './review-limits.ts';
 import { splitAnnotation } from './split-annotation.ts';
+import { PRESETS } from '../plan/presets.ts';
+import { describeSigtermExit } from '../plan/stop-exit-warning.ts';
 
 // What the webhook does to one pod, decided without I/O: leave it alone (with
 // a warning when the pod asked for something it cannot get), deny it (the
@@ -165,11 +167,28 @@ export function planInjection(pod: JsonRecord, options: InjectionOptions): Injec
       ? [{ op: 'add', path: '/spec/shareProcessNamespace', value: true } as const]
       : []),
   ];
-  const warnings =
-    isStringArray(target.command) && annotations[COMMAND] !== undefined
+  const warnings = [
+    ...(isStringArray(target.command) && annotations[COMMAND] !== undefined
       ? [`annotation ${COMMAND} is ignored: container "${wanted}" has its own command`]
-      : [];
+      : []),
+    ...stopExitWarnings(proxies, containers),
+  ];
   return { kind: 'patch', patch, container: wanted, externals, warnings };
+}
+
+/**
+ * A proxy sidecar-init will stop that exits non-zero on SIGTERM (cloud-sql-proxy: 143) fails the
+ * pod, a Job's too, unless its container's command or args enable the quit endpoint or a zero exit.
+ * A native sidecar is the kubelet's to stop, not sidecar-init's.
+ */
+function stopExitWarnings(proxies: readonly DetectedProxy[], containers: readonly JsonRecord[]): string[] {
+  return proxies.flatMap((proxy) => {
+    if (proxy.nativeSidecar) return [];
+    const container = containers.find((entry) => entry.name === proxy.container);
+    const args = [container?.command, container?.args].flatMap((list) => (isStringArray(list) ? list : []));
+    const warning = describeSigtermExit(PRESETS[proxy.preset], args);
+    return warning === undefined ? [] : [`container "${proxy.container}": ${warning}`];
+  });
 }
 
 type CommandOf =

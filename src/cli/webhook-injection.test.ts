@@ -207,4 +207,53 @@ describe('planInjection', () => {
     delete stripped.metadata.annotations?.['sidecar-init.io/status'];
     expect(planInjection(stripped as never, OPTIONS)).toMatchObject({ kind: 'skip' });
   });
+
+  it('denies, naming the limit, a pod past one of the review limits, before its command line is checked', () => {
+    const asked: string[] = [];
+    const counting = {
+      image: IMAGE,
+      checkArgs: (...args: Parameters<typeof checkInjectedArgs>) => {
+        asked.push('asked');
+        return checkInjectedArgs(...args);
+      },
+    };
+    const denial = (input: TestPod) => {
+      const injection = planInjection(input as never, counting);
+      return injection.kind === 'deny' ? injection.message : `not denied: ${injection.kind}`;
+    };
+    const proxies = (count: number) =>
+      Array.from({ length: count }, (_, index) => ({ name: `envoy-${index}`, image: 'envoyproxy/envoy:v1' }));
+    const inject = { 'sidecar-init.io/inject': 'true' };
+    const base = pod(inject).spec.containers;
+    expect(denial(pod(inject, { containers: [...base, ...proxies(64)] }))).toMatch(/65 containers; .* at most 64$/);
+    expect(denial(pod(inject, { initContainers: proxies(65) }))).toMatch(/65 initContainers; .* at most 64$/);
+    expect(denial(pod(inject, { containers: [...base, ...proxies(17)] }))).toMatch(/too large to review: 17 externals; at most 16/);
+    expect(denial(pod({ ...inject, 'sidecar-init.io/args': '--grace 5s '.repeat(129) }))).toMatch(/258 words of flags; at most 256/);
+    const long = pod(inject);
+    long.spec.containers[0] = { ...long.spec.containers[0], command: ['/app/job', ...Array(4_096).fill('x')] };
+    expect(denial(long)).toMatch(/a command of 4099 words; at most 4096/);
+    const wide = pod(inject);
+    wide.spec.containers[0] = { ...wide.spec.containers[0], command: ['/app/job', ...Array(9).fill('x'.repeat(120 * 1024))] };
+    expect(denial(wide)).toMatch(/a command line of \d+ bytes; at most 1048576/);
+    expect(asked).toEqual([]);
+    // At the limits, the pod is injected.
+    expect(planInjection(pod(inject, { containers: [...base, ...proxies(16)] }) as never, counting)).toMatchObject({ kind: 'patch' });
+  });
+
+  it('denies an operand among the flags, which sidecar-init would run as the app', () => {
+    for (const args of ["/bin/sh -c 'echo pwned'", '--grace 20s /bin/true', '["/bin/sh", "-c", "id"]']) {
+      const injection = planInjection(pod({ 'sidecar-init.io/inject': 'true', 'sidecar-init.io/args': args }) as never, OPTIONS);
+      expect(injection.kind === 'deny' && injection.message).toMatch(
+        /annotation sidecar-init\.io\/args holds "\/bin\/(sh|true)", which is not an option/,
+      );
+    }
+  });
+
+  it('leaves a hostPID pod whose externals need a shared process namespace unchanged, with a warning; without externals it is injected', () => {
+    const withProxy = pod({ 'sidecar-init.io/inject': 'true' }, { hostPID: true });
+    withProxy.spec.containers.push(ISTIO_PROXY);
+    const skipped = planInjection(withProxy as never, OPTIONS);
+    expect(skipped).toMatchObject({ kind: 'skip', warnings: [expect.stringMatching(/hostPID: true/)] });
+    expect(planInjection(pod({ 'sidecar-init.io/inject': 'true' }, { hostPID: true }) as never, OPTIONS)).toMatchObject({ kind: 'patch' });
+  });
 });

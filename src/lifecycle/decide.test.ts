@@ -650,6 +650,17 @@ describe('control requests', () => {
   const control = (id: number, command: ControlCommand): LifecycleEventBody => ({ type: 'control', id, command, uid: 0 });
   const replyOf = (effects: readonly Effect[]) => effects.find((effect) => effect.type === 'control-reply');
 
+  it('are refused once everything is down, and change nothing', () => {
+    const d = createDriver(plan([proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('app'), d.exited('app', exited(0)));
+    expect(d.state.phase).toBe('done');
+    expect(d.send(control(1, { kind: 'restart', name: 'app' }))).toEqual([
+      { type: 'control-reply', id: 1, ok: false, message: 'sidecar-init is exiting' },
+    ]);
+    expect(d.state.phase).toBe('done');
+    expect(d.state.procs.get('app')).toMatchObject({ status: 'exited' });
+  });
+
   it('restarts a sidecar: preStop first, then its stop signal and grace; after its exit, with no backoff delay but once its old process group is swept, it is spawned and passes readiness again', () => {
     const preStop = { kind: 'exec' as const, command: ['drain'] as [string], timeoutMs: 1_000 };
     const d = createDriver(

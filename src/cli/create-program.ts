@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { ProcessFlag } from '../config/cli-input.ts';
 import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag } from '../config/global-options.ts';
 import { RESTART_POLICIES } from '../config/literals.ts';
-import { listAlternatives } from '../config/result.ts';
+import { listAlternatives } from '../config/message-text.ts';
 import { CONFIG_ENV } from './env-options.ts';
 import { VERSION } from './version.ts';
 

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isLogLevel, LOG_LEVELS } from '../config/literals.ts';
-import { listAlternatives, quote } from '../config/result.ts';
+import { listAlternatives, quote } from '../config/message-text.ts';
 import { parseStatusAddress } from '../config/status-address.ts';
 import type { CliCommand } from './cli-command.ts';
 import { HELP_HINT, PROGRAM_NAME } from './create-program.ts';

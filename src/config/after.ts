@@ -1,7 +1,8 @@
 import { MAX_LISTED_PROBLEMS } from './config-error.ts';
 import type { Entry } from './process.ts';
 import { at, type Report } from './problem.ts';
-import { closestMatch, quote } from './result.ts';
+import { quote } from './message-text.ts';
+import { closestMatch } from './closest-match.ts';
 
 // `after:` names processes this one waits for. Each name must be another init
 // step or sidecar (the app starts after everything, so nothing can wait for

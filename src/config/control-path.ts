@@ -1,4 +1,5 @@
-import { fail, ok, quote, type Result } from './result.ts';
+import { fail, ok, type Result } from './result.ts';
+import { quote } from './message-text.ts';
 
 // --control, control and SIDECAR_INIT_CONTROL: where the control socket is
 // made. An absolute path, because a relative one would depend on the directory

@@ -3,7 +3,7 @@ import { checkFlagTargets } from './flag-targets.ts';
 import type { AppArgs, FlagConfig } from './flags.ts';
 import { createProcessDraft, type Entry, validateName } from './process.ts';
 import { at, type Origin, type Report } from './problem.ts';
-import { quote } from './result.ts';
+import { quote } from './message-text.ts';
 
 // The processes of the file and of the flags as one list, and the rules that
 // hold across it, all in one place and run once every entry is known: names

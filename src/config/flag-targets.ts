@@ -5,7 +5,7 @@ import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, withReadinessDefaults 
 import type { Entry, ProcessDraft } from './process.ts';
 import type { Report } from './problem.ts';
 import { checkPolicyForRole } from './restart.ts';
-import { quote } from './result.ts';
+import { quote } from './message-text.ts';
 import { describeRoles, isStartedOnly, rolesWith } from './roles.ts';
 
 // --ready, --quit, --restart, --stop-signal and --user set one field of a named

@@ -3,7 +3,7 @@ import { DEFAULT_UNTIL_STATE } from './announce.ts';
 import { formatDuration } from './duration.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from './literals.ts';
 import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL } from '../plan/plan.ts';
-import { listAlternatives } from './result.ts';
+import { listAlternatives } from './message-text.ts';
 import { DEFAULT_TERMINATION_LOG } from './termination-log.ts';
 
 // The options that are not about one named process, declared once. Each is a

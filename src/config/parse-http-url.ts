@@ -1,6 +1,7 @@
 import { redactUrl } from '../support/redact-url.ts';
 import { HTTP_METHODS } from './literals.ts';
-import { fail, listAlternatives, ok, quote, type Result } from './result.ts';
+import { fail, ok, type Result } from './result.ts';
+import { listAlternatives, quote } from './message-text.ts';
 import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
 
 // http:// URLs of probes and hooks. Both reach processes inside the container,

@@ -16,7 +16,8 @@ import {
   type ProbeSpec,
   type ReadinessSpec,
 } from '../plan/plan.ts';
-import { fail, mapResult, ok, quote, type Result } from './result.ts';
+import { fail, mapResult, ok, type Result } from './result.ts';
+import { quote } from './message-text.ts';
 import { exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 import { FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, PORT_RANGE, wholeNumber } from './whole-number.ts';
 
@@ -177,34 +178,57 @@ const NotifyProbeSchema = mapping({
   ).optional(),
 });
 
-const ProbeObjectSchema = mapping({
+/** A probe kind users write: the object form's keys. */
+type WrittenProbeKind = (typeof PROBE_KINDS)[number];
+
+/** The object form's field for each kind; a kind added to PROBE_KINDS without one fails to compile. */
+const PROBE_FIELDS = {
   tcp: TcpProbeSchema.optional().meta({ description: 'Passes when a TCP connection opens.' }),
   http: HttpProbeSchema.optional().meta({ description: 'Passes on an expected status.' }),
   exec: CommandSchema.optional().meta({ description: 'Passes when the command exits 0.' }),
-  log: parsedWith(z.string(), parseLogPattern)
-    .optional()
-    .meta({ description: "Readiness only: passes once a line of the process's stdout or stderr matches this JavaScript RegExp." }),
+  log: parsedWith(z.string(), parseLogPattern).optional().meta({
+    description: "Readiness only: passes once a line of the process's stdout or stderr matches this JavaScript RegExp.",
+  }),
   file: parsedWith(z.string(), parseFilePath).optional().meta({ description: 'Passes while the file exists.' }),
   grpc: GrpcProbeSchema.optional().meta({ description: 'Passes when grpc.health.v1.Health/Check answers SERVING.' }),
   notify: NotifyProbeSchema.optional().meta({
     description: 'Readiness only: passes once the process sends READY=1 to the socket in $NOTIFY_SOCKET (systemd).',
   }),
-  fd: wholeNumber('3 to 255.', NOTIFICATION_FD_RANGE)
-    .optional()
-    .meta({ description: 'Readiness only: passes once the process writes a newline to this descriptor (s6), 3 to 255.' }),
-})
+  fd: wholeNumber('3 to 255.', NOTIFICATION_FD_RANGE).optional().meta({
+    description: 'Readiness only: passes once the process writes a newline to this descriptor (s6), 3 to 255.',
+  }),
+} satisfies Record<WrittenProbeKind, z.ZodType>;
+
+/** The plan's probe from each kind's field: a kind without its line fails to compile, instead of becoming another kind. */
+const PROBE_SPECS: { readonly [Kind in WrittenProbeKind]: (value: NonNullable<z.output<(typeof PROBE_FIELDS)[Kind]>>) => ProbeSpec } = {
+  tcp: (tcp) => ({ kind: 'tcp', ...tcp }),
+  http: (http) => ({ kind: 'http', url: http.url, headers: http.headers ?? {}, expectStatus: http.expectStatus }),
+  exec: (command) => ({ kind: 'exec', command }),
+  log: (pattern) => ({ kind: 'log', pattern }),
+  file: (path) => ({ kind: 'file', path }),
+  grpc: (grpc) => ({ kind: 'grpc', host: grpc.host, port: grpc.port, service: grpc.service ?? '' }),
+  notify: (notify) => ({ kind: 'notify', watchdogMs: notify.watchdog }),
+  fd: (fd) => ({ kind: 'fd', fd }),
+};
+
+type WrittenProbe = { [Kind in WrittenProbeKind]?: z.output<(typeof PROBE_FIELDS)[Kind]> };
+
+function probeSpecOf<Kind extends WrittenProbeKind>(kind: Kind, written: WrittenProbe): ProbeSpec | undefined {
+  const value = written[kind];
+  return value === undefined ? undefined : PROBE_SPECS[kind](value as NonNullable<z.output<(typeof PROBE_FIELDS)[Kind]>>);
+}
+
+const ProbeObjectSchema = mapping(PROBE_FIELDS)
   // Checked on what was written, even when a field has problems of its own.
   .check(z.superRefine(exactlyOneOf(PROBE_KINDS), { when: () => true }))
   .meta({ minProperties: 1, maxProperties: 1 })
-  .transform(({ tcp, http, exec, log, file, grpc, notify, fd }): ProbeSpec => {
-    if (tcp !== undefined) return { kind: 'tcp', ...tcp };
-    if (http !== undefined) return { kind: 'http', url: http.url, headers: http.headers ?? {}, expectStatus: http.expectStatus };
-    if (exec !== undefined) return { kind: 'exec', command: exec };
-    if (log !== undefined) return { kind: 'log', pattern: log };
-    if (grpc !== undefined) return { kind: 'grpc', host: grpc.host, port: grpc.port, service: grpc.service ?? '' };
-    if (notify !== undefined) return { kind: 'notify', watchdogMs: notify.watchdog };
-    if (fd !== undefined) return { kind: 'fd', fd };
-    return { kind: 'file', path: file! };
+  .transform((written): ProbeSpec => {
+    // exactlyOneOf has passed: one kind is given.
+    for (const kind of PROBE_KINDS) {
+      const spec = probeSpecOf(kind, written);
+      if (spec !== undefined) return spec;
+    }
+    throw new Error(`a probe mapping passed its check without one of ${PROBE_KINDS.join(', ')}`);
   });
 
 export const ProbeSchema = z.union([

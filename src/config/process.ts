@@ -9,7 +9,8 @@ import type { OutputMode, ProcessSpec, Role, SignalTarget } from '../plan/plan.t
 import { LivenessSchema, readinessField } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './problem.ts';
 import { BackoffSchema, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
-import { fail, ok, quote } from './result.ts';
+import { fail, ok } from './result.ts';
+import { quote } from './message-text.ts';
 import { mapping, oneOf, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 import type { Accounts } from './accounts.ts';

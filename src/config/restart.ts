@@ -9,7 +9,8 @@ import {
   type RestartSpec,
   type Role,
 } from '../plan/plan.ts';
-import { fail, ok, quote, type Result } from './result.ts';
+import { fail, ok, type Result } from './result.ts';
+import { quote } from './message-text.ts';
 import { mapping } from './schema-fields.ts';
 import { MAX_RESTARTS_RANGE, wholeNumber } from './whole-number.ts';
 

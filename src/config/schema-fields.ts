@@ -1,7 +1,9 @@
 import { isRecord } from '../support/is-record.ts';
 import * as z from 'zod';
 import { fileOrigin, type Origin, type PathSegment, type Report } from './problem.ts';
-import { closestMatch, listAlternatives, quote, type Result } from './result.ts';
+import type { Result } from './result.ts';
+import { listAlternatives, quote } from './message-text.ts';
+import { closestMatch } from './closest-match.ts';
 
 // The glue between zod and this project's messages. Each field of the file is
 // checked once: zod checks its type, then the same parser the flags use checks

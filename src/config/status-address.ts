@@ -1,5 +1,6 @@
 import type { StatusAddress } from '../plan/plan.ts';
-import { fail, ok, quote, type Result } from './result.ts';
+import { fail, ok, type Result } from './result.ts';
+import { quote } from './message-text.ts';
 import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
 
 // --status-addr, statusAddr and SIDECAR_INIT_STATUS_ADDR: HOST:PORT, [IPv6]:PORT,

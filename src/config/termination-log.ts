@@ -1,5 +1,6 @@
 import type { TerminationLog } from '../plan/plan.ts';
-import { fail, ok, quote, type Result } from './result.ts';
+import { fail, ok, type Result } from './result.ts';
+import { quote } from './message-text.ts';
 
 // --termination-log, terminationLog and SIDECAR_INIT_TERMINATION_LOG: where
 // the one-line reason for the exit is written, for Kubernetes to show as the

@@ -1,7 +1,9 @@
 import * as z from 'zod';
 import { type Account, type Accounts, GROUP_FILE, PASSWD_FILE } from './accounts.ts';
 import type { ProcessUser } from '../plan/plan.ts';
-import { closestMatch, fail, ok, quote, type Result } from './result.ts';
+import { fail, ok, type Result } from './result.ts';
+import { quote } from './message-text.ts';
+import { closestMatch } from './closest-match.ts';
 import { parsedWith } from './schema-fields.ts';
 import { checkWholeNumber, describeRange, ID_RANGE } from './whole-number.ts';
 

@@ -1,5 +1,6 @@
 import * as z from 'zod';
-import { fail, ok, quote, type Result } from './result.ts';
+import { fail, ok, type Result } from './result.ts';
+import { quote } from './message-text.ts';
 import { checkedBy } from './schema-fields.ts';
 
 // Counts and codes (maxRestarts, failureThreshold, exit codes, HTTP statuses,

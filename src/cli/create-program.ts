@@ -1,8 +1,7 @@
 import { Command } from 'commander';
 import type { ProcessFlag } from '../config/cli-input.ts';
 import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag } from '../config/global-options.ts';
-import { RESTART_POLICIES } from '../config/literals.ts';
-import { listAlternatives } from '../config/message-text.ts';
+import { createTargetFlagTexts, TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName } from '../config/target-flags.ts';
 import { CONFIG_ENV } from './env-options.ts';
 import { VERSION } from './version.ts';
 
@@ -15,17 +14,10 @@ export const VERSION_COMMAND = 'version';
 export type ProgramMode = 'run' | typeof VALIDATE_COMMAND | typeof PLAN_COMMAND;
 
 /** What commander collects beyond its own option values: the repeatable flags about named processes, in command-line order. */
-export interface CollectedFlags {
-  readonly processes: ProcessFlag[];
-  readonly ready: string[];
-  readonly quit: string[];
-  readonly restart: string[];
-  readonly stopSignal: string[];
-  readonly user: string[];
-}
+export type CollectedFlags = { readonly processes: ProcessFlag[] } & { readonly [Name in TargetFlagName]: string[] };
 
 export function createCollectedFlags(): CollectedFlags {
-  return { processes: [], ready: [], quit: [], restart: [], stopSignal: [], user: [] };
+  return { processes: [], ...createTargetFlagTexts() };
 }
 
 /** Everything commander writes: help and version (exit 0) or a usage error (exit 2), never both. */
@@ -47,16 +39,8 @@ const DESCRIPTION: Record<ProgramMode, string> = {
   plan: 'Prints what a run with these options would do (start and stop order, probes, restarts, signals, hooks, the grace budget) without starting anything.',
 };
 
-const READY_HELP =
-  'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N (repeatable)';
 const EXTERNAL_HELP =
   'a process of another container (shareProcessNamespace), waited for and stopped in its turn: a preset (istio, linkerd, cloud-sql-proxy, ...) or comm:NAME, cmdline:REGEX, uid:N (repeatable)';
-const QUIT_HELP = "an external's stop endpoint, POSTed at teardown, e.g. mesh=http://127.0.0.1:15020/quitquitquit (repeatable)";
-
-const RESTART_HELP = `when NAME is restarted: ${listAlternatives(RESTART_POLICIES)} (repeatable)`;
-const STOP_SIGNAL_HELP = 'the signal that stops NAME, e.g. nginx=SIGQUIT (repeatable)';
-const USER_HELP = 'run NAME (and its exec hooks and probes) as USER[:GROUP], a name or a number (repeatable)';
-
 /** Shown by `install --help` and in the run help's list of commands. */
 export const INSTALL_HELP = `      copy this single executable and its native addon into DIR (an existing directory this user can write),
       as DIR/${PROGRAM_NAME} and DIR/${PROGRAM_NAME}.node, e.g. from an init container into a shared volume`;
@@ -104,12 +88,11 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .option('-c, --config <file>', `YAML config file (default: $${CONFIG_ENV})`)
     .option('--init <name=cmd>', 'an init step, run to completion in turn (repeatable)', collectProcess('--init', collected))
     .option('--sidecar <name=cmd>', 'a sidecar, kept running from its turn on (repeatable)', collectProcess('--sidecar', collected))
-    .option('--external <name=spec>', EXTERNAL_HELP, collectProcess('--external', collected))
-    .option('--ready <name=probe>', READY_HELP, collect(collected.ready))
-    .option('--quit <name=url>', QUIT_HELP, collect(collected.quit))
-    .option('--restart <name=policy>', RESTART_HELP, collect(collected.restart))
-    .option('--stop-signal <name=signal>', STOP_SIGNAL_HELP, collect(collected.stopSignal))
-    .option('--user <name=user[:group]>', USER_HELP, collect(collected.user));
+    .option('--external <name=spec>', EXTERNAL_HELP, collectProcess('--external', collected));
+  for (const name of TARGET_FLAG_NAMES) {
+    const spec = TARGET_FLAGS[name];
+    program.option(`${spec.flag} ${spec.argument}`, spec.help, collect(collected[name]));
+  }
   // Commander keeps each under its camel-cased name: --log-level as logLevel, the option's own name.
   for (const option of GLOBAL_OPTION_NAMES) {
     const spec: OptionSpec = GLOBAL_OPTIONS[option];

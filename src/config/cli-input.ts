@@ -1,4 +1,5 @@
 import type { GivenOptions, GlobalOption } from './global-options.ts';
+import { createTargetFlagTexts, type TargetFlagTexts } from './target-flags.ts';
 
 // What the command line contributes to the plan, as written: the CLI layer only
 // collects values, and config checks them with the same rules as the file, so
@@ -10,19 +11,10 @@ export interface ProcessFlag {
   readonly value: string;
 }
 
-export interface CliInput {
+/** Each of target-flags.ts's rows (ready, quit, restart, stopSignal, user): its values, unparsed, in command-line order. */
+export interface CliInput extends TargetFlagTexts {
   /** Every --init, --sidecar and --external in command-line order, interleaved as written. */
   readonly processes: readonly ProcessFlag[];
-  /** Every --ready value (NAME=PROBE), unparsed, in command-line order. */
-  readonly ready: readonly string[];
-  /** Every --quit value (NAME=URL), unparsed, in command-line order. */
-  readonly quit: readonly string[];
-  /** Every --restart value (NAME=POLICY), unparsed, in command-line order. */
-  readonly restart: readonly string[];
-  /** Every --stop-signal value (NAME=SIGNAL), unparsed, in command-line order. */
-  readonly stopSignal: readonly string[];
-  /** Every --user value (NAME=USER[:GROUP]), unparsed, in command-line order. */
-  readonly user: readonly string[];
   /** The options of global-options.ts that were given, as written (a flag, else its variable). */
   readonly options: GivenOptions;
   /**
@@ -36,11 +28,7 @@ export interface CliInput {
 
 export const EMPTY_CLI_INPUT: CliInput = {
   processes: [],
-  ready: [],
-  quit: [],
-  restart: [],
-  stopSignal: [],
-  user: [],
+  ...createTargetFlagTexts(),
   options: {},
   sources: {},
   app: [],

@@ -112,8 +112,8 @@ function checkPrivileges(entries: readonly Entry[], flags: FlagConfig, identity:
   if (identity.uid === 0) return;
   for (const { name, draft, origin } of entries) {
     if (name === undefined || draft === undefined) continue;
-    const flag = flags.user.find((given) => given.name === name);
-    const user = flag === undefined ? draft.user : flag.value;
+    const flag = flags.targets.user.find((given) => given.name === name);
+    const user = flag === undefined ? draft.user : flag.value?.apply(draft).user;
     if (user === undefined) continue;
     const uid = user.uid ?? identity.uid;
     if (uid === identity.uid && user.gid === identity.gid) continue;

@@ -1,56 +1,39 @@
 import type { FlagConfig, TargetFlag } from './flags.ts';
-import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from '../plan/plan.ts';
-import { stopWithQuitUrl } from './external.ts';
-import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, withReadinessDefaults } from './probe.ts';
+import type { Role } from '../plan/plan.ts';
 import type { Entry, ProcessDraft } from './process.ts';
 import type { Report } from './problem.ts';
-import { checkPolicyForRole } from './restart.ts';
 import { quote } from './message-text.ts';
 import { describeRoles, isStartedOnly, rolesWith } from './roles.ts';
+import { TARGET_FLAG_NAMES, TARGET_FLAGS } from './target-flags.ts';
 
-// --ready, --quit, --restart, --stop-signal and --user set one field of a named
-// process: the names are checked once every process is known, against the
-// roles that have the field, then the values override the file's, field by field.
+// The flags of target-flags.ts set one field of a named process: the names are
+// checked once every process is known, against the roles that have the field,
+// then the values override the file's, field by field.
 
 const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app', external: 'an external' };
 
 /** A message names at most this many of the processes a flag could have named: a config may have thousands. */
 const MAX_NAMED_TARGETS = 10;
 
-/** The field each flag sets: the roles that have that field (roles.ts) are the processes the flag can name. */
-const FLAG_FIELDS: Readonly<Record<string, string>> = {
-  '--ready': 'readiness',
-  '--quit': 'stop',
-  '--restart': 'restart',
-  '--stop-signal': 'stopSignal',
-  '--user': 'user',
-};
-
 /** Each target flag names a process that exists and has the flag's field, once per flag; problems in command-line order. */
 export function checkFlagTargets(flags: FlagConfig, entries: readonly Entry[], report: Report): void {
-  checkTargets(flags.ready, entries, report, (probe, target) =>
-    target.role === 'external' && isStartedOnlyProbe(probe) ? EXTERNAL_STARTED_ONLY_PROBE : undefined,
-  );
-  checkTargets(flags.quit, entries, report, (_url, target) => quitOfAnnounced(target));
-  checkTargets(flags.restart, entries, report, (policy, target) => checkPolicyForRole(policy, target.role));
-  checkTargets(flags.stopSignal, entries, report);
-  checkTargets(flags.user, entries, report);
-}
-
-/** `checkValue`: a problem with the value for this target, e.g. a policy that does not suit its role. */
-function checkTargets<Value>(
-  flags: readonly TargetFlag<Value>[],
-  entries: readonly Entry[],
-  report: Report,
-  checkValue?: (value: Value, target: Entry) => string | undefined,
-): void {
-  const seen = new Map<string, TargetFlag<Value>>();
   const entryNamed = new Map<string, Entry>();
   for (const entry of entries) if (entry.name !== undefined && !entryNamed.has(entry.name)) entryNamed.set(entry.name, entry);
+  for (const name of TARGET_FLAG_NAMES) checkTargets(flags.targets[name], TARGET_FLAGS[name].field, entries, entryNamed, report);
+}
+
+function checkTargets(
+  flags: readonly TargetFlag[],
+  field: string,
+  entries: readonly Entry[],
+  entryNamed: ReadonlyMap<string, Entry>,
+  report: Report,
+): void {
+  const roles = rolesWith(field);
+  // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
+  const startedOnly = isStartedOnly(roles);
+  const seen = new Map<string, TargetFlag>();
   for (const flag of flags) {
-    const roles = rolesWith(FLAG_FIELDS[flag.flag]!);
-    // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
-    const startedOnly = isStartedOnly(roles);
     const earlier = seen.get(flag.name);
     if (earlier !== undefined) {
       report(flag.origin, `${flag.flag} was already given for ${quote(flag.name)}`, earlier.origin);
@@ -68,17 +51,10 @@ function checkTargets<Value>(
           : `${quote(flag.name)} is ${ROLE_NAMES[target.role]}; ${flag.flag} applies only to ${describeRoles(roles)}`,
       );
     } else {
-      const problem = flag.value === undefined ? undefined : checkValue?.(flag.value, target);
+      const problem = flag.value?.check(target);
       if (problem !== undefined) report(flag.origin, problem);
     }
   }
-}
-
-/** An announced external's stop is waiting for its file; there is no endpoint to call. */
-function quitOfAnnounced(target: Entry): string | undefined {
-  const file = target.draft?.external?.announced;
-  if (file === undefined) return undefined;
-  return `${quote(target.name ?? '')} is announced:${file}, another container's sidecar-init: it is never called or signalled, only waited for until its file says exited`;
 }
 
 /** An external is never started, so nothing about starting or signalling a child of ours applies to it. */
@@ -98,36 +74,17 @@ function describeTargets(entries: readonly Entry[], roles: readonly Role[] | und
 
 /** Flags override the file, field by field; used once there are no problems. Each flag is looked up by name, once. */
 export function createFlagOverrides(flags: FlagConfig): (draft: ProcessDraft) => ProcessDraft {
-  const [ready, restart, stopSignals, users, quits] = [flags.ready, flags.restart, flags.stopSignal, flags.user, flags.quit].map(byName);
+  const byName = TARGET_FLAG_NAMES.map((name) => firstByName(flags.targets[name]));
   return (draft) => {
-    const probe = ready!.get(draft.name) as ProbeSpec | undefined;
-    const policy = restart!.get(draft.name) as RestartPolicy | undefined;
-    const stopSignal = stopSignals!.get(draft.name) as NodeJS.Signals | undefined;
-    const user = users!.get(draft.name) as ProcessUser | undefined;
-    const quit = quits!.get(draft.name) as string | undefined;
+    let result = draft;
+    for (const flagsOfRow of byName) result = flagsOfRow.get(draft.name)?.value?.apply(result) ?? result;
     // --success-code is the app's, and replaces the file's list.
     const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
-    return {
-      ...draft,
-      // --ready: timings come from the file when it has them.
-      ...(probe === undefined
-        ? {}
-        : { readiness: draft.readiness === undefined ? withReadinessDefaults({ probe }) : { ...draft.readiness, probe } }),
-      // --restart: the policy only; backoff and maxRestarts stay as in the file.
-      ...(policy === undefined ? {} : { restart: { ...draft.restart, policy } }),
-      ...(stopSignal === undefined ? {} : { stopSignal }),
-      // --user: user and group together, replacing both of the file's.
-      ...(user === undefined ? {} : { user }),
-      ...(successCodes === undefined ? {} : { successCodes }),
-      // --quit: the external's stop endpoint; a stop signal from the file stays.
-      ...(quit === undefined || draft.external === undefined
-        ? {}
-        : { external: { ...draft.external, stop: stopWithQuitUrl(draft.external.stop, quit) } }),
-    };
+    return successCodes === undefined ? result : { ...result, successCodes };
   };
 }
 
-/** Each name's value from the first flag that names it. */
-function byName(flags: readonly TargetFlag<unknown>[]): ReadonlyMap<string, unknown> {
-  return new Map([...flags].reverse().map((flag) => [flag.name, flag.value]));
+/** Each name's flag: the first that names it. */
+function firstByName(flags: readonly TargetFlag[]): ReadonlyMap<string, TargetFlag> {
+  return new Map([...flags].reverse().map((flag) => [flag.name, flag]));
 }

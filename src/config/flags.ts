@@ -2,18 +2,16 @@ import type { Accounts } from './accounts.ts';
 import type { CliInput, ProcessFlag } from './cli-input.ts';
 import { type Argv, parseCommand } from './command.ts';
 import { looksLikeDuration } from './duration.ts';
-import { parseExternalSpec, parseQuitUrl } from './external.ts';
+import { parseExternalSpec } from './external.ts';
 import { type FileOption, type GivenOptions, type GlobalOption, optionFlag } from './global-options.ts';
-import type { ProbeSpec, ProcessUser, RestartPolicy, Role } from '../plan/plan.ts';
-import { parseProbe } from './probe.ts';
+import type { Role } from '../plan/plan.ts';
 import { createProcessSchema, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';
-import { parseRestartPolicy } from './restart.ts';
 import { ok, type Result } from './result.ts';
 import { GLOBAL_FIELDS, type GlobalValues } from './schema.ts';
 import { describeIssue, reportIssues } from './schema-fields.ts';
-import { parseRewriteFlags, parseStopSignal } from './signals.ts';
-import { parseUser } from './user.ts';
+import { parseRewriteFlags } from './signals.ts';
+import { TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName, type TargetFlagRow, type TargetFlagValue } from './target-flags.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
 
 type ProcessSchema = ReturnType<typeof createProcessSchema>;
@@ -27,13 +25,13 @@ export interface AppArgs {
   readonly origin: Origin;
 }
 
-/** A flag that sets one field of a named process: --ready NAME=PROBE, --restart NAME=POLICY, --stop-signal NAME=SIGNAL, --user NAME=USER. */
-export interface TargetFlag<Value> {
+/** A flag that sets one field of a named process (target-flags.ts). */
+export interface TargetFlag {
   readonly flag: string;
   readonly name: string;
-  /** Undefined when the value has problems, already reported. */
-  readonly value: Value | undefined;
   readonly origin: Origin;
+  /** Undefined when the value has problems, already reported. */
+  readonly value: TargetFlagValue | undefined;
 }
 
 /** What the command line contributes; undefined fields were not given (or had problems, already reported). */
@@ -42,12 +40,8 @@ export interface FlagConfig {
   readonly globals: GlobalValues;
   /** --init and --sidecar entries in command-line order. */
   readonly entries: readonly Entry[];
-  readonly ready: readonly TargetFlag<ProbeSpec>[];
-  /** --quit NAME=URL: an external's stop endpoint. */
-  readonly quit: readonly TargetFlag<string>[];
-  readonly restart: readonly TargetFlag<RestartPolicy>[];
-  readonly stopSignal: readonly TargetFlag<NodeJS.Signals>[];
-  readonly user: readonly TargetFlag<ProcessUser>[];
+  /** Each row of target-flags.ts: its flags in command-line order. */
+  readonly targets: { readonly [Name in TargetFlagName]: readonly TargetFlag[] };
   /** --success-code values, for the app; undefined when none was given. */
   readonly successCodes: readonly number[] | undefined;
   readonly app: AppArgs | undefined;
@@ -67,11 +61,9 @@ export function parseFlags(cli: CliInput, accounts: Accounts, report: Report): F
   return {
     globals: readGlobalOptions(options, originOf, report),
     entries: cli.processes.map((process) => parseProcessFlag(process, processSchema, report)),
-    ready: parseTargetFlags(cli.ready, READY, report),
-    quit: parseTargetFlags(cli.quit, QUIT, report),
-    restart: parseTargetFlags(cli.restart, RESTART, report),
-    stopSignal: parseTargetFlags(cli.stopSignal, STOP_SIGNAL, report),
-    user: parseTargetFlags(cli.user, { ...USER, parse: (text) => parseUser(text, accounts) }, report),
+    targets: Object.fromEntries(
+      TARGET_FLAG_NAMES.map((name) => [name, parseTargetFlags(cli[name], TARGET_FLAGS[name], accounts, report)]),
+    ) as unknown as FlagConfig['targets'],
     successCodes:
       successCode === undefined || successCode.length === 0
         ? undefined
@@ -117,33 +109,16 @@ function readGlobalOptions(options: Omit<GivenOptions, 'successCode'>, originOf:
   return values as GlobalValues;
 }
 
-interface TargetFlagSyntax<Value> {
-  readonly flag: string;
-  /** e.g. "NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready" */
-  readonly expected: string;
-  readonly parse: (text: string) => Result<Value>;
-}
-
-const READY = {
-  flag: '--ready',
-  expected: 'NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready',
-  parse: parseProbe,
-};
-const QUIT = { flag: '--quit', expected: 'NAME=URL, e.g. --quit mesh=http://127.0.0.1:15020/quitquitquit', parse: parseQuitUrl };
-const RESTART = { flag: '--restart', expected: 'NAME=POLICY, e.g. --restart migrate=on-failure', parse: parseRestartPolicy };
-const STOP_SIGNAL = { flag: '--stop-signal', expected: 'NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT', parse: parseStopSignal };
-const USER = { flag: '--user', expected: 'NAME=USER[:GROUP], e.g. --user app=nobody or --user app=1000:1000' };
-
-function parseTargetFlags<Value>(values: readonly string[], syntax: TargetFlagSyntax<Value>, report: Report): TargetFlag<Value>[] {
+function parseTargetFlags(values: readonly string[], row: TargetFlagRow, accounts: Accounts, report: Report): TargetFlag[] {
   return values.flatMap((text) => {
-    const origin: Origin = { kind: 'flag', flag: syntax.flag, value: text };
+    const origin: Origin = { kind: 'flag', flag: row.flag, value: text };
     const assignment = splitAssignment(text);
     if (assignment === undefined) {
-      report(origin, `expected ${syntax.expected}`);
+      report(origin, `expected ${row.expected}`);
       return [];
     }
     const [name, valueText] = assignment;
-    return [{ flag: syntax.flag, name, value: valueOrReport(syntax.parse(valueText), origin, report), origin }];
+    return [{ flag: row.flag, name, origin, value: valueOrReport(row.parse(valueText, accounts), origin, report) }];
   });
 }
 

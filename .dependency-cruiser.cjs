@@ -108,8 +108,8 @@ module.exports = {
     {
       name: 'only-the-spawner-spawns',
       comment:
-        'Only src/process/spawn.ts starts long-lived processes with node:child_process: it records each child in the owned-PID ' +
-        'registry before any SIGCHLD is handled, so the reaper never reaps a child libuv owns. Another spawn would escape that registry.',
+        'Only src/process/spawn.ts starts long-lived processes with node:child_process: it records each child in the registry ' +
+        'of libuv’s children (child-registry.ts) before any SIGCHLD is handled, so the reaper never reaps a child libuv owns. Another spawn would escape that registry.',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/process/spawn\\.ts$', TEST_FILE] },
       to: { path: '^(node:)?child_process$' },
@@ -117,8 +117,8 @@ module.exports = {
     {
       name: 'only-bounded-commands-use-execa',
       comment:
-        'execa runs bounded commands (exec probes and hooks) in src/attempt/run-command.ts, which claims each PID in the ' +
-        'owned-PID registry in the same tick execa spawned it, and loads execa on first use. Anywhere else, a child would ' +
+        'execa runs bounded commands (exec probes and hooks) in src/attempt/run-command.ts, which adds each PID to the ' +
+        'registry of libuv’s children in the same tick execa spawned it, and loads execa on first use. Anywhere else, a child would ' +
         'escape that registry, or execa would load at start.',
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/attempt/run-command\\.ts$', TEST_FILE] },

@@ -167,7 +167,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
-  const { claimedPids, createSpawner, ownedPids } = await import('./process/spawn.ts');
+  const { nativeChildren, createSpawner, libuvChildren } = await import('./process/spawn.ts');
   const { detectForegroundTerminal } = await import('./process/terminal.ts');
   const { sweepDescendants } = await import('./process/sweep.ts');
   const { runDrain } = await import('./hooks/run-drain.ts');
@@ -188,8 +188,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
   const reaper = createReaper({
     native,
-    ownedPids,
-    claimedPids,
+    libuvChildren,
+    nativeChildren,
     onReaped: (orphans) => {
       reapedOrphans += orphans.length;
       reaped.add(orphans.length);

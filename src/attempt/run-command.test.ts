@@ -22,11 +22,11 @@ describe('runCommand', () => {
         },
       });
       const { runCommand } = await import(${module('./run-command.ts')});
-      const { ownedPids } = await import(${module('../process/owned-pids.ts')});
+      const { libuvChildren } = await import(${module('../process/child-registry.ts')});
       const beforeFirst = resolved.length;
       const request = { command: ['sh', '-c', 'exit 3'], env: {}, cwd: undefined };
       const outcome = await runCommand({ request, timeoutMs: 10000, label: 'exec:sh' }, new AbortController().signal);
-      console.log(JSON.stringify({ beforeFirst, afterFirst: resolved.length, outcome, owned: [...ownedPids] }));
+      console.log(JSON.stringify({ beforeFirst, afterFirst: resolved.length, outcome, owned: [...libuvChildren] }));
     `;
     const { stdout } = await execFileAsync(process.execPath, ['--input-type=module', '-e', script], {
       timeout: RUN_BOUND_MS,

@@ -4,7 +4,7 @@ import type { ProcessUser } from '../plan/plan.ts';
 import { describeExitStatus, isSuccess } from '../plan/exit-status.ts';
 import type { OutputListener } from '../process/child.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import { claimPid, releasePid } from '../process/owned-pids.ts';
+import { addLibuvChild, removeLibuvChild } from '../process/child-registry.ts';
 import { explainSpawnFailure, prepareSpawn } from '../process/prepare-spawn.ts';
 import type { AttemptOutcome } from './run-attempt.ts';
 import { ABORTED_REASON, failure, MAX_TIMER_MS } from './run-attempt.ts';
@@ -105,11 +105,11 @@ export async function runCommand(attempt: CommandAttempt, signal: AbortSignal): 
   }
   // In the same tick execa spawned it, so before any SIGCHLD can be handled:
   // the reaper must never waitpid() a pid libuv is about to reap.
-  claimPid(pid);
+  addLibuvChild(pid);
   const exited = new Promise<ExitStatus>((resolve) => {
     // 'exit', not the result: that one also waits for the pipes, which a daemon may hold.
     subprocess.nodeChildProcess.once('exit', (code, exitSignal) => {
-      releasePid(pid);
+      removeLibuvChild(pid);
       resolve(exitSignal !== null ? { kind: 'signaled', signal: exitSignal } : { kind: 'exited', code: code ?? 0 });
     });
   });

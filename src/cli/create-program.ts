@@ -52,7 +52,7 @@ export const VERSION_HELP = `      print the version, the commit and its time, N
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
   ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
-Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}", "${INSTALL_COMMAND}", "${VERSION_COMMAND}" or "webhook".
+Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}", "${INSTALL_COMMAND}", "${VERSION_COMMAND}", "ctl" or "webhook".
 
 Commands:
   ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]

@@ -27,8 +27,8 @@ type ProgramOptions = { readonly config?: string; readonly json?: boolean } & Gi
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
- * command. `validate`, `plan` and `install` are commands only as the very first argument,
- * so an app named validate runs as `sidecar-init -- validate`. Commander's own
+ * command. `validate`, `plan`, `install`, `version`, `ctl` and `webhook` are commands only
+ * as the very first argument, so an app named validate runs as `sidecar-init -- validate`. Commander's own
  * subcommand dispatch would take it even after `--`, so the mode is chosen here.
  */
 export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {

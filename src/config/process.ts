@@ -116,7 +116,7 @@ const processFields = (accounts: Accounts) =>
         'init runs to completion; sidecar keeps running and is started once ready; app is the main process; ' +
         'external is a process of another container of the pod, waited for and stopped, never started.',
     }),
-    // Required for every role but external (readFileEntry says so).
+    // Required for every role but external (roles.ts says which role has which field).
     command: CommandSchema.optional(),
     env: EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
     cwd: parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
@@ -203,7 +203,7 @@ function createDraft(fields: ProcessFieldValues): ProcessDraft {
     env: fields.env ?? {},
     cwd: fields.cwd,
     user: combineUser(fields.user, fields.group),
-    // A sidecar without a probe was reported by readFileEntry; the plan is not built then.
+    // A sidecar without a probe was reported by its role's rules (roles.ts); the plan is not built then.
     readiness: external?.readiness ?? (readiness?.probe === undefined ? undefined : { ...readiness, probe: readiness.probe }),
     liveness: fields.liveness,
     restart: createRestart(role, fields),

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { OutputStream } from '../process/child.ts';
-import { ownedPids } from '../process/spawn.ts';
+import { libuvChildren } from '../process/spawn.ts';
 import { isAlive } from '../process/proc-table.ts';
 import type { HookContext } from './hook.ts';
 import { runHook } from './run-hook.ts';
@@ -126,7 +126,7 @@ describe('runHook (exec)', () => {
       reason: 'aborted',
     });
     expect(existsSync(marker)).toBe(false);
-    expect([...ownedPids]).toEqual([]);
+    expect([...libuvChildren]).toEqual([]);
   });
 
   it("runs with the process's env and cwd", async () => {
@@ -175,7 +175,7 @@ describe('runHook (exec)', () => {
     /** The outsider is beyond the hook's reach (the supervisor's final sweep ends such processes), so the test ends it. */
     async function endOutsider(pid: number): Promise<void> {
       // The hook's own pid was released at its exit, pipes or not.
-      expect(ownedPids.size).toBe(0);
+      expect(libuvChildren.size).toBe(0);
       process.kill(pid, 'SIGKILL');
       await expect.poll(() => isAlive(pid)).toBe(false);
     }

@@ -36,7 +36,8 @@ export { KILL_AFTER_GRACE_MS } from './teardown.ts';
  * The whole lifecycle as one pure function: given the state and one event,
  * the next state and what to do. No I/O, no clocks: the runner (supervise.ts)
  * performs the effects and feeds their outcomes back as events. The steps live
- * in startup.ts, exits.ts and teardown.ts; this is the table of contents.
+ * in startup.ts, exits.ts, externals.ts, control.ts and teardown.ts; this is
+ * the table of contents.
  */
 export function decide(context: DecideContext, state: LifecycleState, event: LifecycleEvent): Decision {
   const draft = createDraft(state, event.at);

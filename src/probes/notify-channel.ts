@@ -48,53 +48,15 @@ export interface NotifyChannelOptions {
 
 export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChannel {
   const api = options.api ?? loadUnixSocketApi();
-  const { events, watchdogMs, user } = options;
-  const dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'sidecar-init-notify-'));
-  const path = join(dir, 'notify');
-  let fd: number;
-  try {
-    if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
-      throw new Error(`the notify socket's path ${path} is longer than a Unix socket allows; set TMPDIR to a shorter directory`);
-    }
-    fd = api.unixDgramBind(path);
-    if (user !== undefined) {
-      // The directory stays 0700 (mkdtemp's mode): only its owner gets in.
-      chownSync(dir, user.uid ?? process.getuid?.() ?? 0, user.gid);
-      chownSync(path, user.uid ?? process.getuid?.() ?? 0, user.gid);
-    }
-    chmodSync(path, 0o600);
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-
+  const { events, watchdogMs } = options;
+  const { dir, path, fd } = bindNotifySocket(api, options.parentDir ?? tmpdir(), options.user);
+  const statusLog = createStatusLog(events);
+  const watchdog = createWatchdog(watchdogMs, events);
+  const listeners = new Set<() => void>();
   let pid: number | undefined;
   let ready = false;
-  let status: string | undefined;
   let closed = false;
   let foreignReported = false;
-  let watchdog: NodeJS.Timeout | undefined;
-  let statusLoggedAt = Number.NEGATIVE_INFINITY;
-  let statusTimer: NodeJS.Timeout | undefined;
-  let statusLogged: string | undefined;
-  const logStatus = (): void => {
-    clearTimeout(statusTimer);
-    statusTimer = undefined;
-    if (status === undefined || status === statusLogged || closed) return;
-    statusLogged = status;
-    statusLoggedAt = monotonicMs();
-    events.onStatus(status);
-  };
-  const listeners = new Set<() => void>();
-
-  const armWatchdog = (): void => {
-    if (watchdogMs === undefined || closed) return;
-    clearTimeout(watchdog);
-    watchdog = setTimeout(() => {
-      watchdog = undefined;
-      events.onWatchdogMissed(`no WATCHDOG=1 within its ${watchdogMs}ms watchdog`);
-    }, watchdogMs);
-  };
 
   const handle = (datagram: Datagram): void => {
     if (pid === undefined || datagram.truncated) return;
@@ -104,29 +66,23 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
       return;
     }
     const message = parseNotifyMessage(datagram.data);
-    if (message.status !== undefined && message.status !== status) {
-      status = message.status;
-      const waitMs = statusLoggedAt + STATUS_LOG_INTERVAL_MS - monotonicMs();
-      if (waitMs <= 0) logStatus();
-      else statusTimer ??= setTimeout(logStatus, waitMs);
-    }
+    if (message.status !== undefined) statusLog.set(message.status);
     if (message.watchdogTrigger) {
-      clearTimeout(watchdog);
-      events.onWatchdogMissed('it sent WATCHDOG=trigger');
+      watchdog.trigger();
       return;
     }
     if (message.ready && !ready) {
       ready = true;
-      armWatchdog();
+      watchdog.arm();
       for (const listener of [...listeners]) listener();
     } else if (message.watchdogPing && ready) {
-      armWatchdog();
+      watchdog.arm();
     }
   };
 
   const watch = api.watchReadable(fd, () => {
     for (let count = 0; count < MESSAGES_PER_WAKE && !closed; count++) {
-      const datagram = receive();
+      const datagram = receiveQuietly(api, fd);
       if (datagram === undefined) return;
       try {
         handle(datagram);
@@ -138,13 +94,6 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
       }
     }
   });
-  const receive = (): Datagram | undefined => {
-    try {
-      return api.unixDgramReceive(fd);
-    } catch {
-      return undefined;
-    }
-  };
 
   return {
     env: {
@@ -159,7 +108,7 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
       return ready;
     },
     get status() {
-      return status;
+      return statusLog.latest();
     },
     onReady(listener) {
       listeners.add(listener);
@@ -168,8 +117,8 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
     close() {
       if (closed) return;
       closed = true;
-      clearTimeout(watchdog);
-      clearTimeout(statusTimer);
+      watchdog.close();
+      statusLog.close();
       listeners.clear();
       // The watch first: libuv must stop polling a descriptor before it is closed.
       watch.close();
@@ -177,6 +126,96 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The socket, bound in a private directory only `user` (and root) can enter; the directory is removed if a step fails. */
+function bindNotifySocket(
+  api: UnixSocketApi,
+  parentDir: string,
+  user: ProcessUser | undefined,
+): { readonly dir: string; readonly path: string; readonly fd: number } {
+  const dir = mkdtempSync(join(parentDir, 'sidecar-init-notify-'));
+  const path = join(dir, 'notify');
+  try {
+    if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
+      throw new Error(`the notify socket's path ${path} is longer than a Unix socket allows; set TMPDIR to a shorter directory`);
+    }
+    const fd = api.unixDgramBind(path);
+    if (user !== undefined) {
+      // The directory stays 0700 (mkdtemp's mode): only its owner gets in.
+      chownSync(dir, user.uid ?? process.getuid?.() ?? 0, user.gid);
+      chownSync(path, user.uid ?? process.getuid?.() ?? 0, user.gid);
+    }
+    chmodSync(path, 0o600);
+    return { dir, path, fd };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** STATUS= as last sent, told to the log at most once per STATUS_LOG_INTERVAL_MS (the latest at the end of it). */
+function createStatusLog(events: ChannelEvents) {
+  let status: string | undefined;
+  let logged: string | undefined;
+  let loggedAt = Number.NEGATIVE_INFINITY;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const log = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    if (status === undefined || status === logged || closed) return;
+    logged = status;
+    loggedAt = monotonicMs();
+    events.onStatus(status);
+  };
+  return {
+    latest: () => status,
+    set(next: string): void {
+      if (next === status) return;
+      status = next;
+      const waitMs = loggedAt + STATUS_LOG_INTERVAL_MS - monotonicMs();
+      if (waitMs <= 0) log();
+      else timer ??= setTimeout(log, waitMs);
+    },
+    close(): void {
+      closed = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The watchdog: once armed, a WATCHDOG=1 must come within `watchdogMs` (none when undefined). */
+function createWatchdog(watchdogMs: number | undefined, events: ChannelEvents) {
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  return {
+    arm(): void {
+      if (watchdogMs === undefined || closed) return;
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timer = undefined;
+        events.onWatchdogMissed(`no WATCHDOG=1 within its ${watchdogMs}ms watchdog`);
+      }, watchdogMs);
+    },
+    trigger(): void {
+      clearTimeout(timer);
+      events.onWatchdogMissed('it sent WATCHDOG=trigger');
+    },
+    close(): void {
+      closed = true;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The next message, or undefined when none is waiting (or the socket failed: the watch stops reading for this wake-up). */
+function receiveQuietly(api: UnixSocketApi, fd: number): Datagram | undefined {
+  try {
+    return api.unixDgramReceive(fd);
+  } catch {
+    return undefined;
+  }
 }
 
 function closeQuietly(fd: number): void {

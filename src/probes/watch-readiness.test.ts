@@ -4,7 +4,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
-import { ownedPids } from '../process/spawn.ts';
+import { libuvChildren } from '../process/spawn.ts';
 import { isAlive } from '../process/proc-table.ts';
 import { createExecProbe } from './exec-probe.ts';
 import type { ProbeOutcome } from './probe.ts';
@@ -266,7 +266,7 @@ describe('watchReadiness with real probes', () => {
 
     controller.abort();
     await expect.poll(() => isAlive(pid)).toBe(false);
-    await expect.poll(() => [...ownedPids]).toEqual([]);
+    await expect.poll(() => [...libuvChildren]).toEqual([]);
     await expectNoResourcesBeyond(before);
   });
 });

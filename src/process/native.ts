@@ -18,15 +18,15 @@ export interface NativeProcessApi {
   peekZombie(): number | undefined;
   /**
    * The pass on every SIGCHLD, in the native part (child-watch.c): every
-   * exited child not in `owned` (libuv's) is reaped, and `onReaped` gets the
+   * exited child not in `libuvChildren` (libuv's) is reaped, and `onReaped` gets the
    * pairs [pid, raw status, …] at once after a quiet spell or when one of
-   * `claimed` is among them, else at most every intervalMs while more keep
-   * dying; at once, with `blocked`, when a child of `owned` stands first among
+   * `nativeChildren` is among them, else at most every intervalMs while more keep
+   * dying; at once, with `blocked`, when a child of `libuvChildren` stands first among
    * the exited (the caller reaps the rest by pid).
    */
   watchChildren(
-    owned: ReadonlySet<number>,
-    claimed: ReadonlyMap<number, unknown>,
+    libuvChildren: ReadonlySet<number>,
+    nativeChildren: ReadonlyMap<number, unknown>,
     onReaped: (pairs: Int32Array, blocked: boolean) => void,
     intervalMs: number,
   ): void;

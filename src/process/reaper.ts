@@ -12,10 +12,10 @@ export interface ReapedOrphan {
 
 export interface ReaperOptions {
   readonly native: NativeProcessApi;
-  /** spawn.ts's ownedPids: libuv waits for these itself; reaping one would steal its exit status from libuv. */
-  readonly ownedPids: ReadonlySet<number>;
-  /** spawn.ts's claimedPids: children forked by the native part; their status goes to the callback, not to onReaped. */
-  readonly claimedPids?: ReadonlyMap<number, (status: ExitStatus) => void>;
+  /** child-registry.ts's libuvChildren: libuv waits for these itself; reaping one would steal its exit status from libuv. */
+  readonly libuvChildren: ReadonlySet<number>;
+  /** child-registry.ts's nativeChildren: children forked by the native part; their status goes to the callback, not to onReaped. */
+  readonly nativeChildren?: ReadonlyMap<number, (status: ExitStatus) => void>;
   /** Called after each pass that reaped something; the reaper does not log. */
   readonly onReaped?: (orphans: readonly ReapedOrphan[]) => void;
   /**
@@ -36,14 +36,14 @@ export interface Reaper {
 
 /**
  * While orphans keep dying, what the native pass reaped reaches JavaScript at
- * most this often (after a quiet spell, at once; a claimed child's exit, at
+ * most this often (after a quiet spell, at once; a native child's exit, at
  * once): one call into JavaScript per orphan, not per batch, is work a storm
  * need not cost PID 1.
  */
 const HAND_OVER_INTERVAL_MS = 10;
 const NO_CLAIMS: ReadonlyMap<number, unknown> = new Map();
 
-export function createReaper({ native, ownedPids, claimedPids, onReaped, onError }: ReaperOptions): Reaper {
+export function createReaper({ native, libuvChildren, nativeChildren, onReaped, onError }: ReaperOptions): Reaper {
   // The kernel re-parents every orphan in the namespace to PID 1; anywhere else
   // they go to the nearest subreaper, so we must ask to be one.
   const mode: ReaperMode = process.pid === 1 ? 'pid1' : 'subreaper';
@@ -61,20 +61,20 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
       const raw = native.reapPid(pid);
       if (raw === undefined) return false;
       const status = decodeWaitStatus(raw);
-      const owner = claimedPids?.get(pid);
+      const owner = nativeChildren?.get(pid);
       if (owner === undefined) reaped.push({ pid, status });
       else owner(status);
       return true;
     };
     let blockedByOwned = false;
     for (let pid = native.peekZombie(); pid !== undefined; pid = native.peekZombie()) {
-      if (ownedPids.has(pid) || !reap(pid)) {
+      if (libuvChildren.has(pid) || !reap(pid)) {
         blockedByOwned = true;
         break;
       }
     }
     if (blockedByOwned) {
-      for (const pid of readChildPids()) if (!ownedPids.has(pid)) reap(pid);
+      for (const pid of readChildPids()) if (!libuvChildren.has(pid)) reap(pid);
     }
     if (reaped.length > 0) onReaped?.(reaped);
     return reaped;
@@ -91,7 +91,7 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
   }
 
   /**
-   * What the native pass reaped: the claimed children's statuses to their
+   * What the native pass reaped: the native children's statuses to their
    * owners, the orphans reported. Already reaped: a callback that throws is
    * reported and the rest still handed over, never thrown into the addon.
    */
@@ -100,7 +100,7 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
     for (let index = 0; index + 1 < pairs.length; index += 2) {
       const pid = pairs[index] as number;
       const status = decodeWaitStatus(pairs[index + 1] as number);
-      const owner = claimedPids?.get(pid);
+      const owner = nativeChildren?.get(pid);
       if (owner === undefined) reaped.push({ pid, status });
       else reportingErrors(() => owner(status));
     }
@@ -128,7 +128,7 @@ export function createReaper({ native, ownedPids, claimedPids, onReaped, onError
       if (mode === 'subreaper') native.setChildSubreaper();
       // Every SIGCHLD is handled in the native part (child-watch.c), a bounded
       // pass per turn of the loop, and JavaScript hears of it in batches.
-      native.watchChildren(ownedPids, claimedPids ?? NO_CLAIMS, onNativePass, HAND_OVER_INTERVAL_MS);
+      native.watchChildren(libuvChildren, nativeChildren ?? NO_CLAIMS, onNativePass, HAND_OVER_INTERVAL_MS);
       listening = true;
       // Orphans that died before we listened signalled no one who cared.
       handleSigchld();

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { Child, SpawnRequest, SpawnResult } from './child.ts';
 import { isAlive } from './proc-table.ts';
-import { ownedPids } from './spawn.ts';
+import { libuvChildren } from './spawn.ts';
 
 // Real processes only. Every pid a test starts (children and the grandchildren
 // they report) is tracked; afterEach asserts none survived, then kills any that did.
@@ -48,7 +48,7 @@ describe('createSpawner', () => {
     if (result.ok) return;
     expect(result.status.reason).toContain('no-such-program-for-spawn-test');
     expect(result.status.reason).toContain('/nonexistent-a:/nonexistent-b');
-    expect(ownedPids.size).toBe(0);
+    expect(libuvChildren.size).toBe(0);
   });
 
   it('fails with 127 for a missing explicit path', () => {
@@ -173,11 +173,11 @@ describe('createSpawner', () => {
 
   it('owns the pid from spawn until the exit is reported', async () => {
     const child = spawnChild(['sleep', '30']);
-    expect(ownedPids.has(child.pid)).toBe(true);
+    expect(libuvChildren.has(child.pid)).toBe(true);
     child.signal('SIGKILL');
     await child.exited;
-    expect(ownedPids.has(child.pid)).toBe(false);
-    expect(ownedPids.size).toBe(0);
+    expect(libuvChildren.has(child.pid)).toBe(false);
+    expect(libuvChildren.size).toBe(0);
   });
 });
 

@@ -10,7 +10,7 @@ import { pipeOutput } from '../output/pipe-output.ts';
 import type { Child, OutputStream, SignalScope, SpawnRequest, SpawnResult, Spawner, StdioMode } from './child.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
-import { claimPid, releasePid } from './owned-pids.ts';
+import { addLibuvChild, addNativeChild, removeLibuvChild, removeNativeChild } from './child-registry.ts';
 import { explainSpawnFailure, prepareSpawn } from './prepare-spawn.ts';
 import type { SpawnFailed } from './prepare-spawn.ts';
 import { sweepProcessGroup } from './sweep-group.ts';
@@ -24,7 +24,9 @@ import { errorCode } from '../support/error-code.ts';
 // execa instead (src/attempt/run-command.ts), loaded on first use. Every option
 // that matters for a PID-1 supervisor is set here on purpose, with the reason beside it.
 // Children's output goes straight to the container log, byte for byte and at no
-// cost (inherited stdout measured at 2.6 GB/s, docs/architecture.md): never piped.
+// cost (inherited stdout measured at 2.6 GB/s, docs/architecture.md), unless the
+// process asks for it to be prefixed, teed to a log probe or captured: only
+// those modes pipe it through sidecar-init.
 const STDIO = {
   inherit: 'inherit',
   output: ['ignore', 'inherit', 'inherit'],
@@ -43,16 +45,8 @@ const SPAWN_OPTIONS = {
   timeout: 0,
 } as const;
 
-/** The owned-PID registry (owned-pids.ts), re-exported for main.ts, which hands it to the reaper. */
-export { ownedPids } from './owned-pids.ts';
-
-/**
- * Children forked by the native part (the app on a terminal, see terminal.ts):
- * libuv does not know them, so the reaper waits for each and hands its status
- * to the callback here instead of counting it as an orphan.
- */
-const claimed = new Map<number, (status: ExitStatus) => void>();
-export const claimedPids: ReadonlyMap<number, (status: ExitStatus) => void> = claimed;
+/** The two registries of children (child-registry.ts), re-exported for main.ts, which hands them to the reaper. */
+export { libuvChildren, nativeChildren } from './child-registry.ts';
 
 export interface SpawnerOptions {
   /** The controlling terminal, when sidecar-init holds it: the app (stdio 'inherit') becomes its foreground group. */
@@ -88,7 +82,7 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
   if (pid === undefined) return { ok: false, status: explainSpawnFailure(request, prepared) };
   // Synchronously, before any SIGCHLD can be handled: the reaper must never
   // waitpid() a pid libuv is about to reap, or its 'exit' would never come.
-  claimPid(pid);
+  addLibuvChild(pid);
   if (request.stdio === 'tee' || request.stdio === 'capture' || request.stdio === 'inherit-tee') {
     routeOutput(subprocess.stdout, 'stdout', request);
     routeOutput(subprocess.stderr, 'stderr', request);
@@ -101,7 +95,7 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
   const exited = new Promise<ExitStatus>((resolve) => {
     subprocess.once('exit', (code, signal) => {
       running = false;
-      releasePid(pid);
+      removeLibuvChild(pid);
       resolve(signal !== null ? { kind: 'signaled', signal } : { kind: 'exited', code: code ?? 0 });
     });
   });
@@ -124,7 +118,7 @@ const KEEP_ALIVE_MS = 2 ** 30;
 
 /**
  * The app on the terminal: forked by the native part, reaped by the reaper
- * (claimedPids), the terminal given back at its exit. Undefined when the
+ * (nativeChildren), the terminal given back at its exit. Undefined when the
  * terminal cannot be handed to it (terminal.ts): then it is spawned as usual.
  */
 function spawnForeground(
@@ -155,9 +149,9 @@ function spawnForeground(
   const keepAlive = setInterval(ignore, KEEP_ALIVE_MS);
   // Registered synchronously: the SIGCHLD of its exit is handled on a later turn of the loop.
   const exited = new Promise<ExitStatus>((resolve) => {
-    claimed.set(pid, (status) => {
+    addNativeChild(pid, (status) => {
       running = false;
-      claimed.delete(pid);
+      removeNativeChild(pid);
       clearInterval(keepAlive);
       terminal.reclaim();
       resolve(status);

@@ -53,7 +53,8 @@ const NOT_STARTED: ProcState = { status: 'pending' };
  * The runner: the only place where lifecycle decisions touch the world. Each
  * event goes through decide(), the transition is logged, and each effect goes
  * to its handler (process-effects.ts, watch-effects.ts, hook-effects.ts,
- * timers.ts), which feeds outcomes back as events.
+ * external-effects.ts, announce-effects.ts, control-replies.ts, timers.ts),
+ * which feeds outcomes back as events.
  */
 export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   const graph = createProcessGraph(plan);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect } from 'vitest';
 import type { Spawner } from '../../src/process/child.ts';
 import { isAlive } from '../../src/process/proc-table.ts';
-import { createSpawner, ownedPids } from '../../src/process/spawn.ts';
+import { createSpawner, libuvChildren } from '../../src/process/spawn.ts';
 
 /** Per test: a fresh spawner and temp directory, and the PIDs that must be gone when the test ends. */
 export interface ProcessSandbox {
@@ -48,7 +48,7 @@ export function useProcessSandbox(prefix: string, options: ProcessSandboxOptions
     for (const pid of survivors) killQuietly(pid);
     await rm(workDir, { recursive: true, force: true });
     expect(survivors).toEqual([]);
-    if (options.expectNoOwnedPids === true) expect([...ownedPids]).toEqual([]);
+    if (options.expectNoOwnedPids === true) expect([...libuvChildren]).toEqual([]);
   });
 
   const current = (): SandboxState => {

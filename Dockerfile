@@ -10,6 +10,11 @@
 #   COPY --from=sidecar-init /usr/local/bin/sidecar-init /usr/local/bin/sidecar-init.node /usr/local/bin/
 #   ENTRYPOINT ["/usr/local/bin/sidecar-init"]
 #
+# - or, on Kubernetes 1.35+ (image volumes, KEP-4639), as an image volume the
+#   app container runs it from, nothing copied: the `volume` target
+#   (--target volume), the executable and its addon at the image's root.
+#   examples/k8s/job-image-volume.yaml; docs/kubernetes.md "Image volume".
+#
 # The demo (examples/, on Node) is the `demo` target: --target demo.
 #
 # Build: docker build -t sidecar-init .  (or podman build; --platform linux/arm64
@@ -60,6 +65,13 @@ WORKDIR /app
 COPY examples ./examples
 ENTRYPOINT ["/usr/local/bin/sidecar-init"]
 CMD ["-c", "examples/demo.yaml"]
+
+# The image-volume target: what `sidecar-init install` writes, at the root,
+# nothing else (no base, no shell, no entrypoint). Kubernetes mounts it
+# read-only at /opt/sidecar-init; the executable loads the addon from beside
+# itself, so the mount needs no write. Not runnable as a container itself.
+FROM scratch AS volume
+COPY --from=build /out/ /
 
 # The default target, last: the executable, its addon, their checksum and
 # notices on a glibc base.

@@ -8,9 +8,11 @@ import {
   type Container,
   type Document,
   exampleFiles,
+  IMAGE_VOLUME_EXAMPLE,
   INSTALL_IMAGE,
   type PodSpec,
   readExample,
+  VOLUME_IMAGE,
 } from './support/k8s-examples.ts';
 import { validateAgainstSchema } from './support/k8s-schema.ts';
 import { docPages, fencedBlocks, readPage } from './support/docs.ts';
@@ -40,6 +42,7 @@ it('covers every example, the webhook’s included', () => {
       'webhook/webhook.yaml',
       'webhook/certificate.yaml',
       'webhook/job-istio.yaml',
+      IMAGE_VOLUME_EXAMPLE,
     ]),
   );
 });
@@ -105,7 +108,7 @@ describe.each(workloads)('examples/k8s/%s', (file) => {
     },
   );
 
-  it.skipIf(file.startsWith('webhook/') || file === 'deployment-istio.yaml')(
+  it.skipIf(file.startsWith('webhook/') || file === 'deployment-istio.yaml' || file === IMAGE_VOLUME_EXAMPLE)(
     'copies sidecar-init in with the install init container, first, into an emptyDir the app mounts read-only',
     () => {
       const [install] = pod?.initContainers ?? [];
@@ -116,6 +119,34 @@ describe.each(workloads)('examples/k8s/%s', (file) => {
       expect(app?.volumeMounts).toContainEqual({ name: 'sidecar-init', mountPath: '/opt/sidecar-init', readOnly: true });
     },
   );
+});
+
+describe(`examples/k8s/${IMAGE_VOLUME_EXAMPLE}`, () => {
+  const documents = readExample(IMAGE_VOLUME_EXAMPLE);
+  const job = documents.find((document) => document.kind === 'Job');
+  const pod = job?.spec?.template?.spec;
+
+  it('runs sidecar-init from the volume image mounted read-only: no init container, no emptyDir, nothing copied', () => {
+    expect(pod?.initContainers).toBeUndefined();
+    expect(pod?.volumes).toEqual([{ name: 'sidecar-init', image: { reference: VOLUME_IMAGE, pullPolicy: 'IfNotPresent' } }]);
+    const app = pod?.containers.find((container) => container.command?.[0] === COPIED_EXECUTABLE);
+    expect(app?.volumeMounts).toEqual([{ name: 'sidecar-init', mountPath: '/opt/sidecar-init', readOnly: true }]);
+    expect(JSON.stringify(documents)).not.toMatch(/emptyDir|"install"/);
+  });
+
+  it('is the cloud-sql-proxy Job with the image volume where the copy was: the same containers, the same command', () => {
+    const copied = readExample('job-cloud-sql-proxy.yaml').find((document) => document.kind === 'Job')?.spec?.template?.spec;
+    expect(pod?.containers.map(({ volumeMounts: _, ...container }) => container)).toEqual(
+      copied?.containers.map(({ volumeMounts: _, ...container }) => container),
+    );
+  });
+
+  it('is checked by a schema that knows image volumes: a reference that is not a string is refused', () => {
+    const broken = structuredClone(job) as Document;
+    const volume = broken.spec?.template?.spec.volumes?.[0] as unknown as { image: { reference: unknown } };
+    volume.image.reference = 42;
+    expect(() => validateAgainstSchema(broken)).toThrow(/reference/);
+  });
 });
 
 /** What the Pod schema cannot say: names unique and DNS labels, references that resolve, restartPolicy where it is allowed. */

@@ -11,6 +11,9 @@ export const EXAMPLES_DIR = fileURLToPath(new URL('../../examples/k8s/', import.
 /** Where the install init container puts sidecar-init, and the app container runs it from. */
 export const COPIED_EXECUTABLE = '/opt/sidecar-init/sidecar-init';
 export const INSTALL_IMAGE = 'registry.example.com/tools/sidecar-init:0.1.0';
+/** The Dockerfile's `volume` target, mounted as an image volume where the init container would copy (one example). */
+export const VOLUME_IMAGE = 'registry.example.com/tools/sidecar-init-volume:0.1.0';
+export const IMAGE_VOLUME_EXAMPLE = 'job-image-volume.yaml';
 
 export interface Container {
   name: string;

@@ -5,7 +5,15 @@ import { Agent } from 'node:https';
 import { connect as connectTls } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { patched } from './support/json-patch.ts';
-import { exampleTemplate, INSTALL_IMAGE, isCopyIn, type PodTemplate, withoutInjection } from './support/k8s-examples.ts';
+import {
+  exampleTemplate,
+  IMAGE_VOLUME_EXAMPLE,
+  INSTALL_IMAGE,
+  isCopyIn,
+  type PodTemplate,
+  VOLUME_IMAGE,
+  withoutInjection,
+} from './support/k8s-examples.ts';
 import { validatePod } from './support/k8s-schema.ts';
 import { runSupervisor } from './support/supervisor.ts';
 import {
@@ -87,6 +95,107 @@ describe('sidecar-init webhook over HTTPS', () => {
       expect((await review(result)).patch).toEqual([]);
     },
   );
+
+  it('turns a pod annotated sidecar-init.io/install: image-volume into examples/k8s/job-image-volume.yaml: an image volume, no init container, no emptyDir', async () => {
+    const example = exampleTemplate(IMAGE_VOLUME_EXAMPLE);
+    const written = withoutInjection(example, detectedProxies(example));
+    expect(written.spec.volumes).toBeUndefined();
+    const annotations = written.metadata?.annotations ?? {};
+    annotations['sidecar-init.io/install'] = 'image-volume';
+    const volumeWebhook = await startWebhook(certificate, INSTALL_IMAGE, undefined, ['--volume-image', VOLUME_IMAGE]);
+    try {
+      const { response, patch } = await review(written, volumeWebhook);
+      expect(response).toMatchObject({ allowed: true, patchType: 'JSONPatch' });
+      const result = patched(written, patch);
+      expect(() => validatePod(result)).not.toThrow();
+      expect(result.spec).toEqual(example.spec);
+      expect(JSON.stringify(result.spec)).not.toMatch(/emptyDir|initContainers/);
+      expect((await review(result, volumeWebhook)).patch).toEqual([]);
+      // The same pod asking for copy gets the copy-in form from the same webhook.
+      annotations['sidecar-init.io/install'] = 'copy';
+      const copied = patched(written, (await review(written, volumeWebhook)).patch);
+      expect(copied.spec.initContainers?.[0]).toMatchObject({ name: 'sidecar-init', image: INSTALL_IMAGE });
+      expect(copied.spec.volumes).toEqual([{ name: 'sidecar-init', emptyDir: {} }]);
+    } finally {
+      volumeWebhook.supervisor.process.kill('SIGTERM');
+      expect((await volumeWebhook.supervisor.exited).code).toBe(0);
+    }
+  });
+
+  it('with --install-mode image-volume mounts the volume image into every pod that does not ask for copy', async () => {
+    const volumeWebhook = await startWebhook(certificate, INSTALL_IMAGE, undefined, [
+      '--install-mode',
+      'image-volume',
+      '--volume-image',
+      VOLUME_IMAGE,
+    ]);
+    try {
+      for (const file of ['job-istio.yaml', 'job-native-sidecars.yaml']) {
+        const example = exampleTemplate(file);
+        const written = withoutInjection(example, detectedProxies(example));
+        const { response, patch } = await review(written, volumeWebhook);
+        expect(response.allowed).toBe(true);
+        const result = patched(written, patch);
+        expect(() => validatePod(result)).not.toThrow();
+        // The copy-in example with the emptyDir swapped for the image volume and its init container gone.
+        const expected = structuredClone(example.spec);
+        expected.initContainers = expected.initContainers?.filter((container) => container.name !== 'sidecar-init');
+        if (expected.initContainers?.length === 0) delete expected.initContainers;
+        expected.volumes = expected.volumes?.map((volume) =>
+          volume.name === 'sidecar-init'
+            ? { name: 'sidecar-init', image: { reference: VOLUME_IMAGE, pullPolicy: 'IfNotPresent' } }
+            : volume,
+        );
+        expect(result.spec).toEqual(expected);
+      }
+    } finally {
+      volumeWebhook.supervisor.process.kill('SIGTERM');
+      expect((await volumeWebhook.supervisor.exited).code).toBe(0);
+    }
+  });
+
+  it('denies a pod whose install annotation is unknown, or asks for image-volume of a webhook without a volume image, saying why', async () => {
+    const written = exampleTemplate('webhook/job-istio.yaml');
+    const annotations = written.metadata?.annotations ?? {};
+    annotations['sidecar-init.io/install'] = 'imagevolume';
+    const unknown = await review(written);
+    expect(unknown.response.allowed).toBe(false);
+    expect(unknown.patch).toEqual([]);
+    expect(unknown.response.status?.message).toBe('annotation sidecar-init.io/install is "imagevolume"; it is one of copy, image-volume');
+    annotations['sidecar-init.io/install'] = 'image-volume';
+    const unserved = await review(written);
+    expect(unserved.response.allowed).toBe(false);
+    expect(unserved.response.status?.message).toMatch(/started without --volume-image; use sidecar-init\.io\/install: copy/);
+  });
+
+  it('refuses --install-mode image-volume without --volume-image, and an unknown mode, with exit 2', async () => {
+    const missing = await runSupervisor([
+      'webhook',
+      '--cert',
+      certificate.certFile,
+      '--key',
+      certificate.keyFile,
+      '--image',
+      INSTALL_IMAGE,
+      '--install-mode',
+      'image-volume',
+    ]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr()).toMatch(/--install-mode image-volume needs --volume-image REF/);
+    const unknown = await runSupervisor([
+      'webhook',
+      '--cert',
+      certificate.certFile,
+      '--key',
+      certificate.keyFile,
+      '--image',
+      INSTALL_IMAGE,
+      '--install-mode',
+      'volume',
+    ]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr()).toMatch(/--install-mode "volume" is not one of/);
+  });
 
   it('turns examples/k8s/webhook/job-istio.yaml, the Job as users write it, into examples/k8s/job-istio.yaml', async () => {
     const written = exampleTemplate('webhook/job-istio.yaml');

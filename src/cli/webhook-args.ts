@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { isLogLevel, LOG_LEVELS } from '../config/literals.ts';
 import { listAlternatives, quote } from '../config/message-text.ts';
 import { parseStatusAddress } from '../config/status-address.ts';
+import { INSTALL_MODES, isInstallMode } from '../webhook/install-mode.ts';
 import type { CliCommand } from './cli-command.ts';
 import { HELP_HINT, PROGRAM_NAME } from './create-program.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
@@ -12,6 +13,9 @@ const WEBHOOK_HELP = `
 For a pod annotated sidecar-init.io/inject: "true" it answers with a JSON patch that adds an init
 container running "${PROGRAM_NAME} install /opt/sidecar-init" from IMAGE, an emptyDir, and wraps the
 container's command as /opt/sidecar-init/sidecar-init [sidecar-init.io/args] -- COMMAND ARGS.
+With --install-mode image-volume (or the pod's annotation sidecar-init.io/install: image-volume) it
+mounts VOLUME_IMAGE read-only at /opt/sidecar-init as an image volume instead: no init container, no
+emptyDir (Kubernetes 1.35+, or 1.33+ with the ImageVolume feature gate).
 Reviews are POSTed to /mutate; /healthz answers 200 while it serves.`;
 
 interface WebhookFlags {
@@ -19,6 +23,8 @@ interface WebhookFlags {
   readonly cert?: string;
   readonly key?: string;
   readonly image?: string;
+  readonly installMode?: string;
+  readonly volumeImage?: string;
   readonly logLevel?: string;
 }
 
@@ -31,6 +37,8 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
     .requiredOption('--cert <file>', 'the TLS certificate (PEM), e.g. tls.crt of a cert-manager Secret; re-read when it changes')
     .requiredOption('--key <file>', 'its private key (PEM), e.g. tls.key')
     .requiredOption('--image <ref>', 'the sidecar-init image the install init container runs, e.g. registry.example.com/sidecar-init:0.1.0')
+    .option('--install-mode <mode>', `${INSTALL_MODES.join(' or ')}, for pods without the sidecar-init.io/install annotation`, 'copy')
+    .option('--volume-image <ref>', "the image of the Dockerfile's volume target, mounted as an image volume in image-volume mode")
     .option('--addr <host:port>', 'where to listen; :PORT for every interface', ':8443')
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: info)`)
     .helpOption('-h, --help', 'show this help')
@@ -56,6 +64,11 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
   if (!address.ok) return usageError(`--addr ${address.message}`);
   const logLevel = flags.logLevel ?? 'info';
   if (!isLogLevel(logLevel)) return usageError(`--log-level ${quote(logLevel)} is not one of ${listAlternatives(LOG_LEVELS)}`);
+  const installMode = flags.installMode ?? 'copy';
+  if (!isInstallMode(installMode))
+    return usageError(`--install-mode ${quote(installMode)} is not one of ${listAlternatives(INSTALL_MODES)}`);
+  if (installMode === 'image-volume' && flags.volumeImage === undefined)
+    return usageError('--install-mode image-volume needs --volume-image REF, the image built from the Dockerfile with --target volume');
   if (program.args.length > 0) return usageError(`${WEBHOOK_COMMAND} takes no operands; got ${quote(program.args.join(' '))}`);
   return {
     kind: 'webhook',
@@ -64,6 +77,8 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
     certFile: flags.cert ?? '',
     keyFile: flags.key ?? '',
     image: flags.image ?? '',
+    installMode,
+    ...(flags.volumeImage === undefined ? {} : { volumeImage: flags.volumeImage }),
     logLevel,
   };
 }

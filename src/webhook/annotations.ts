@@ -9,6 +9,8 @@ export const CONTAINER = 'sidecar-init.io/container';
 export const ARGS = 'sidecar-init.io/args';
 /** The command to wrap when the container has no `command` (the image's ENTRYPOINT, which the webhook cannot see). */
 export const COMMAND = 'sidecar-init.io/command';
+/** How sidecar-init gets into the pod: "copy" (an init container copies it into an emptyDir) or "image-volume"; the webhook's --install-mode by default. */
+export const INSTALL = 'sidecar-init.io/install';
 /** Written by the webhook: the pod was injected; a pod carrying it is left alone. */
 export const STATUS = 'sidecar-init.io/status';
 /** Written by the webhook: the externals it added for proxies found in the pod, NAME=PRESET. */
@@ -18,7 +20,7 @@ export const NATIVE_SIDECARS = 'sidecar-init.io/native-sidecars';
 
 export const INJECTED = 'injected';
 
-/** Where the install init container puts the executable, in an emptyDir of this name. */
+/** Where the install init container puts the executable, in an emptyDir of this name, or where the image volume of this name is mounted. */
 export const VOLUME_NAME = 'sidecar-init';
 export const INIT_CONTAINER_NAME = 'sidecar-init';
 export const INSTALL_DIR = '/opt/sidecar-init';

@@ -44,7 +44,7 @@ export function handleReview(body: string, options: InjectionOptions): ReviewOut
         body: createResponse(request.uid, { allowed: true, patch: injection.patch, warnings: injection.warnings }),
         decision: 'patched',
         pod,
-        detail: `container ${injection.container}${injection.externals.length > 0 ? `, externals ${injection.externals.join(',')}` : ''}`,
+        detail: `container ${injection.container}, ${injection.install}${injection.externals.length > 0 ? `, externals ${injection.externals.join(',')}` : ''}`,
       };
     default:
       return injection satisfies never;

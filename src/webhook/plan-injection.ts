@@ -9,12 +9,14 @@ import {
   INIT_CONTAINER_NAME,
   INJECT,
   INJECTED,
+  INSTALL,
   INSTALL_DIR,
   NATIVE_SIDECARS,
   STATUS,
   VOLUME_NAME,
 } from './annotations.ts';
 import { type DetectedProxy, detectProxies } from './detect-proxies.ts';
+import { INSTALL_MODES, type InstallMode, isInstallMode } from './install-mode.ts';
 import { isStringArray, type JsonRecord, records, stringMap } from './pod-fields.ts';
 import { commandLineOverLimit, externalsOverLimit, REVIEW_LIMITS, type ReviewLimits } from './review-limits.ts';
 import { splitAnnotation } from './split-annotation.ts';
@@ -23,8 +25,9 @@ import { describeSigtermExit } from '../plan/stop-exit-warning.ts';
 
 // What the webhook does to one pod, decided without I/O: leave it alone (with
 // a warning when the pod asked for something it cannot get), deny it (the
-// pod's own annotations are wrong), or patch it: the install init container
-// and its emptyDir, the wrapped command, externals for the proxies found, and
+// pod's own annotations are wrong), or patch it: sidecar-init put into the
+// pod (the install init container and its emptyDir, or an image volume of the
+// volume image; see install-mode.ts), the wrapped command, externals for the proxies found, and
 // a shared process namespace when an external needs one.
 
 /** The command line the webhook would give a container: sidecar-init's flags, "--", the app. */
@@ -44,6 +47,10 @@ export type CheckArgs = (command: InjectedCommand, env: Readonly<Record<string, 
 export interface InjectionOptions {
   /** The image whose entrypoint is sidecar-init and that runs `install DIR`. */
   readonly image: string;
+  /** For pods without the install annotation; copy unless given. */
+  readonly installMode?: InstallMode;
+  /** The Dockerfile's `volume` target (the executable and its addon at its root), mounted in image-volume mode. */
+  readonly volumeImage?: string;
   readonly checkArgs: CheckArgs;
   /** REVIEW_LIMITS unless given. */
   readonly limits?: ReviewLimits;
@@ -56,6 +63,7 @@ export type Injection =
       readonly kind: 'patch';
       readonly patch: readonly Operation[];
       readonly container: string;
+      readonly install: InstallMode;
       readonly externals: readonly string[];
       readonly warnings: readonly string[];
     };
@@ -95,6 +103,9 @@ export function planInjection(pod: JsonRecord, options: InjectionOptions): Injec
   if (taken || volumes.some((volume) => volume.name === VOLUME_NAME)) {
     return skip(`sidecar-init was not injected: the pod already has a container or volume named ${INIT_CONTAINER_NAME}`);
   }
+
+  const install = installOf(annotations, options);
+  if (install.kind === 'deny') return install;
 
   const wanted = annotations[CONTAINER] ?? String(containers[0]?.name);
   const index = containers.findIndex((entry) => entry.name === wanted);
@@ -152,12 +163,16 @@ export function planInjection(pod: JsonRecord, options: InjectionOptions): Injec
     annotate(STATUS, INJECTED),
     ...(externals.length > 0 ? [annotate(EXTERNALS, externals.join(','))] : []),
     ...nativeSidecarNote(proxies),
-    !Array.isArray(spec.initContainers)
-      ? { op: 'add', path: '/spec/initContainers', value: [installContainer(options.image)] }
-      : { op: 'add', path: '/spec/initContainers/0', value: installContainer(options.image) },
+    ...(install.mode === 'copy'
+      ? [
+          !Array.isArray(spec.initContainers)
+            ? ({ op: 'add', path: '/spec/initContainers', value: [installContainer(options.image)] } as const)
+            : ({ op: 'add', path: '/spec/initContainers/0', value: installContainer(options.image) } as const),
+        ]
+      : []),
     !Array.isArray(spec.volumes)
-      ? { op: 'add', path: '/spec/volumes', value: [{ name: VOLUME_NAME, emptyDir: {} }] }
-      : { op: 'add', path: '/spec/volumes/-', value: { name: VOLUME_NAME, emptyDir: {} } },
+      ? { op: 'add', path: '/spec/volumes', value: [installVolume(install)] }
+      : { op: 'add', path: '/spec/volumes/-', value: installVolume(install) },
     { op: 'add', path: `/spec/containers/${index}/command`, value: [EXECUTABLE, ...argv] },
     ...(target.args === undefined ? [] : [{ op: 'remove', path: `/spec/containers/${index}/args` } as const]),
     Array.isArray(target.volumeMounts)
@@ -173,7 +188,45 @@ export function planInjection(pod: JsonRecord, options: InjectionOptions): Injec
       : []),
     ...stopExitWarnings(proxies, containers),
   ];
-  return { kind: 'patch', patch, container: wanted, externals, warnings };
+  return { kind: 'patch', patch, container: wanted, install: install.mode, externals, warnings };
+}
+
+type InstallOf =
+  | { readonly kind: 'install'; readonly mode: 'copy' }
+  | { readonly kind: 'install'; readonly mode: 'image-volume'; readonly volumeImage: string }
+  | { readonly kind: 'deny'; readonly message: string };
+
+/**
+ * The pod's install annotation, else the webhook's mode. A value the webhook
+ * does not know is denied rather than passed over: the pod asked for
+ * something precise, and the other form would silently differ (an emptyDir
+ * written at every start, or a feature the cluster may not serve).
+ */
+function installOf(annotations: Readonly<Record<string, string>>, options: InjectionOptions): InstallOf {
+  const asked = annotations[INSTALL];
+  if (asked !== undefined && !isInstallMode(asked)) {
+    return {
+      kind: 'deny',
+      message: `annotation ${INSTALL} is ${JSON.stringify(asked.slice(0, 64))}; it is one of ${INSTALL_MODES.join(', ')}`,
+    };
+  }
+  const mode = asked ?? options.installMode ?? 'copy';
+  switch (mode) {
+    case 'copy':
+      return { kind: 'install', mode };
+    case 'image-volume':
+      if (options.volumeImage === undefined) {
+        return {
+          kind: 'deny',
+          message:
+            `the pod asks for image-volume, but this webhook was started without --volume-image; ` +
+            `use ${INSTALL}: copy, or start the webhook with --volume-image (the image of the Dockerfile's volume target)`,
+        };
+      }
+      return { kind: 'install', mode, volumeImage: options.volumeImage };
+    default:
+      return mode satisfies never;
+  }
 }
 
 /**
@@ -264,6 +317,23 @@ function installContainer(image: string): JsonRecord {
       seccompProfile: { type: 'RuntimeDefault' },
     },
   };
+}
+
+/**
+ * Copy: the emptyDir the init container fills. Image volume: the volume image
+ * itself, which the kubelet mounts read-only (and not noexec): nothing is
+ * written at pod start. IfNotPresent as the API server defaults a tagged
+ * image's pull policy; a digest pins it.
+ */
+function installVolume(install: Exclude<InstallOf, { kind: 'deny' }>): JsonRecord {
+  switch (install.mode) {
+    case 'copy':
+      return { name: VOLUME_NAME, emptyDir: {} };
+    case 'image-volume':
+      return { name: VOLUME_NAME, image: { reference: install.volumeImage, pullPolicy: 'IfNotPresent' } };
+    default:
+      return install satisfies never;
+  }
 }
 
 function installMount(): JsonRecord {

@@ -8,6 +8,7 @@ import { createLogger, flushLog } from '../log/logger.ts';
 import { handleReview } from './handle-review.ts';
 import { limitConnections, type WebhookConnectionLimits } from './limit-connections.ts';
 import { rememberVerdicts } from './remember-verdicts.ts';
+import type { InstallMode } from './install-mode.ts';
 import type { CheckArgs } from './plan-injection.ts';
 
 // `sidecar-init webhook`: the mutating admission webhook, served over HTTPS
@@ -22,6 +23,10 @@ export interface WebhookSettings {
   readonly keyFile: string;
   /** The sidecar-init image the install init container runs. */
   readonly image: string;
+  /** For pods without the sidecar-init.io/install annotation. */
+  readonly installMode: InstallMode;
+  /** The image mounted as an image volume in image-volume mode; without it, only copy is offered. */
+  readonly volumeImage?: string;
   readonly logLevel: LogLevel;
   /**
    * How `sidecar-init validate` judges a command line, for the flags the
@@ -113,7 +118,17 @@ async function serve(options: WebhookOptions): Promise<number> {
     logger.fatal({ event: 'webhook-failed', err: listening }, `cannot listen on ${options.host}:${options.port}: ${listening.message}`);
     return 1;
   }
-  logger.info({ event: 'listening', host: listening.address, port: listening.port, image: options.image }, 'webhook listening');
+  logger.info(
+    {
+      event: 'listening',
+      host: listening.address,
+      port: listening.port,
+      image: options.image,
+      installMode: options.installMode,
+      volumeImage: options.volumeImage,
+    },
+    'webhook listening',
+  );
   const reload = setInterval(() => {
     const renewed = renewedTls(options.certFile, options.keyFile, tls);
     if (renewed === undefined) return;

@@ -52,9 +52,14 @@ export interface RunningWebhook {
 }
 
 /** Starts `sidecar-init webhook` on a free loopback port; resolves once it listens. */
-export async function startWebhook(certificate: Certificate, image: string, wrapper?: readonly string[]): Promise<RunningWebhook> {
+export async function startWebhook(
+  certificate: Certificate,
+  image: string,
+  wrapper?: readonly string[],
+  flags: readonly string[] = [],
+): Promise<RunningWebhook> {
   const supervisor = startSupervisor(
-    ['webhook', '--addr', '127.0.0.1:0', '--cert', certificate.certFile, '--key', certificate.keyFile, '--image', image],
+    ['webhook', '--addr', '127.0.0.1:0', '--cert', certificate.certFile, '--key', certificate.keyFile, '--image', image, ...flags],
     wrapper === undefined ? {} : { wrapper },
   );
   const listening = await Promise.race([

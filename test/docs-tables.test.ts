@@ -109,7 +109,7 @@ describe('docs/configuration.md', () => {
       [
         'drain: { exec: "sleep 1" }',
         'rewrite: { SIGHUP: none }',
-        'statusAddr: 127.0.0.1:9901',
+        'statusAddr: 127.0.0.1:9797',
         'control: /run/sidecar-init-docs.sock',
         'logFormat: json',
         'announce: /handoff/app',

@@ -67,12 +67,12 @@ describe('sidecar-init plan', () => {
   it('prints the same as text for a person', async () => {
     const events = createEvents();
     const config = writePlanConfig(events.dir);
-    const run = track(await runSupervisor(['plan', '-c', config], { env: { EVENTS: events.file, SIDECAR_INIT_STATUS_ADDR: ':9901' } }));
+    const run = track(await runSupervisor(['plan', '-c', config], { env: { EVENTS: events.file, SIDECAR_INIT_STATUS_ADDR: ':9797' } }));
     expect(run.code).toBe(0);
     expect(run.stdout()).toContain('start (each wave once the one before is ready or done):\n  1. db, cache\n  2. migrate\n  3. job\n');
     expect(run.stdout()).toContain('stop (each wave once the one before is down):\n  1. job\n  2. db, cache\n');
     expect(run.stdout()).toContain('grace budget: 20s');
-    expect(run.stdout()).toContain('status server: http://[::]:9901');
+    expect(run.stdout()).toContain('status server: http://[::]:9797');
     expect(run.stdout()).toContain('    readiness:  tcp://127.0.0.1:1 every 100ms, timeout 1s, deadline 1m; once started every 2s\n');
     expect(events.sequence()).toEqual([]);
   });

@@ -69,7 +69,7 @@ ${VERSION_HELP}
       serve the admission webhook that injects sidecar-init into annotated pods (webhook --help)
 
 Every option that is not about one named process can also be set as SIDECAR_INIT_<OPTION>
-(SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9901, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);
+(SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9797, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);
 a flag wins over its variable, a variable over the config file.
 
 Exit codes: the app's; 128+N when signal N killed it; 127 not found; 126 not executable;

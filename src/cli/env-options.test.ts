@@ -30,7 +30,7 @@ describe('SIDECAR_INIT_<OPTION>', () => {
       SIDECAR_INIT_GRACE: '10s',
       SIDECAR_INIT_LOG_LEVEL: 'debug',
       SIDECAR_INIT_LOG_FORMAT: 'text',
-      SIDECAR_INIT_STATUS_ADDR: ':9901',
+      SIDECAR_INIT_STATUS_ADDR: ':9797',
       SIDECAR_INIT_OUTPUT: 'prefix',
       SIDECAR_INIT_DRAIN: '3s',
       SIDECAR_INIT_REWRITE: 'SIGTERM:SIGQUIT, SIGHUP:none',
@@ -41,7 +41,7 @@ describe('SIDECAR_INIT_<OPTION>', () => {
       graceMs: 10_000,
       logLevel: 'debug',
       logFormat: 'text',
-      statusAddr: { host: '::', port: 9901 },
+      statusAddr: { host: '::', port: 9797 },
       drain: { kind: 'delay', ms: 3_000 },
       signalRewrites: { SIGTERM: 'SIGQUIT', SIGHUP: null },
     });
@@ -57,7 +57,7 @@ describe('SIDECAR_INIT_<OPTION>', () => {
     const plan = planOf(['--grace', '5s', '--output', 'inherit', '--status-addr', '127.0.0.1:0', '--rewrite', 'SIGINT:SIGTERM'], {
       SIDECAR_INIT_GRACE: '10s',
       SIDECAR_INIT_OUTPUT: 'prefix',
-      SIDECAR_INIT_STATUS_ADDR: ':9901',
+      SIDECAR_INIT_STATUS_ADDR: ':9797',
       SIDECAR_INIT_REWRITE: 'SIGTERM:SIGQUIT',
     });
     expect(plan.graceMs).toBe(5_000);
@@ -75,11 +75,11 @@ describe('SIDECAR_INIT_<OPTION>', () => {
   });
 
   it('names the variable when its value is wrong', () => {
-    const command = parseArgs([], { SIDECAR_INIT_GRACE: '5x', SIDECAR_INIT_OUTPUT: 'colour', SIDECAR_INIT_STATUS_ADDR: '9901' });
+    const command = parseArgs([], { SIDECAR_INIT_GRACE: '5x', SIDECAR_INIT_OUTPUT: 'colour', SIDECAR_INIT_STATUS_ADDR: '9797' });
     if (command.kind !== 'run') throw new Error('expected a run');
     expect(problemsOf({ yaml: FILE, cli: command.cli })).toEqual([
       expect.stringMatching(/^SIDECAR_INIT_GRACE 5x: "5x" is not a duration/),
-      'SIDECAR_INIT_STATUS_ADDR 9901: "9901" has no port; use HOST:PORT, e.g. 0.0.0.0:9901, 127.0.0.1:9901, [::]:9901 or :9901',
+      'SIDECAR_INIT_STATUS_ADDR 9797: "9797" has no port; use HOST:PORT, e.g. 0.0.0.0:9797, 127.0.0.1:9797, [::]:9797 or :9797',
       'SIDECAR_INIT_OUTPUT colour: "colour" is not an output mode; use inherit, prefix or json',
     ]);
   });

@@ -47,7 +47,7 @@ export const GLOBAL_OPTIONS = {
   statusAddr: {
     form: 'value',
     argument: '<host:port>',
-    help: 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. :9901 (every interface, IPv4 and IPv6) or 127.0.0.1:9901 (default: no status server)',
+    help: 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. :9797 (every interface, IPv4 and IPv6) or 127.0.0.1:9797 (default: no status server)',
   },
   terminationLog: {
     form: 'value',

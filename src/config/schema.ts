@@ -37,7 +37,7 @@ export const GLOBAL_FIELDS = {
     .optional()
     .meta({
       description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
-      examples: [':9901', '127.0.0.1:9901', '[::1]:9901'],
+      examples: [':9797', '127.0.0.1:9797', '[::1]:9797'],
     }),
   terminationLog: parsedWith(z.string(), parseTerminationLog)
     .optional()

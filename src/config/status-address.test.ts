@@ -3,16 +3,16 @@ import { parseStatusAddress } from './status-address.ts';
 
 describe('parseStatusAddress', () => {
   it('reads HOST:PORT, [IPv6]:PORT and :PORT (every interface)', () => {
-    expect(parseStatusAddress('127.0.0.1:9901')).toEqual({ ok: true, value: { host: '127.0.0.1', port: 9901 } });
+    expect(parseStatusAddress('127.0.0.1:9797')).toEqual({ ok: true, value: { host: '127.0.0.1', port: 9797 } });
     expect(parseStatusAddress('localhost:0')).toEqual({ ok: true, value: { host: 'localhost', port: 0 } });
-    expect(parseStatusAddress('[::1]:9901')).toEqual({ ok: true, value: { host: '::1', port: 9901 } });
-    expect(parseStatusAddress('[::]:9901')).toEqual({ ok: true, value: { host: '::', port: 9901 } });
-    expect(parseStatusAddress(':9901')).toEqual({ ok: true, value: { host: '::', port: 9901 } });
+    expect(parseStatusAddress('[::1]:9797')).toEqual({ ok: true, value: { host: '::1', port: 9797 } });
+    expect(parseStatusAddress('[::]:9797')).toEqual({ ok: true, value: { host: '::', port: 9797 } });
+    expect(parseStatusAddress(':9797')).toEqual({ ok: true, value: { host: '::', port: 9797 } });
   });
 
   it('says what is wrong and what would do', () => {
-    expect(parseStatusAddress('9901')).toEqual({ ok: false, message: expect.stringMatching(/^"9901" has no port; use HOST:PORT/) });
-    expect(parseStatusAddress('::1:9901')).toEqual({ ok: false, message: expect.stringContaining('an IPv6 address goes in brackets') });
+    expect(parseStatusAddress('9797')).toEqual({ ok: false, message: expect.stringMatching(/^"9797" has no port; use HOST:PORT/) });
+    expect(parseStatusAddress('::1:9797')).toEqual({ ok: false, message: expect.stringContaining('an IPv6 address goes in brackets') });
     expect(parseStatusAddress('host:99999')).toEqual({
       ok: false,
       message: expect.stringContaining('the port must be a number from 0 to 65535'),

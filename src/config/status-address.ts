@@ -12,7 +12,7 @@ import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
 const ALL_INTERFACES = '::';
 /** Port 0 lets the system choose (the log names the port). */
 const STATUS_PORT_RANGE = { ...PORT_RANGE, min: 0 };
-const EXAMPLE = 'use HOST:PORT, e.g. 0.0.0.0:9901, 127.0.0.1:9901, [::]:9901 or :9901';
+const EXAMPLE = 'use HOST:PORT, e.g. 0.0.0.0:9797, 127.0.0.1:9797, [::]:9797 or :9797';
 
 export function parseStatusAddress(text: string): Result<StatusAddress> {
   const colon = text.lastIndexOf(':');

@@ -6,7 +6,7 @@ const read = (text: string) => readRequestHead(Buffer.from(text, 'latin1'), MAX)
 
 describe('readRequestHead', () => {
   it('reads the method, the target and how long the head is', () => {
-    const head = 'GET /readyz?verbose HTTP/1.1\r\nHost: pod:9901\r\nUser-Agent: kube-probe/1.31\r\n\r\n';
+    const head = 'GET /readyz?verbose HTTP/1.1\r\nHost: pod:9797\r\nUser-Agent: kube-probe/1.31\r\n\r\n';
     expect(read(`${head}GET /healthz`)).toEqual({
       kind: 'request',
       method: 'GET',

@@ -20,6 +20,8 @@ export const APP_IMAGE = 'registry.example.com/batch/report-job:1.0';
 export const BAKED_IMAGE = 'registry.example.com/batch/report-web:1.0';
 /** sidecar-init's own image: the single executable and its addon on a glibc base, nothing else. */
 export const SIDECAR_INIT_IMAGE = 'registry.example.com/tools/sidecar-init:0.1.0';
+/** The Dockerfile's `volume` target: what `sidecar-init install` writes at the root of an empty image, mounted as an image volume. */
+export const VOLUME_IMAGE = 'registry.example.com/tools/sidecar-init-volume:0.1.0';
 /** Debian's libc6, libgcc-s1 and libstdc++6 unpacked, no package manager or shell: what the executable needs (RUNTIME_IMAGE's stand-in). */
 export const GLIBC_BASE = 'localhost/sidecar-init-test/glibc-runtime:bookworm';
 const GLIBC_PACKAGES = 'libc6,libgcc-s1,libstdc++6';
@@ -57,7 +59,8 @@ export async function buildImages(log: (line: string) => void): Promise<void> {
   await buildStandins();
   await buildApp();
   await buildSidecarInit();
-  log(`images ready: ${APP_IMAGE}, ${BAKED_IMAGE}, ${SIDECAR_INIT_IMAGE}, ${Object.keys(PROXY_IMAGES).join(', ')}`);
+  await buildVolume();
+  log(`images ready: ${APP_IMAGE}, ${BAKED_IMAGE}, ${SIDECAR_INIT_IMAGE}, ${VOLUME_IMAGE}, ${Object.keys(PROXY_IMAGES).join(', ')}`);
 }
 
 /** GLIBC_BASE, once per machine: only the packages' files (mmdebstrap's extract variant), imported as an image. */
@@ -131,6 +134,15 @@ ENTRYPOINT ["/usr/local/bin/sidecar-init"]
 `,
     );
     await podman(['build', '--quiet', '--tag', SIDECAR_INIT_IMAGE, context], 600_000);
+  });
+}
+
+/** VOLUME_IMAGE as the Dockerfile's `volume` target makes it: FROM scratch, the install folder at the root. */
+async function buildVolume(): Promise<void> {
+  await withContext(async (context) => {
+    await install(join(context, 'bin'));
+    writeFileSync(join(context, 'Containerfile'), `FROM scratch\nLABEL ${STANDIN_LABEL}\nCOPY bin/ /\n`);
+    await podman(['build', '--quiet', '--tag', VOLUME_IMAGE, context], 600_000);
   });
 }
 

@@ -11,7 +11,8 @@ import { podman, run } from './podman.ts';
 // not Jobs, so a Job's pod template is played as a Pod (named like the pods a
 // Job controller creates); and it runs every init container to completion
 // first, so native sidecars (init containers with restartPolicy: Always) are
-// started here in the kubelet's order instead (see playNativeSidecars).
+// started here in the kubelet's order instead (see playNativeSidecars). podman
+// 4 refuses image volumes (KEP-4639) too: see imageVolumesAsHostPaths.
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/k8s/', import.meta.url));
 
@@ -157,6 +158,7 @@ export async function playPod(workload: Workload, options: { readonly start?: bo
     if (volume.configMap !== undefined) volume.configMap.name = renamed.get(volume.configMap.name) ?? volume.configMap.name;
   }
   const configMaps = workload.configMaps.map((configMap) => ({ ...configMap, metadata: { name: renamed.get(configMap.metadata.name) } }));
+  const mountedImages = await imageVolumesAsHostPaths(spec);
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -170,6 +172,7 @@ export async function playPod(workload: Workload, options: { readonly start?: bo
     name,
     pod.spec.containers.map((entry: Container) => entry.name),
     [...renamed.values()],
+    mountedImages,
   );
   played.push(result);
   try {
@@ -227,7 +230,33 @@ sys.exit(1)`;
   await podman(['exec', pod.containerName(via), 'python3', '-c', script], timeoutMs + 30_000);
 }
 
-function createPlayedPod(name: string, containers: readonly string[], volumes: readonly string[]): PlayedPod {
+/**
+ * An image volume as the kubelet gives it, for podman 4's `kube play`, which
+ * knows only hostPath, configMap, emptyDir and PVC volumes: the image's root
+ * from `podman image mount` (its layers, mounted read-only by the storage
+ * driver, not noexec), as a hostPath. The container sees what it would in
+ * Kubernetes: the image's own files, the same bytes, read-only (the mount and
+ * the pod's readOnly: true) and executable, and nothing is copied or written
+ * at pod start. Returns the images mounted, to unmount with the pod.
+ */
+async function imageVolumesAsHostPaths(spec: PodSpec): Promise<string[]> {
+  const images: string[] = [];
+  for (const volume of (spec.volumes ?? []) as { image?: { reference: string }; hostPath?: unknown }[]) {
+    if (volume.image === undefined) continue;
+    const path = (await podman(['image', 'mount', volume.image.reference])).trim();
+    images.push(volume.image.reference);
+    delete volume.image;
+    volume.hostPath = { path, type: 'Directory' };
+  }
+  return images;
+}
+
+function createPlayedPod(
+  name: string,
+  containers: readonly string[],
+  volumes: readonly string[],
+  images: readonly string[] = [],
+): PlayedPod {
   const containerName = (entry: string) => `${name}-${entry}`;
   const state = async (entry: string): Promise<ContainerState> => {
     const [inspected] = JSON.parse(await podman(['inspect', containerName(entry)])) as {
@@ -283,6 +312,7 @@ function createPlayedPod(name: string, containers: readonly string[], volumes: r
     async remove() {
       await run('podman', ['pod', 'rm', '--force', '--time', '0', name]);
       if (volumes.length > 0) await run('podman', ['volume', 'rm', '--force', ...volumes]);
+      for (const image of images) await run('podman', ['image', 'unmount', image]);
     },
   };
 }

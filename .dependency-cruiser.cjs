@@ -91,9 +91,9 @@ module.exports = {
     {
       name: 'the-webhook-is-a-command',
       comment:
-        'src/webhook/ is a program of its own in the same executable (sidecar-init webhook): it reads pods and checks ' +
-        'the flags it writes with the config (as validate does), but it never runs a supervision, so it never imports ' +
-        'the reducer or the runner.',
+        'src/webhook/ is a program of its own in the same executable (sidecar-init webhook): it reads pods, splits the ' +
+        "command an annotation gives with the config's splitter, and checks the flags it writes with validate's check, " +
+        'which main.ts hands it; it never runs a supervision, so it never imports the reducer or the runner.',
       severity: 'error',
       from: { path: '^src/webhook/', pathNot: TEST_FILE },
       to: { path: '^src/(lifecycle|runner)/' },

@@ -53,8 +53,9 @@ const NOT_STARTED: ProcState = { status: 'pending' };
  * The runner: the only place where lifecycle decisions touch the world. Each
  * event goes through decide(), the transition is logged, and each effect goes
  * to its handler (process-effects.ts, watch-effects.ts, hook-effects.ts,
- * external-effects.ts, announce-effects.ts, control-replies.ts, timers.ts),
- * which feeds outcomes back as events.
+ * external-effects.ts, control-replies.ts, timers.ts), which feeds outcomes
+ * back as events. Beside them, the --announce file hears the state after each
+ * event, and announce-effects.ts watches the --until file from the start.
  */
 export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   const graph = createProcessGraph(plan);

@@ -50,7 +50,7 @@ describe('decideExitCode', () => {
     expect(EXIT_FATAL_SIDECAR).toBe(69);
     expect(decideExitCode({ kind: 'fatal-sidecar', name: 'db', status: exited(0) }, appExited(exited(0)), app)).toBe(69);
     expect(decideExitCode({ kind: 'external-failed', name: 'istio', reason: 'gone' }, appNeverRan, app)).toBe(1);
-    expect(decideExitCode({ kind: 'until', file: '/shared/app.json', state: 'exited' }, appNeverRan, app)).toBe(0);
+    expect(decideExitCode({ kind: 'until', file: '/run/announce/app.json', state: 'exited' }, appNeverRan, app)).toBe(0);
   });
 });
 

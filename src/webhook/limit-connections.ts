@@ -102,7 +102,9 @@ export function limitConnections(server: Server, limits: WebhookConnectionLimits
     const connection = byPeer.get(peerKey(socket));
     if (connection === undefined) return;
     clearTimeout(connection.deadline);
-    connection.deadline = closeAfter(connection.socket, limits.headTimeoutMs);
+    // The TLS socket itself: once TLS has taken over the TCP socket's handle,
+    // destroying the TCP socket need not end the connection.
+    connection.deadline = closeAfter(socket, limits.headTimeoutMs);
   });
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {

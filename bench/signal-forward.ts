@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { CONTENDERS, NODE, reportSpread, spreadOf } from './measure.ts';
+import { asPid1, CONTENDERS, NODE, reportSpread, spreadOf } from './measure.ts';
 import type { Contender } from './measure.ts';
 import { ratioFigure, recordFigure } from './summary.ts';
 
@@ -13,21 +13,30 @@ import { ratioFigure, recordFigure } from './summary.ts';
 // `direct` row: the signal sent to python itself). Beside it, the CPU time the
 // init spends per signal (all its threads, from /proc/PID/task/*/schedstat, in
 // nanoseconds), which a loaded machine does not disturb. sidecar-init runs at
-// its default log level, as users run it: each signal is a log line. Not as
-// PID 1: how a signal reaches PID 1 is the same for every init.
+// its default log level, as users run it: each signal is a log line.
+//
+// Two cases. Back to back: the next signal as soon as the app had the last,
+// not as PID 1 (how a signal reaches PID 1 is the same for every init): the
+// init's loop is still warm. Spaced: one signal every SPACED_INTERVAL_MS, each
+// init as PID 1 of its own PID namespace and the app sleeping in time.sleep,
+// as in a pod, where a signal finds the init idle: what an idle init costs to
+// wake, which the back-to-back case hides.
 const SIGNALS = Number(process.env.SIGNALS ?? 40);
 const ROUNDS = 3;
+const SPACED_INTERVAL_MS = 50;
 const DIRECT = 'direct (no init)';
-const FORWARD_GOAL_VS_TINI = 1.5;
+/** The goals of both cases' latency (sidecar-init / tini) and of the CPU per forwarded signal. */
+const FORWARD_GOAL_VS_TINI = 1.2;
+const CPU_GOAL_VS_TINI = 2;
 const START_BOUND_MS = 10_000;
 const RECEIVER = `
-import os, signal, time
+import os, signal, sys, time
 signal.signal(signal.SIGHUP, lambda number, frame: os.write(1, b'%d\\n' % time.monotonic_ns()))
 os.write(1, b'ready %d\\n' % os.getpid())
 while True:
-    signal.pause()
+    signal.pause() if sys.argv[1] == 'pause' else time.sleep(3600)
 `;
-const APP = ['python3', '-c', RECEIVER];
+const appOf = (wait: 'pause' | 'sleep') => ['python3', '-c', RECEIVER, wait];
 /** The floor for a Node init: a listener that only passes SIGHUP on (the same Node, the executable's V8 options). */
 const BARE_NODE = 'bare node forwarder';
 const FORWARDER = `const child = require('node:child_process').spawn(process.argv[1], process.argv.slice(2), { stdio: 'inherit' });
@@ -46,6 +55,9 @@ function atDefaultLogLevel(argv: readonly string[]): string[] {
   return index < 0 ? [...argv] : [...argv.slice(0, index), ...argv.slice(index + 2)];
 }
 
+/** How the signals are sent: back to back, or spaced with the init as PID 1. */
+type Pace = { readonly kind: 'back-to-back' } | { readonly kind: 'spaced'; readonly intervalMs: number };
+
 interface Forwarding {
   /** µs from kill() to the app's handler, one per signal. */
   readonly latencies: number[];
@@ -53,35 +65,60 @@ interface Forwarding {
   readonly cpuPerSignal: number;
 }
 
-async function measure(contender: Contender): Promise<Forwarding> {
-  const argv = atDefaultLogLevel(contender.argv(APP));
-  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'ignore'] });
+async function measure(contender: Contender, pace: Pace): Promise<Forwarding> {
+  const argv = atDefaultLogLevel(contender.argv(appOf(pace.kind === 'spaced' ? 'sleep' : 'pause')));
+  const command = pace.kind === 'spaced' ? asPid1(argv) : argv;
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'ignore'] });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const exited = new Promise((resolve) => child.once('exit', resolve));
   const bound = setTimeout(() => child.kill('SIGKILL'), START_BOUND_MS + SIGNALS * 1_000);
   let receiver: number | undefined;
+  let init: number | undefined;
   try {
     const ready = await lines.next();
     receiver = ready.done === true ? undefined : Number(/^ready (\d+)$/.exec(ready.value)?.[1]);
     if (receiver === undefined) throw new Error(`${contender.name}: the receiver did not start`);
+    // As PID 1, the init is unshare's only child; the receiver's pid is then the namespace's.
+    init = pace.kind === 'spaced' ? onlyChildOf(child.pid!) : child.pid!;
     const latencies: number[] = [];
-    const cpuBefore = cpuMicros(child.pid!);
+    const cpuBefore = cpuMicros(init);
+    let last = process.hrtime.bigint();
     for (let index = 0; index < SIGNALS; index += 1) {
+      if (pace.kind === 'spaced') await pauseUntil(last + BigInt(pace.intervalMs) * 1_000_000n);
       const sent = process.hrtime.bigint();
-      process.kill(child.pid!, 'SIGHUP');
+      last = sent;
+      process.kill(init, 'SIGHUP');
       const received = await lines.next();
       if (received.done === true) throw new Error(`${contender.name}: the receiver ended after ${index} signals`);
       latencies.push(Number(BigInt(received.value) - sent) / 1_000);
     }
-    return { latencies, cpuPerSignal: (cpuMicros(child.pid!) - cpuBefore) / SIGNALS };
+    return { latencies, cpuPerSignal: (cpuMicros(init) - cpuBefore) / SIGNALS };
   } finally {
-    // Every init passes SIGTERM on; the receiver (in its own session under
-    // some inits) is then killed by pid if it is still there.
-    child.kill('SIGTERM');
+    if (pace.kind === 'spaced' && init !== undefined) {
+      // PID 1 gone, the kernel ends everything in its namespace, receiver included.
+      killIfAlive(init);
+    } else {
+      // Every init passes SIGTERM on; the receiver (in its own session under
+      // some inits) is then killed by pid if it is still there.
+      child.kill('SIGTERM');
+    }
     await exited;
     clearTimeout(bound);
-    if (receiver !== undefined) killIfAlive(receiver);
+    if (pace.kind === 'back-to-back' && receiver !== undefined) killIfAlive(receiver);
   }
+}
+
+/** The one child of `pid` (unshare --fork's: the namespace's PID 1). */
+function onlyChildOf(pid: number): number {
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  if (children.length !== 1) throw new Error(`unshare (pid ${pid}) has ${children.length} children, not one`);
+  return Number(children[0]);
+}
+
+/** Resolves at `deadline` (process.hrtime.bigint()'s clock), at once if it has passed. */
+function pauseUntil(deadline: bigint): Promise<void> {
+  const leftMs = Number(deadline - process.hrtime.bigint()) / 1e6;
+  return leftMs <= 0 ? Promise.resolve() : new Promise((resolve) => setTimeout(resolve, leftMs));
 }
 
 function killIfAlive(pid: number): void {
@@ -98,34 +135,52 @@ export async function run(): Promise<void> {
     ...CONTENDERS,
     { name: BARE_NODE, argv: (app) => [NODE, '--max-semi-space-size=1', '--jitless', '-e', FORWARDER, ...app] },
   ];
+  await runCase(contenders, { kind: 'back-to-back' }, 'back to back');
+  await runCase(contenders, { kind: 'spaced', intervalMs: SPACED_INTERVAL_MS }, `one every ${SPACED_INTERVAL_MS} ms, as PID 1`);
+}
+
+async function runCase(contenders: readonly Contender[], pace: Pace, label: string): Promise<void> {
   const samples = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]));
   const cpu = new Map<string, number[]>(contenders.map((contender) => [contender.name, []]));
   for (let round = 0; round < ROUNDS; round += 1) {
     for (const contender of contenders) {
-      const forwarding = await measure(contender);
+      const forwarding = await measure(contender, pace);
       samples.get(contender.name)!.push(...forwarding.latencies);
       cpu.get(contender.name)!.push(forwarding.cpuPerSignal);
     }
   }
   const spreads = new Map([...samples].map(([name, values]) => [name, spreadOf(values)]));
-  const what = `${ROUNDS} x ${SIGNALS} signals`;
-  reportSpread(`SIGHUP sent to the init until the app's handler ran (${what}, median, middle half)`, 'µs', spreads, 'tini', 0);
+  const what = `${ROUNDS} x ${SIGNALS} signals, ${label}`;
+  reportSpread(`SIGHUP sent to the init until the app's handler ran (${what}; median, middle half)`, 'µs', spreads, 'tini', 0);
   const cpuSpreads = new Map([...cpu].map(([name, values]) => [name, spreadOf(values)]));
   reportSpread(`the same: CPU time of the init per signal (direct: of the app; median of ${ROUNDS} rounds)`, 'µs', cpuSpreads, 'tini', 0);
   const ours = spreads.get('sidecar-init executable')?.median;
+  const oursCpu = cpuSpreads.get('sidecar-init executable')?.median;
+  if (ours === undefined || oursCpu === undefined) return;
   const tini = spreads.get('tini')?.median ?? Number.NaN;
-  if (ours === undefined) return;
-  const references = contenders
-    .filter((contender) => !contender.name.startsWith('sidecar-init') && contender.name !== 'baseline executable')
-    .map((contender) => `${contender.name} ${spreads.get(contender.name)!.median.toFixed(0)} µs`)
-    .join(', ');
+  const tiniCpu = cpuSpreads.get('tini')?.median ?? Number.NaN;
+  const referencesOf = (values: ReadonlyMap<string, { median: number }>) =>
+    contenders
+      .filter((contender) => !contender.name.startsWith('sidecar-init') && contender.name !== 'baseline executable')
+      .map((contender) => `${contender.name} ${values.get(contender.name)!.median.toFixed(0)} µs`)
+      .join(', ');
   recordFigure(
     ratioFigure(
-      `SIGHUP forwarded to a python receiver (${ROUNDS} x ${SIGNALS} signals), executable`,
+      `SIGHUP forwarded to a python receiver (${what}), executable`,
       `${ours.toFixed(0)} µs`,
-      references,
+      referencesOf(spreads),
       ours / tini,
       FORWARD_GOAL_VS_TINI,
+      'tini',
+    ),
+  );
+  recordFigure(
+    ratioFigure(
+      `CPU of the init per forwarded signal (${label}), executable`,
+      `${oursCpu.toFixed(0)} µs`,
+      referencesOf(cpuSpreads),
+      oursCpu / tiniCpu,
+      CPU_GOAL_VS_TINI,
       'tini',
     ),
   );

@@ -231,6 +231,33 @@ describe('sidecar-init webhook over HTTPS', () => {
     expect(response.status?.message).toMatch(/not valid:[\s\S]*"20x" is not a duration/);
   });
 
+  it("takes a proxy's readiness deadline and period in the args annotation, through to the plan; a typo is denied", async () => {
+    const written = istioJob((pod) => {
+      if (pod.metadata?.annotations !== undefined)
+        pod.metadata.annotations['sidecar-init.io/args'] = '--grace 20s --ready istio-proxy=deadline=2m,period=500ms';
+    });
+    const { response, patch } = await review(written);
+    expect(response.allowed).toBe(true);
+    const [binary, ...wrapped] = patched(written, patch).spec.containers[0]?.command ?? [];
+    expect(binary).toBe('/opt/sidecar-init/sidecar-init');
+    // The injected command line, planned by this build: the flags as the container will run them.
+    const planned = await runSupervisor(['plan', '--json', ...wrapped]);
+    expect(planned.code).toBe(0);
+    const plan = JSON.parse(planned.stdout()) as { processes: { name: string; readiness?: Record<string, unknown> }[] };
+    expect(plan.processes.find((process) => process.name === 'istio-proxy')?.readiness).toMatchObject({
+      probe: 'http://127.0.0.1:15021/healthz/ready',
+      periodMs: 500,
+      deadlineMs: 120_000,
+    });
+
+    const typo = istioJob((pod) => {
+      if (pod.metadata?.annotations !== undefined) pod.metadata.annotations['sidecar-init.io/args'] = '--ready istio-proxy=dedline=2m';
+    });
+    const denied = await review(typo);
+    expect(denied.response.allowed).toBe(false);
+    expect(denied.response.status?.message).toMatch(/"dedline" is not an option of --ready; did you mean deadline\?/);
+  });
+
   it('answers what is not an AdmissionReview with a clear 400, a wrong method 405, a wrong path 404, an oversized body 413', async () => {
     const notJson = await post(webhook.port, certificate.ca, '{"apiVersion":');
     expect(notJson).toMatchObject({ status: 400, body: expect.stringMatching(/^not an AdmissionReview: the body is not JSON/) });

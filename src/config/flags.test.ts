@@ -98,6 +98,86 @@ describe('--ready', () => {
   });
 });
 
+describe('--ready options', () => {
+  const timed = `
+    processes:
+      - { name: proxy, role: sidecar, command: envoy, readiness: { probe: 'tcp://127.0.0.1:1', timeout: 3s, deadline: 10s } }
+      - { name: db, role: sidecar, command: postgres }
+      - { name: job, role: app, command: job }
+  `;
+  const readinessOf = (plan: ReturnType<typeof load>, name: string) => plan.processes.find((process) => process.name === name)?.readiness;
+
+  it('set deadline and period after the probe, over the file, keeping the timings not given', () => {
+    const plan = load({ yaml: timed, cli: { ready: ['proxy=http://127.0.0.1:15021/healthz/ready,deadline=2m,period=500ms'] } });
+    expect(readinessOf(plan, 'proxy')).toEqual({
+      probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready', headers: {}, expectStatus: undefined },
+      periodMs: 500,
+      timeoutMs: 3_000,
+      deadlineMs: 120_000,
+      periodAfterStartMs: 1_000,
+    });
+  });
+
+  it('give a sidecar without readiness in the file the defaults for the timings not given', () => {
+    const plan = load({ yaml: timed, cli: { ready: ['db=exec:pg_isready,timeout=2s,periodAfterStart=5s'] } });
+    expect(readinessOf(plan, 'db')).toEqual({
+      probe: { kind: 'exec', command: ['pg_isready'] },
+      periodMs: 100,
+      timeoutMs: 2_000,
+      deadlineMs: 60_000,
+      periodAfterStartMs: 5_000,
+    });
+  });
+
+  it("keep the probe's own commas: an exec command, a quoted word, a log pattern, a query", () => {
+    const plan = load({
+      cli: {
+        processes: [
+          { flag: '--sidecar', value: 'a=a' },
+          { flag: '--sidecar', value: 'b=b' },
+          { flag: '--sidecar', value: 'c=c' },
+          { flag: '--sidecar', value: 'd=d' },
+        ],
+        ready: [
+          "a=exec:sh -c 'test -e /a, /b',deadline=2m",
+          "b=exec:sh -c 'echo x,deadline=2m'",
+          'c=log:^ready \\d{1,3},period=1s',
+          'd=http://127.0.0.1:8080/ready?env=a,b',
+        ],
+        app: ['job'],
+      },
+    });
+    expect(plan.processes.slice(0, 4).map((process) => [process.readiness?.probe, process.readiness?.deadlineMs])).toEqual([
+      [{ kind: 'exec', command: ['sh', '-c', 'test -e /a, /b'] }, 120_000],
+      [{ kind: 'exec', command: ['sh', '-c', 'echo x,deadline=2m'] }, 60_000],
+      [{ kind: 'log', pattern: '^ready \\d{1,3}' }, 60_000],
+      [{ kind: 'http', url: 'http://127.0.0.1:8080/ready?env=a,b', headers: {}, expectStatus: undefined }, 60_000],
+    ]);
+    expect(plan.processes[2]?.readiness?.periodMs).toBe(1_000);
+  });
+
+  it("with options only, time an external's preset probe", () => {
+    const plan = load({ cli: { processes: [{ flag: '--external', value: 'mesh=istio' }], ready: ['mesh=deadline=5m'], app: ['job'] } });
+    expect(readinessOf(plan, 'mesh')).toMatchObject({
+      probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready' },
+      deadlineMs: 300_000,
+      periodMs: 100,
+    });
+  });
+
+  it('report a bad duration, a typo, a repeat, and options without a probe to time, with the flag', () => {
+    const cli = { ready: ['proxy=tcp://127.0.0.1:1,deadline=2', 'db=exec:true,dedline=2m'], app: ['job'] };
+    expect(problemsOf({ yaml: timed, cli })).toEqual([
+      '--ready proxy=tcp://127.0.0.1:1,deadline=2: deadline=2: 2 has no unit; write e.g. 2s or 2ms',
+      '--ready db=exec:true,dedline=2m: "dedline" is not an option of --ready; did you mean deadline? after the probe, options are ,KEY=DURATION with KEY one of period, timeout, deadline or periodAfterStart, e.g. --ready proxy=tcp://127.0.0.1:15000,deadline=2m,period=500ms',
+    ]);
+    expect(problemsOf({ yaml: timed, cli: { ready: ['proxy=tcp://127.0.0.1:1,period=1s,period=2s', 'db=deadline=2m'] } })).toEqual([
+      '--ready proxy=tcp://127.0.0.1:1,period=1s,period=2s: period is given twice; give it once',
+      '--ready db=deadline=2m: "db" has no readiness probe to time; give one before the options, e.g. --ready db=tcp://127.0.0.1:15000,deadline=2m',
+    ]);
+  });
+});
+
 describe('--restart', () => {
   it('sets the policy of any process and keeps the backoff of the file', () => {
     const file = `

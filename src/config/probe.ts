@@ -252,19 +252,42 @@ export const ProbeSchema = z.union([
   ProbeObjectSchema,
 ]);
 
+/**
+ * The timings of `readiness:`, each a duration: the file's keys, and the
+ * options `--ready NAME=PROBE,KEY=DURATION` takes (ready-flag.ts).
+ */
+export const READINESS_TIMINGS = {
+  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_PROBE_PERIOD_MS),
+  timeout: positiveDuration('Bound on one attempt.', DEFAULT_PROBE_TIMEOUT_MS),
+  deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULT_PROBE_DEADLINE_MS),
+  periodAfterStart: positiveDuration(
+    'Once started, readiness is still tracked at this period; a failure never restarts anything.',
+    DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+  ),
+} as const;
+
+export type ReadinessTiming = keyof typeof READINESS_TIMINGS;
+
+export const READINESS_TIMING_NAMES = Object.keys(READINESS_TIMINGS) as ReadinessTiming[];
+
+/** The plan's field for each timing. */
+export const READINESS_TIMING_FIELDS = {
+  period: 'periodMs',
+  timeout: 'timeoutMs',
+  deadline: 'deadlineMs',
+  periodAfterStart: 'periodAfterStartMs',
+} as const satisfies Record<ReadinessTiming, keyof ReadinessSpec>;
+
 /** `readiness:`; its probe is required for a sidecar, optional for an external (its preset's, or its process existing). */
 export const readinessField = (probe: 'required' | 'optional') =>
   mapping({
     probe: (probe === 'required' ? ProbeSchema : ProbeSchema.optional()).meta({
       description: "Required for a sidecar; an external's defaults to its preset's, or to its process existing.",
     }),
-    period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_PROBE_PERIOD_MS).optional(),
-    timeout: positiveDuration('Bound on one attempt.', DEFAULT_PROBE_TIMEOUT_MS).optional(),
-    deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULT_PROBE_DEADLINE_MS).optional(),
-    periodAfterStart: positiveDuration(
-      'Once started, readiness is still tracked at this period; a failure never restarts anything.',
-      DEFAULT_PROBE_PERIOD_AFTER_START_MS,
-    ).optional(),
+    period: READINESS_TIMINGS.period.optional(),
+    timeout: READINESS_TIMINGS.timeout.optional(),
+    deadline: READINESS_TIMINGS.deadline.optional(),
+    periodAfterStart: READINESS_TIMINGS.periodAfterStart.optional(),
   }).transform((raw) => withReadinessDefaults({ ...raw, probe: raw.probe }));
 
 /** `readiness:` with the default timings; with the probe alone, for a probe given only by `--ready`. */

@@ -2,7 +2,8 @@ import type { Accounts } from './accounts.ts';
 import { parseQuitUrl, stopWithQuitUrl } from './external.ts';
 import { RESTART_POLICIES } from './literals.ts';
 import { listAlternatives, quote } from './message-text.ts';
-import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, parseProbe, withReadinessDefaults } from './probe.ts';
+import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, READINESS_TIMING_NAMES, withReadinessDefaults } from './probe.ts';
+import { applyReadyFlag, checkReadyFlagTarget, parseReadyFlag } from './ready-flag.ts';
 import type { Entry, ProcessDraft } from './process.ts';
 import { checkPolicyForRole, parseRestartPolicy } from './restart.ts';
 import { mapResult, type Result } from './result.ts';
@@ -55,17 +56,17 @@ function targetFlag<Value>({ parse, check, apply, ...row }: TargetFlagSpec<Value
 export const TARGET_FLAGS = {
   ready: targetFlag({
     flag: '--ready',
-    argument: '<name=probe>',
-    help: 'a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N (repeatable)',
+    argument: '<name=probe[,key=duration]>',
+    help: `a sidecar or external is started once PROBE passes: tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N; then, comma-separated, ${READINESS_TIMING_NAMES.join(', ')}, e.g. proxy=tcp://127.0.0.1:15000,deadline=2m,period=500ms (repeatable)`,
     field: 'readiness',
     expected: 'NAME=PROBE, e.g. --ready proxy=http://127.0.0.1:15021/healthz/ready',
-    parse: parseProbe,
-    check: (probe, target) => (target.role === 'external' && isStartedOnlyProbe(probe) ? EXTERNAL_STARTED_ONLY_PROBE : undefined),
-    // Timings come from the file when it has them.
-    apply: (draft, probe) => ({
-      ...draft,
-      readiness: draft.readiness === undefined ? withReadinessDefaults({ probe }) : { ...draft.readiness, probe },
-    }),
+    parse: parseReadyFlag,
+    check: (ready, target) =>
+      ready.probe !== undefined && target.role === 'external' && isStartedOnlyProbe(ready.probe)
+        ? EXTERNAL_STARTED_ONLY_PROBE
+        : checkReadyFlagTarget(ready, target.draft?.readiness !== undefined, target.name ?? ''),
+    // The flag's probe and timings; the others come from the file (or the preset) when it has them.
+    apply: (draft, ready) => ({ ...draft, readiness: applyReadyFlag(draft.readiness, ready, (probe) => withReadinessDefaults({ probe })) }),
   }),
   quit: targetFlag({
     flag: '--quit',

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from 'node:https';
 import type { Socket } from 'node:net';
+import { monotonicMs } from '../support/monotonic-clock.ts';
 
 // What connections may cost the webhook, whoever opens them: anyone who can
 // reach its Service (any pod, without a NetworkPolicy) can connect, and a
@@ -20,6 +21,14 @@ import type { Socket } from 'node:net';
 //   only starts at a request's first byte, so a connection that completed its
 //   handshake and sends nothing was never closed. Later requests' heads and
 //   kept-alive connections have the HTTP server's own deadlines.
+//
+// The deadlines are kept by one sweep over the table, not by a timer per
+// connection: a connection past its deadline is closed at the next sweep and,
+// if its 'close' has not come by the one after, reset (RST) at every sweep
+// until it does. So no connection outlives its deadline by more than a sweep
+// or two, whichever of its two sockets (the TCP one accepted, the TLS one
+// over it) a close reached first, and a timer cleared or replaced at the wrong
+// moment cannot leave one open for good.
 
 export interface WebhookConnectionLimits {
   readonly maxConnections: number;
@@ -28,17 +37,26 @@ export interface WebhookConnectionLimits {
   readonly handshakeTimeoutMs: number;
   /** From the handshake to the first request's head. */
   readonly headTimeoutMs: number;
+  /** How often the deadlines are checked: a connection may outlive its deadline by this much. */
+  readonly sweepEveryMs: number;
 }
 
+type Phase = 'handshake' | 'first-request' | 'serving';
+
 interface Connection {
-  readonly socket: Socket;
+  readonly tcp: Socket;
+  /** The TLS socket over `tcp`, once the handshake completed. */
+  tls: Socket | undefined;
   readonly address: string;
   /** Address and port: read while the socket is open (a closed one has neither). */
   readonly peer: string;
+  phase: Phase;
+  /** When the phase's deadline passes, on the monotonic clock; none while serving. */
+  deadlineAt: number;
   /** Reviews being answered on it: it is not closed to make room while one is. */
   reviews: number;
-  /** Until the handshake, then until the first request; none after. */
-  deadline: NodeJS.Timeout | undefined;
+  /** Asked to close once: a sweep that still finds it resets it. */
+  closing: boolean;
 }
 
 export interface ConnectionTable {
@@ -63,7 +81,7 @@ export function limitConnections(server: Server, limits: WebhookConnectionLimits
     return undefined;
   };
 
-  // Called after the TLS server's own listener has wrapped the socket: destroying it ends the TLS socket too.
+  // Called after the TLS server's own listener has wrapped the socket.
   server.on('connection', (socket: Socket) => {
     const address = socket.remoteAddress ?? '';
     const mine = byAddress.get(address);
@@ -71,15 +89,18 @@ export function limitConnections(server: Server, limits: WebhookConnectionLimits
     if (open >= limits.maxConnections) {
       const victim = evictable();
       if (victim === undefined) return void socket.destroy();
-      victim.socket.destroy();
+      close(victim);
       forget(victim);
     }
     const connection: Connection = {
-      socket,
+      tcp: socket,
+      tls: undefined,
       address,
       peer: peerKey(socket),
+      phase: 'handshake',
+      deadlineAt: monotonicMs() + limits.handshakeTimeoutMs,
       reviews: 0,
-      deadline: closeAfter(socket, limits.handshakeTimeoutMs),
+      closing: false,
     };
     const connections = mine ?? new Set();
     connections.add(connection);
@@ -94,39 +115,58 @@ export function limitConnections(server: Server, limits: WebhookConnectionLimits
     if (connections?.delete(connection) !== true) return;
     if (connections.size === 0) byAddress.delete(connection.address);
     byPeer.delete(connection.peer);
-    clearTimeout(connection.deadline);
     open -= 1;
   };
 
   server.on('secureConnection', (socket: Socket) => {
     const connection = byPeer.get(peerKey(socket));
-    if (connection === undefined) return;
-    clearTimeout(connection.deadline);
-    // The TLS socket itself: once TLS has taken over the TCP socket's handle,
-    // destroying the TCP socket need not end the connection.
-    connection.deadline = closeAfter(socket, limits.headTimeoutMs);
+    // Not found: it keeps its handshake deadline, so it is closed, not kept.
+    if (connection === undefined || connection.phase !== 'handshake') return;
+    connection.tls = socket;
+    connection.phase = 'first-request';
+    connection.deadlineAt = monotonicMs() + limits.headTimeoutMs;
   });
 
   server.on('request', (request: IncomingMessage, response: ServerResponse) => {
     const connection = byPeer.get(peerKey(request.socket));
     if (connection === undefined) return;
-    clearTimeout(connection.deadline);
-    connection.deadline = undefined;
+    connection.phase = 'serving';
     connection.reviews += 1;
     response.once('close', () => {
       connection.reviews -= 1;
     });
   });
 
+  const sweep = setInterval(() => {
+    const now = monotonicMs();
+    for (const connections of byAddress.values())
+      for (const connection of connections) if (connection.phase !== 'serving' && now >= connection.deadlineAt) close(connection);
+  }, limits.sweepEveryMs).unref();
+  server.once('close', () => clearInterval(sweep));
+
   return {
     open: () => open,
     closeIdle: () => {
-      for (const connections of byAddress.values())
-        for (const connection of connections) if (connection.reviews === 0) connection.socket.destroy();
+      for (const connections of byAddress.values()) for (const connection of connections) if (connection.reviews === 0) close(connection);
     },
   };
 }
 
-function closeAfter(socket: Socket, ms: number): NodeJS.Timeout {
-  return setTimeout(() => socket.destroy(), ms).unref();
+/**
+ * Destroys both sockets the first time; a connection still in the table at
+ * a later call has not closed, and is reset.
+ */
+function close(connection: Connection): void {
+  if (!connection.closing) {
+    connection.closing = true;
+    connection.tls?.destroy();
+    connection.tcp.destroy();
+    return;
+  }
+  try {
+    connection.tcp.resetAndDestroy();
+  } catch {
+    // No TCP handle left to reset: destroy() already released it.
+    connection.tcp.destroy();
+  }
 }

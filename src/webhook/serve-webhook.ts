@@ -56,6 +56,8 @@ export const WEBHOOK_SERVER_LIMITS = {
   handshakeTimeoutMs: 5_000,
   /** From the handshake to a complete request head: the API server sends its request at once. */
   headTimeoutMs: 5_000,
+  /** How often those two deadlines are checked. */
+  sweepEveryMs: 1_000,
   /** A kept-alive connection with no request, after an answer (Node's default, made explicit). */
   idleTimeoutMs: 5_000,
   /** The API server's own timeout for a webhook is at most 30 s; a client slower than this is not the API server. */

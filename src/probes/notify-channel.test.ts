@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
 import { openNotifyChannel } from './notify-channel.ts';
@@ -112,5 +113,31 @@ describe('openNotifyChannel', () => {
     send(second.channel, ['READY=1', 'WATCHDOG=trigger']);
     await second.until(() => second.seen.missed.length > 0);
     expect(second.seen.missed).toEqual(['it sent WATCHDOG=trigger']);
+  });
+
+  it('closes its socket and removes its folder when a step after the bind fails', () => {
+    const sockets = () =>
+      readdirSync('/proc/self/fd')
+        .map((fd) => {
+          try {
+            return readlinkSync(`/proc/self/fd/${fd}`);
+          } catch {
+            return '';
+          }
+        })
+        .filter((target) => target.startsWith('socket:'))
+        .sort();
+    const parentDir = mkdtempSync(join(tmpdir(), 'sidecar-init-notify-parent-'));
+    try {
+      const before = sockets();
+      const events: ChannelEvents = { onStatus: () => {}, onWatchdogMissed: () => {}, onForeignSender: () => {} };
+      // A gid past what chown takes: the bind has happened, the chown after it fails.
+      const user = { uid: 0, gid: 2 ** 32, home: '/' };
+      expect(() => openNotifyChannel({ user, watchdogMs: undefined, events, parentDir })).toThrow(/gid/);
+      expect(sockets()).toEqual(before);
+      expect(readdirSync(parentDir)).toEqual([]);
+    } finally {
+      rmSync(parentDir, { recursive: true, force: true });
+    }
   });
 });

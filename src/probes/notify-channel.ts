@@ -136,11 +136,12 @@ function bindNotifySocket(
 ): { readonly dir: string; readonly path: string; readonly fd: number } {
   const dir = mkdtempSync(join(parentDir, 'sidecar-init-notify-'));
   const path = join(dir, 'notify');
+  let fd: number | undefined;
   try {
     if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
       throw new Error(`the notify socket's path ${path} is longer than a Unix socket allows; set TMPDIR to a shorter directory`);
     }
-    const fd = api.unixDgramBind(path);
+    fd = api.unixDgramBind(path);
     if (user !== undefined) {
       // The directory stays 0700 (mkdtemp's mode): only its owner gets in.
       chownSync(dir, user.uid ?? process.getuid?.() ?? 0, user.gid);
@@ -149,6 +150,8 @@ function bindNotifySocket(
     chmodSync(path, 0o600);
     return { dir, path, fd };
   } catch (error) {
+    // A restarted process opens a channel at every start: a socket left open by each failed one would add up.
+    if (fd !== undefined) closeQuietly(fd);
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }

@@ -21,7 +21,8 @@ export interface PrivateTmpOptions {
  * are fresh tmpfs, so a test can plant or forbid anything there without
  * touching the machine's. The executable's folder is bound read-only to
  * /mnt/bin (as on a read-only root), the fixtures to /mnt/fixtures and the
- * folder of $EVENTS to /mnt/events first: a checkout under /tmp would be hidden.
+ * folder of $EVENTS to /mnt/events first, and it starts in /: a checkout under
+ * /tmp would be hidden.
  * TMPDIR, XDG_RUNTIME_DIR and SIDECAR_INIT_NATIVE_DIR are unset, so the
  * executable has only those three places and the folder it runs from.
  */
@@ -47,6 +48,8 @@ export function privateTmpWrapper(options: PrivateTmpOptions): string[] {
     'if [ -n "$EVENTS" ]; then mount --bind "$(dirname "$EVENTS")" /mnt/events; EVENTS="/mnt/events/$(basename "$EVENTS")"; export EVENTS; fi',
     `for dir in /dev/shm /tmp /var/tmp; do mount -t tmpfs -o ${tmpOptions} tmpfs "$dir"; done`,
     'unset TMPDIR XDG_RUNTIME_DIR SIDECAR_INIT_NATIVE_DIR FIXTURES EXECUTABLE',
+    // A checkout under /tmp is hidden now: a working folder there would not exist for sidecar-init.
+    'cd /',
     options.prepare ?? ':',
     options.listAfter === true ? RUN_THEN_LIST : `exec ${RUN_AS_PID1}`,
   ].join('\n');

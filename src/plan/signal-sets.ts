@@ -10,8 +10,10 @@ export const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGINT'];
  * signal without a listener would simply vanish. SIGUSR1 matters twice: with no
  * listener, Node opens its inspector on 127.0.0.1:9229 when it arrives. Left
  * out: SIGKILL/SIGSTOP (cannot be caught), SIGCHLD (the reaper's), synchronous
- * faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL: Node's own), SIGPIPE (Node ignores
- * it), SIGPROF (the profiler's), SIGPOLL (the same number as SIGIO).
+ * faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS: Node's own), SIGABRT
+ * (and SIGIOT, its other name: sidecar-init's own abort), SIGSTKFLT (Linux never
+ * sends it), SIGPIPE (Node ignores it), SIGPROF (the profiler's), SIGPOLL (the
+ * same number as SIGIO). signal-sets.test.ts checks the list against the system's.
  */
 export const FORWARDED_SIGNALS: readonly NodeJS.Signals[] = [
   'SIGHUP',

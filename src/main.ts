@@ -12,6 +12,8 @@ import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
 import type { NativeProcessApi } from './process/native.ts';
 import { assertNever } from './plan/assert-never.ts';
+import { countNoun } from './support/count-noun.ts';
+import { roleAndName } from './support/role-and-name.ts';
 
 // Only what every command needs is imported above. The rest is imported where
 // it is first used, so `--version`, `--help` and a usage error never evaluate
@@ -185,7 +187,9 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const externals = await externalKitFor(plan, announcements);
   const spawner = createSpawner({ terminal: detectForegroundTerminal() });
   let reapedOrphans = 0;
-  const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) => logger.info({ event: 'reaped', count }, 'reaped orphans'));
+  const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) =>
+    logger.info({ event: 'reaped', count }, `reaped ${countNoun(count, 'orphan')}`),
+  );
   const reaper = createReaper({
     native,
     libuvChildren,
@@ -202,7 +206,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const namespace = await detectNamespaceMode();
   logger.info(
     { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
-    `starting ${describePlan(plan)} as ${describeNamespaceMode(namespace)}`,
+    `starting ${describePlan(plan)}; ${describeNamespaceMode(namespace)}`,
   );
 
   const supervision = startSupervision(plan, {
@@ -242,7 +246,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   await controlSocket?.close();
   // Other containers wait for the final state: written before the exit, never after.
   await announce?.announcer?.flush();
-  logger.info({ event: 'exit', exitCode }, 'exiting');
+  logger.info({ event: 'exit', exitCode }, `exiting with code ${exitCode}`);
   return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
 }
 
@@ -327,10 +331,12 @@ async function planOrReport(input: LoadPlanInput): Promise<Plan | undefined> {
   }
 }
 
+/** "1 init step, 2 sidecars, app export-job": what a run starts, for the start line and validate's. */
 function describePlan(plan: Plan): string {
   const count = (role: string) => plan.processes.filter((spec) => spec.role === role).length;
-  const externals = count('external') === 0 ? '' : `${count('external')} externals, `;
-  return `${count('init')} init steps, ${count('sidecar')} sidecars, ${externals}app ${plan.processes.at(-1)?.name ?? '?'}`;
+  const externals = count('external') === 0 ? '' : `${countNoun(count('external'), 'external')}, `;
+  const app = roleAndName('app', plan.processes.at(-1)?.name ?? '?');
+  return `${countNoun(count('init'), 'init step')}, ${countNoun(count('sidecar'), 'sidecar')}, ${externals}${app}`;
 }
 
 /** `RangeError: Maximum call stack size exceeded` and where it was thrown, in one short line of plain text. */

@@ -56,7 +56,7 @@ describe('externals', () => {
     expect(story.filter((event) => event !== 'external-found')).toEqual(['ready', 'stopping', 'external-stop-request', 'external-stopped']);
     expect(story.filter((event) => event === 'external-found')).toHaveLength(1);
     expect(story.indexOf('external-found')).toBeLessThan(story.indexOf('stopping'));
-    expect(run.logs[0]?.msg).toMatch(/^starting 1 init steps, 0 sidecars, 1 externals, app job as /);
+    expect(run.logs[0]?.msg).toMatch(/^starting 1 init step, 0 sidecars, 1 external, app job; running as /);
     await expectNothingLeft(run);
   });
 
@@ -267,6 +267,23 @@ describe('externals and the processes they may touch', () => {
     } finally {
       bystander.kill('SIGKILL');
     }
+  });
+
+  it(`are refused where the start line names the host’s PID namespace, in the same words; a pod’s namespace is named shared (${HOST_ONLY})`, async (context) => {
+    context.skip(!PROC_SHOWS_KTHREADD, HOST_ONLY);
+    const onHost = track(await runSupervisor(['--', 'true']));
+    expect(onHost.code).toBe(0);
+    expect(onHost.logs[0]).toMatchObject({ event: 'starting', namespace: 'host' });
+    expect(onHost.logs[0]?.msg).toMatch(
+      /; running as a subreaper in the host's PID namespace \(sidecar-init sees the host's processes, \d+ besides its own\)$/,
+    );
+    // The same machine, in a PID namespace of its own with one other "container's" process: a pod's.
+    const inPod = track(await runSupervisor(['--', 'true'], { wrapper: podWrapper('sleep 30 &') }));
+    expect(inPod.code).toBe(0);
+    expect(inPod.logs[0]).toMatchObject({ event: 'starting', namespace: 'shared' });
+    expect(inPod.logs[0]?.msg).toMatch(
+      /; running as a subreaper in a shared PID namespace, where 1 process of other containers is visible$/,
+    );
   });
 
   it('one whose matcher matches more processes than maxMatches at teardown is not signalled; the run fails, listing them', async () => {

@@ -80,7 +80,7 @@ describe('control characters from other processes, --log-format text', () => {
     const found = run
       .stderr()
       .split('\n')
-      .find((line) => line.includes(' external-found '));
+      .find((line) => / INFO {2}\S+ +found /.test(line));
     expect(found).toContain('\\x1b[2J\\x07\\r (PID');
     expect(found).toContain('\\nFATAL forged (PID');
     expect(run.stderr()).not.toMatch(/^FATAL/m);
@@ -113,7 +113,7 @@ describe('control characters from other processes, --log-format text', () => {
     const hookLines = run
       .stderr()
       .split('\n')
-      .filter((line) => line.includes(' hook-output '));
+      .filter((line) => line.includes(' postStart: '));
     expect(hookLines).toHaveLength(2);
     expect(hookLines[0]).toContain('hook \\x1b[2J\\x07\\r\\tFATAL forged');
     expect(hookLines[1]).toContain('hook err \\x1b]0;title\\x07');
@@ -152,7 +152,7 @@ describe('C1 controls, line separators and bidirectional overrides from other pr
       const found = lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { event?: string; msg: string });
       expect(found.find((line) => line.event === 'external-found')?.msg).toContain('\u009b2J\u2028X\u202eY (PID');
     } else {
-      expect(lines.find((line) => line.includes(' external-found '))).toContain('\\x9b2J\\u2028X\\u202eY (PID');
+      expect(lines.find((line) => / INFO {2}\S+ +found /.test(line))).toContain('\\x9b2J\\u2028X\\u202eY (PID');
     }
     await expectNothingLeft(run);
   });

@@ -50,7 +50,7 @@ describe('hooks and drain', () => {
     expect(run.logs.find((line) => line.event === 'hook-output')).toMatchObject({
       proc: 'proxy',
       hook: 'preStop',
-      msg: 'draining connections',
+      msg: 'preStop: draining connections',
     });
     expect(run.logs.find((line) => line.event === 'teardown')).toMatchObject({ graceMs: 25_000 });
     await expectNothingLeft(run);

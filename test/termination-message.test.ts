@@ -71,7 +71,7 @@ describe('/dev/termination-log, where Kubernetes mounts it', () => {
     writeFileSync(file, '');
     const run = track(await runSupervisor(['--', 'sh', '-c', 'exit 3'], { wrapper: WITH_KUBERNETES_DEV, env: { TERMINATION_FILE: file } }));
     expect(run.code).toBe(3);
-    expect(readFileSync(file, 'utf8')).toBe('all processes stopped; exit code 3: app app exited with code 3\n');
+    expect(readFileSync(file, 'utf8')).toBe('all processes stopped; exit code 3: the app exited with code 3\n');
     await expectNothingLeft(run);
   });
 
@@ -98,7 +98,7 @@ describe('--termination-log', () => {
     const run = track(await runSupervisor(['--termination-log', file, '--', 'sh', '-c', 'exit 3']));
     expect(run.code).toBe(3);
     const finished = run.logs.find((line) => line.event === 'finished');
-    expect(finished?.msg).toBe('all processes stopped; exit code 3: app app exited with code 3');
+    expect(finished?.msg).toBe('all processes stopped; exit code 3: the app exited with code 3');
     expect(readFileSync(file, 'utf8')).toBe(`${finished?.msg}\n`);
     await expectNothingLeft(run);
   });
@@ -130,7 +130,7 @@ describe('--termination-log', () => {
     const file = join(tempDir(), 'termination');
     const run = track(await runSupervisor(['--', 'sh', '-c', 'exit 4'], { env: { SIDECAR_INIT_TERMINATION_LOG: file } }));
     expect(run.code).toBe(4);
-    expect(readFileSync(file, 'utf8')).toBe('all processes stopped; exit code 4: app app exited with code 4\n');
+    expect(readFileSync(file, 'utf8')).toBe('all processes stopped; exit code 4: the app exited with code 4\n');
     rmSync(file);
     const none = track(await runSupervisor(['--termination-log', 'none', '--', 'true'], { env: { SIDECAR_INIT_TERMINATION_LOG: file } }));
     expect(none.code).toBe(0);

@@ -195,7 +195,7 @@ function handleConnection(socket: Socket, context: ConnectionContext): void {
     return;
   }
   if (peer.uid !== ownUid && peer.uid !== 0) {
-    logger.warn({ event: 'control-refused', uid: peer.uid, pid: peer.pid }, `control: refused a connection from uid ${peer.uid}`);
+    logger.warn({ event: 'control-refused', uid: peer.uid, pid: peer.pid }, `control socket refused a connection from uid ${peer.uid}`);
     answer(socket, { ok: false, error: `refused: uid ${peer.uid} is neither sidecar-init's own (${ownUid}) nor root` });
     return;
   }
@@ -226,12 +226,12 @@ function handleConnection(socket: Socket, context: ConnectionContext): void {
 async function respond(line: string, uid: number, handlers: ControlHandlers, logger: Logger): Promise<ControlAnswer> {
   const request = parseRequest(line);
   if (!request.ok) {
-    logger.warn({ event: 'control', uid, ok: false }, `control: refused a request from uid ${uid}: ${request.error}`);
+    logger.warn({ event: 'control', uid, ok: false }, `control socket refused a request from uid ${uid}: ${request.error}`);
     return { ok: false, error: request.error };
   }
   if (request.value.cmd === 'status') {
     // A read changes nothing: at debug, so a client asking in a loop cannot fill the log.
-    logger.debug({ event: 'control', command: 'status', uid, ok: true }, `control: status (asked by uid ${uid})`);
+    logger.debug({ event: 'control', command: 'status', uid, ok: true }, `uid ${uid} asked over the control socket: status`);
     return { ok: true, message: 'status', status: handlers.status() };
   }
   const reply = await handlers.act(request.value.command, uid);

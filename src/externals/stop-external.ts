@@ -1,3 +1,4 @@
+import { countNoun } from '../support/count-noun.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ProcessHandle, openProcessHandle } from '../process/pidfd.ts';
 import { assertNever } from '../plan/assert-never.ts';
@@ -107,7 +108,10 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
     if (signal === undefined || fresh.length === 0) return true;
     if (!warned) warnOfSigtermExit(stop, signal, fresh, options.logger);
     warned = true;
-    options.logger.info({ event: 'external-stopping', signal, pids: fresh.map((found) => found.pid) }, 'signalling external');
+    options.logger.info(
+      { event: 'external-stopping', signal, pids: fresh.map((found) => found.pid) },
+      `sending ${signal} to ${countNoun(fresh.length, 'process', 'processes')}`,
+    );
     const newlyDenied: FoundProcess[] = [];
     for (const found of fresh) {
       const result = signalMatched(found, stop.match, signal);
@@ -123,7 +127,7 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
   if (orderly.kind === 'too-many') return refuse(stop, orderly, options.logger);
   if (orderly.kind === 'none') {
     if (initial.kind === 'none' && signalled.size === 0) return { kind: 'absent' };
-    options.logger.info({ event: 'external-stopped', elapsedMs: Date.now() - startedAt }, 'external stopped');
+    options.logger.info({ event: 'external-stopped', elapsedMs: Date.now() - startedAt }, 'stopped');
     return { kind: 'stopped', killed: 0 };
   }
 
@@ -147,7 +151,7 @@ export async function stopExternal(stop: ExternalStop, options: StopOptions): Pr
   );
   if (final.kind === 'too-many') return refuse(stop, final, options.logger);
   if (final.kind === 'none') {
-    options.logger.warn({ event: 'external-killed', killed: killed.size }, 'external did not stop within the grace budget; killed');
+    options.logger.warn({ event: 'external-killed', killed: killed.size }, 'did not stop within the grace budget; killed');
     return { kind: 'stopped', killed: killed.size };
   }
   options.logger.error(

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { LogFormat, LogLevel } from '../plan/plan.ts';
 import { escapeRawInJson } from '../output/escape-control.ts';
 import { outputSink } from '../output/output-sink.ts';
+import { countNoun } from '../support/count-noun.ts';
 import { renderTextLogLine } from './text-log-line.ts';
 
 const STDERR_FD = 2;
@@ -36,7 +37,7 @@ export function createLogger(level: LogLevel, format: LogFormat = 'json'): Logge
     if (dropped > 0) {
       const count = dropped;
       dropped = 0;
-      logger.warn({ event: 'log-lines-dropped', count }, `dropped ${count} log lines while the log reader was not reading`);
+      logger.warn({ event: 'log-lines-dropped', count }, `dropped ${countNoun(count, 'log line')} while the log reader was not reading`);
       return;
     }
     flushed?.();

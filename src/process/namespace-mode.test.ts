@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { HOST_ONLY, PROC_SHOWS_KTHREADD } from '../../test/support/namespaces.ts';
-import { describeNamespaceMode, seesHostProcesses } from './namespace-mode.ts';
+import { describeNamespaceMode, detectNamespaceMode, seesHostProcesses } from './namespace-mode.ts';
 
 // Each case in a PID namespace of its own (unshare, as root), so what is
 // visible is exactly what the case starts; with its own /proc (--mount-proc)
@@ -46,12 +46,28 @@ describe('detectNamespaceMode', () => {
     expect(detectInNamespace('exec NODE', { mountProc: false })).toEqual({ kind: 'pid1', host: true });
   });
 
+  test(`is the host's namespace, not a shared one, where /proc shows the host's processes and sidecar-init is not PID 1 (${HOST_ONLY})`, async (context) => {
+    context.skip(!PROC_SHOWS_KTHREADD, HOST_ONLY);
+    // Where the test itself runs: this process is not PID 1, and the host's are visible.
+    expect(await detectNamespaceMode()).toMatchObject({ kind: 'host' });
+    // Not PID 1 of a namespace of its own, reading the host's /proc.
+    expect(detectInNamespace('NODE; true', { mountProc: false })).toMatchObject({ kind: 'host', host: true });
+  });
+
   test('is described for the start line', () => {
     // Each kind given, not detected: what the test host shows outside a
     // namespace of its own differs from one machine to the next.
-    expect(describeNamespaceMode({ kind: 'pid1' })).toBe('PID 1');
-    expect(describeNamespaceMode({ kind: 'subreaper' })).toBe('subreaper');
-    expect(describeNamespaceMode({ kind: 'shared', foreign: 1 })).toBe('shared namespace with 1 foreign process visible');
-    expect(describeNamespaceMode({ kind: 'shared', foreign: 3 })).toBe('shared namespace with 3 foreign processes visible');
+    expect(describeNamespaceMode({ kind: 'pid1' })).toBe('running as PID 1');
+    expect(describeNamespaceMode({ kind: 'subreaper' })).toBe('running as a subreaper');
+    expect(describeNamespaceMode({ kind: 'shared', foreign: 1 })).toBe(
+      'running as a subreaper in a shared PID namespace, where 1 process of other containers is visible',
+    );
+    expect(describeNamespaceMode({ kind: 'shared', foreign: 3 })).toBe(
+      'running as a subreaper in a shared PID namespace, where 3 processes of other containers are visible',
+    );
+    // The same words as the refusal of externals there (host-namespace.ts).
+    expect(describeNamespaceMode({ kind: 'host', foreign: 25 })).toBe(
+      "running as a subreaper in the host's PID namespace (sidecar-init sees the host's processes, 25 besides its own)",
+    );
   });
 });

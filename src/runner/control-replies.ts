@@ -40,8 +40,8 @@ export function createControlReplies(log: LifecycleLog) {
         ...('signal' in command ? { signal: command.signal } : {}),
       };
       const logger = loggerFor(log, command.name);
-      if (effect.ok) logger.info(fields, `control: ${effect.message} (asked by uid ${uid})`);
-      else logger.warn(fields, `control: refused ${command.kind}: ${effect.message} (asked by uid ${uid})`);
+      if (effect.ok) logger.info(fields, `uid ${uid} asked over the control socket: ${effect.message}`);
+      else logger.warn(fields, `refused uid ${uid}'s ${command.kind} over the control socket: ${effect.message}`);
       request.resolve({ ok: effect.ok, message: effect.message });
     },
   };

@@ -67,7 +67,7 @@ export function stopExternalProcess(runner: Runner, spec: ProcessSpec, budgetMs:
   runner.aborts.abort(findKey(spec.name));
   const abort = runner.aborts.open(stopKey(spec.name));
   const logger = runner.log.of(spec.name);
-  logger.info({ event: 'stopping', budgetMs: Math.round(budgetMs) }, 'stopping external');
+  logger.info({ event: 'stopping', budgetMs: Math.round(budgetMs) }, 'stopping');
   void runner.deps.externals.stop(spec.name, external, { budgetMs, logger, abort }).then((outcome) => {
     runner.aborts.close(stopKey(spec.name), abort);
     if (outcome === 'absent') logger.info({ event: 'external-absent' }, 'nothing to stop: no matching process');

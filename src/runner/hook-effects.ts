@@ -67,7 +67,8 @@ function hookContext(runner: Runner, spec: ProcessSpec, label: HookName | 'drain
     env: spec.env,
     cwd: spec.cwd,
     user: spec.user,
-    onOutputLine: (line, stream) => logger.info({ event: 'hook-output', hook: label, stream }, line),
+    // "preStop: LINE": which hook said it, as the line reads in the text log ("proxy preStop: draining").
+    onOutputLine: (line, stream) => logger.info({ event: 'hook-output', hook: label, stream }, `${label}: ${line}`),
   };
 }
 

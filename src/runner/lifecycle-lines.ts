@@ -5,6 +5,7 @@ import { describeExitStatus, exitCodeOf } from '../plan/exit-status.ts';
 import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
 import type { LifecycleState, StopReason } from '../lifecycle/state.ts';
+import { roleAndName } from '../support/role-and-name.ts';
 
 // The supervisor's own story: the lines the reducer decides on (`log` effects)
 // and the last one, on `finish`. Field names are stable (proc, pid, role, event,
@@ -32,7 +33,7 @@ export function logLine(view: LineView, line: LifecycleLine): void {
       return log.of(line.name).info({ event: 'exited', pid: pidOf(line.name), exitCode: exitCodeOf(status), signal }, 'exited');
     }
     case 'signal-received':
-      return log.pod.info({ event: 'signal', signal: line.signal }, 'received signal');
+      return log.pod.info({ event: 'signal', signal: line.signal }, `received ${line.signal}`);
     case 'second-stop-signal':
       return log.pod.warn(
         { event: 'signal', signal: line.signal },
@@ -41,7 +42,7 @@ export function logLine(view: LineView, line: LifecycleLine): void {
     case 'grace-expired':
       return log.pod.warn({ event: 'grace-expired' }, 'grace budget exhausted; sending SIGTERM to everything still running');
     case 'up': {
-      const message = graph.spec(line.name).readiness === undefined ? 'started (no readiness probe)' : 'ready';
+      const message = graph.spec(line.name).readiness === undefined ? 'ready once started (no readiness probe)' : 'ready';
       return log.of(line.name).info({ event: 'ready', pid: pidOf(line.name) }, message);
     }
     case 'teardown':
@@ -71,9 +72,10 @@ const SKIPPED: Readonly<Record<ExternalSkip, string>> = {
 };
 
 /** Teardown began: one line saying why, naming the process at fault. */
-function logTeardown({ log, graceMs, lastProbeFailureOf }: LineView, reason: StopReason, appRunning: boolean): void {
+function logTeardown({ log, graph, graceMs, lastProbeFailureOf }: LineView, reason: StopReason, appRunning: boolean): void {
   const fields = { event: 'teardown', reason: reason.kind, graceMs };
-  if (reason.kind === 'app-exited') return log.pod.info(fields, 'app exited; stopping sidecars in reverse order');
+  if (reason.kind === 'app-exited')
+    return log.pod.info(fields, `${roleAndName('app', graph.app.name)} exited; stopping sidecars in reverse order`);
   // A stop signal is the ordinary end of a pod; only failures are warnings.
   const level = reason.kind === 'signal' ? 'info' : 'warn';
   // Why a sidecar never got ready: what its probe last said (a status, a refused connection, a timeout).
@@ -139,11 +141,11 @@ export function logFinished(
 function describeExitReason(reason: StopReason, appName: string, appExit: ExitStatus | undefined): string {
   switch (reason.kind) {
     case 'app-exited':
-      return `app ${appName} ${describeExitStatus(reason.status)}`;
+      return `${roleAndName('app', appName)} ${describeExitStatus(reason.status)}`;
     case 'signal':
       return appExit === undefined
         ? `received ${reason.signal}`
-        : `received ${reason.signal}; app ${appName} ${describeExitStatus(appExit)}`;
+        : `received ${reason.signal}; ${roleAndName('app', appName)} ${describeExitStatus(appExit)}`;
     case 'init-failed':
       return `init step ${reason.name} ${describeExitStatus(reason.status)}`;
     case 'sidecar-failed':

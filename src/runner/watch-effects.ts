@@ -1,3 +1,4 @@
+import { countNoun } from '../support/count-noun.ts';
 import type { Logger } from 'pino';
 import type { ProcessSpec } from '../plan/plan.ts';
 import type { Probe } from '../probes/probe.ts';
@@ -68,7 +69,7 @@ function startLiveness(runner: Runner, spec: ProcessSpec): void {
     spec.liveness,
     (detail) => {
       aborts.close(key, signal);
-      const reason = `${probe.description} failed ${detail.failures} times in a row; last: ${detail.lastFailure}`;
+      const reason = `${probe.description} failed ${countNoun(detail.failures, 'time')} in a row; last: ${detail.lastFailure}`;
       logger.warn({ event: 'liveness-failed', failures: detail.failures }, reason);
       dispatch({ type: 'liveness-failed', name: spec.name, reason });
     },

@@ -64,7 +64,9 @@ describe('a Job whose proxy is a sibling container', () => {
     expect(proxyLog.map((line) => line.event)).toContain('quit');
     const supervisor = supervisorLines(appLog);
     expect(supervisor[0]).toMatchObject({ event: 'starting' });
-    expect(supervisor[0]?.msg).toMatch(/shared namespace with \d+ foreign process/);
+    expect(supervisor[0]?.msg).toMatch(
+      /running as a subreaper in a shared PID namespace, where \d+ process(es)? of other containers (is|are) visible/,
+    );
     expect(supervisor.at(-1)).toMatchObject({ event: 'exit', exitCode: code });
     // sidecar-init ran from the emptyDir the install init container filled, in a locked-down container.
     expect(await pod.confinement(APP)).toEqual({ readOnlyRoot: true, user: '1000:1000' });

@@ -94,7 +94,9 @@ describe('a Job injected by sidecar-init webhook, served from sidecar-init’s i
     expect(states.find((state) => state.name === 'report')?.exitCode).toBe(code);
     expect(states.find((state) => state.name === 'istio-proxy')?.exitCode).toBe(0);
     const supervisor = jsonLines(await pod.logs('report')).filter((line) => line.name === 'sidecar-init');
-    expect(supervisor[0]?.msg).toMatch(/shared namespace with \d+ foreign process/);
+    expect(supervisor[0]?.msg).toMatch(
+      /running as a subreaper in a shared PID namespace, where \d+ process(es)? of other containers (is|are) visible/,
+    );
     expect(supervisor.at(-1)).toMatchObject({ event: 'exit', exitCode: code });
     expect(jsonLines(await pod.logs('istio-proxy')).map((line) => line.event)).toContain('quit');
     expect(await pod.confinement('report')).toEqual({ readOnlyRoot: true, user: '1000:1000' });

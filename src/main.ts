@@ -99,11 +99,13 @@ export function exitProcess(code: number): never {
 async function validate(command: CliCommand & { kind: 'validate' }): Promise<number> {
   const plan = await planOrReport(command);
   if (plan === undefined) return EXIT_USAGE;
-  writeAllSync(STDOUT_FD, `${command.configFile}: valid (${describePlan(plan)})\n`);
+  // Without a file, the flags alone were checked: the command line is what is valid.
+  const checked = command.configFile ?? 'the command line';
+  writeAllSync(STDOUT_FD, `${checked}: valid (${describePlan(plan)})\n`);
   // Valid, but a stop that can only be a signal fails the pod when the proxy exits non-zero on it.
   const { findSignalOnlyStopsThatFail } = await import('./plan/stop-exit-warning.ts');
   for (const { name, warning } of findSignalOnlyStopsThatFail(plan))
-    writeAllSync(STDERR_FD, `${command.configFile}: warning: external ${name} has no stop endpoint, and ${warning}\n`);
+    writeAllSync(STDERR_FD, `${checked}: warning: external ${name} has no stop endpoint, and ${warning}\n`);
   return 0;
 }
 

@@ -191,6 +191,41 @@ describe('validate', () => {
   });
 });
 
+describe('validate without a file', () => {
+  it('checks a command line alone, as a manifest or the webhook gives it: exit 0 when valid, 2 with the flag when not', async () => {
+    const valid = track(await runSupervisor(['validate', '--external', 'mesh=istio', '--ready', 'mesh=deadline=2m', '--', './report']));
+    expect(valid.stderr()).toBe('');
+    expect(valid.code).toBe(0);
+    expect(valid.stdout()).toMatch(/^the command line: valid \(/);
+    const invalid = track(
+      await runSupervisor(['validate', '--sidecar', 'proxy=envoy', '--ready', 'proxy=tcp://127.0.0.1', '--', './report']),
+    );
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr()).toContain('--ready proxy=tcp://127.0.0.1: "tcp://127.0.0.1" has no port');
+    expect(invalid.logs).toEqual([]);
+  });
+});
+
+describe('a command after options', () => {
+  it("is refused with the fix, not run as the app in place of the file's: exit 2, nothing started", async () => {
+    const events = createEvents();
+    const config = `${events.dir}/job.yaml`;
+    writeFileSync(
+      config,
+      [
+        'processes:',
+        `  - { name: proxy, role: sidecar, command: ${JSON.stringify(fixture('serve.sh', 'proxy'))} }`,
+        `  - { name: job, role: app, command: ${JSON.stringify(fixture('exit-with.sh', 'job', '0'))} }`,
+      ].join('\n'),
+    );
+    const run = track(await runSupervisor(['-c', config, 'ctl', 'status'], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toContain(`put -- before it: sidecar-init -c ${config} -- ctl status`);
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+});
+
 describe('internal failures', () => {
   it('exits 1 with a way to fix it when the native reaper cannot load, before starting anything', async () => {
     const events = createEvents();

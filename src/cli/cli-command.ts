@@ -9,7 +9,7 @@ export type CliCommand =
   /** Print what a run with the same inputs would do, as text or JSON, without starting anything. */
   | { readonly kind: 'plan'; readonly cli: CliInput; readonly configFile: string | undefined; readonly json: boolean }
   /** Check the same inputs a run would use, without starting anything. */
-  | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string }
+  | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string | undefined }
   /** Copy the single executable and its addon into `dir` (`sidecar-init install DIR`). */
   | { readonly kind: 'install'; readonly dir: string }
   /** `sidecar-init ctl`: one request to a running sidecar-init's control socket. */

@@ -29,13 +29,13 @@ export const HELP_HINT = `(${PROGRAM_NAME} --help shows the usage)`;
 
 const USAGE: Record<ProgramMode, string> = {
   run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--external NAME=SPEC]... [--ready NAME=PROBE]... [OPTIONS] [--] APP [ARGS...]',
-  validate: '-c FILE [OPTIONS] [-- APP [ARGS...]]',
+  validate: '[-c FILE] [OPTIONS] [-- APP [ARGS...]]',
   plan: '[--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]',
 };
 
 const DESCRIPTION: Record<ProgramMode, string> = {
   run: 'Runs init steps and sidecars in order, then the app; stops the sidecars in reverse when the app exits.',
-  validate: 'Checks a configuration (the file, and any flags and app given) without starting anything.',
+  validate: 'Checks a configuration (the file, and any flags and app given; or the flags and app alone) without starting anything.',
   plan: 'Prints what a run with these options would do (start and stop order, probes, restarts, signals, hooks, the grace budget) without starting anything.',
 };
 
@@ -55,8 +55,8 @@ The app is the first operand and everything after it, its own options included:
 Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}", "${INSTALL_COMMAND}", "${VERSION_COMMAND}", "ctl" or "webhook".
 
 Commands:
-  ${PROGRAM_NAME} ${VALIDATE_COMMAND} -c FILE [OPTIONS] [-- APP [ARGS...]]
-      check a configuration without starting anything; exit 0, or 2 listing every problem
+  ${PROGRAM_NAME} ${VALIDATE_COMMAND} [-c FILE] [OPTIONS] [-- APP [ARGS...]]
+      check a configuration (a file, or a command line alone) without starting anything; exit 0, or 2 listing every problem
   ${PROGRAM_NAME} ${PLAN_COMMAND} [--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]
       print the start and stop order, probes, restarts, signals and hooks without starting anything
   ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR

@@ -119,7 +119,7 @@ describe('parseArgs', () => {
     const command = parseArgs(['--help'], NO_ENV);
     expect(command).toMatchObject({ kind: 'exit', code: 0 });
     expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init \[-c FILE\] \[--init NAME=CMD\]\.\.\./);
-    expect(command.kind === 'exit' && command.output).toContain('sidecar-init validate -c FILE');
+    expect(command.kind === 'exit' && command.output).toContain('sidecar-init validate [-c FILE]');
     for (const flag of [
       '--restart <name=policy>',
       '--stop-signal <name=signal>',
@@ -183,21 +183,38 @@ describe('parseArgs', () => {
       configFile: 'e.yaml',
       cli: { processes: [{ flag: '--sidecar', value: 'p=envoy' }], app: ['job'] },
     });
-    expect(parseArgs(['-c', 'x.yaml', 'validate'], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['validate'] } });
+    expect(parseArgs(['-c', 'x.yaml', '--', 'validate'], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['validate'] } });
   });
 
-  it('exits 2 when validate has no config file', () => {
-    expect(parseArgs(['validate'], NO_ENV)).toEqual({
-      kind: 'exit',
-      code: 2,
-      output: 'error: validate needs a config file: -c FILE, or $SIDECAR_INIT_CONFIG\n(sidecar-init --help shows the usage)\n',
+  it('validates the flags alone when there is no config file', () => {
+    expect(parseArgs(['validate', '--sidecar', 'p=envoy', '--', 'job'], NO_ENV)).toMatchObject({
+      kind: 'validate',
+      configFile: undefined,
+      cli: { processes: [{ flag: '--sidecar', value: 'p=envoy' }], app: ['job'] },
     });
   });
+
+  it.each(['validate', 'plan', 'install', 'version', 'ctl', 'webhook'])(
+    'refuses %s after options, which would have run as the app, with the fix; after -- it is the app',
+    (command) => {
+      expect(parseArgs(['-c', 'job.yaml', command, 'status'], NO_ENV)).toEqual({
+        kind: 'exit',
+        code: 2,
+        output: `error: "${command}" comes after options, where it would run as the app: a command is the first argument (sidecar-init ${command} ...); to run an app named ${command}, put -- before it: sidecar-init -c job.yaml -- ${command} status\n(sidecar-init --help shows the usage)\n`,
+      });
+      expect(parseArgs(['-c', 'job.yaml', '--', command, 'status'], NO_ENV)).toMatchObject({
+        kind: 'run',
+        cli: { app: [command, 'status'] },
+      });
+      // An app's argument of that name is the app's.
+      expect(parseArgs(['-c', 'job.yaml', 'job', command], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['job', command] } });
+    },
+  );
 
   it('shows the help of validate and exits 0', () => {
     const command = parseArgs(['validate', '--help'], NO_ENV);
     expect(command).toMatchObject({ kind: 'exit', code: 0 });
-    expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init validate -c FILE/);
+    expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init validate \[-c FILE\]/);
   });
 
   it('gives loadPlan the new flags, which override the file', () => {

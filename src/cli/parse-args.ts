@@ -69,17 +69,46 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
   const cli: CliInput = { ...collected, options: given as GivenOptions, sources, app: [...program.args] };
   const configFile = options.config ?? (env[CONFIG_ENV] || undefined);
   switch (mode) {
-    case 'run':
-      return { kind: 'run', cli, configFile };
+    case 'run': {
+      return isCommandTakenAsApp(argv, cli.app)
+        ? commandAfterOptions(argv, argv.length - cli.app.length)
+        : { kind: 'run', cli, configFile };
+    }
     case PLAN_COMMAND:
       return { kind: 'plan', cli, configFile, json: options.json === true };
     case VALIDATE_COMMAND:
-      if (configFile === undefined) {
-        const message = `error: ${VALIDATE_COMMAND} needs a config file: -c FILE, or $${CONFIG_ENV}\n${HELP_HINT}\n`;
-        return { kind: 'exit', code: EXIT_USAGE, output: message };
-      }
+      // Without a file, the flags alone: the command line of a manifest or of the webhook.
       return { kind: 'validate', cli, configFile };
   }
+}
+
+/** The words that are commands as the first argument; after options they would become the app. */
+const COMMAND_NAMES: readonly string[] = [VALIDATE_COMMAND, PLAN_COMMAND, INSTALL_COMMAND, VERSION_COMMAND, CTL_COMMAND, WEBHOOK_COMMAND];
+
+/**
+ * Whether a run would take a command as its app: the first operand is a
+ * command's name and no "--" came before it. `sidecar-init -c job.yaml ctl
+ * status` meant the ctl command, and running an app named ctl instead (the
+ * file's app replaced, its sidecars started) would fail far from the mistake.
+ */
+function isCommandTakenAsApp(argv: readonly string[], app: readonly string[]): boolean {
+  const [first] = app;
+  if (first === undefined || !COMMAND_NAMES.includes(first)) return false;
+  // Options end at the first operand (passThroughOptions), so the app is argv's tail; "--" before it says it is the app.
+  return argv[argv.length - app.length - 1] !== '--';
+}
+
+function commandAfterOptions(argv: readonly string[], appIndex: number): CliCommand {
+  const command = argv[appIndex] ?? '';
+  const options = argv.slice(0, appIndex).join(' ');
+  const rest = argv.slice(appIndex).join(' ');
+  return {
+    kind: 'exit',
+    code: EXIT_USAGE,
+    output:
+      `error: "${command}" comes after options, where it would run as the app: a command is the first argument ` +
+      `(${PROGRAM_NAME} ${command} ...); to run an app named ${command}, put -- before it: ${PROGRAM_NAME} ${options} -- ${rest}\n${HELP_HINT}\n`,
+  };
 }
 
 const VERSION_USAGE = `Usage: ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]\n\n${VERSION_HELP.replaceAll(/^ {6}/gm, '')}\n`;

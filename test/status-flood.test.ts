@@ -46,7 +46,16 @@ interface Flood {
   stop(): Promise<void>;
 }
 
-function startFlood(port: number, mode: 'pipeline' | 'eager' | 'idle' | 'fresh' | 'trickle', ...counts: number[]): Flood {
+/** What a flood does (test/fixtures/status-flood.mjs says each mode's rules): named, as the fixture's arguments are positional. */
+type FloodKind =
+  /** Each connection sends `requests` pipelined /status at a time: `pipeline` never reads an answer, `eager` reads every one. */
+  | { readonly mode: 'pipeline' | 'eager'; readonly connections: number; readonly requests: number }
+  /** Connections that send nothing (`idle`), one request each and read nothing (`fresh`), or a head byte by byte (`trickle`). */
+  | { readonly mode: 'idle' | 'fresh' | 'trickle'; readonly connections: number };
+
+function startFlood(port: number, kind: FloodKind): Flood {
+  const { mode } = kind;
+  const counts = 'requests' in kind ? [kind.connections, kind.requests] : [kind.connections];
   const flood = spawn(NODE, [`${FIXTURES}status-flood.mjs`, mode, '127.0.0.1', String(port), ...counts.map(String)], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -151,8 +160,6 @@ async function startFlooded(): Promise<{ run: RunningSupervisor; pid: number; po
   return { run, pid, port, stop };
 }
 
-type FloodMode = Parameters<typeof startFlood>[1];
-
 /**
  * sidecar-init as PID 1 under a flood, once in effect (and, with `holding`,
  * once it holds that many sockets): probes (from `probesFrom`) answered in
@@ -160,11 +167,11 @@ type FloodMode = Parameters<typeof startFlood>[1];
  * Then the flood and sidecar-init are stopped.
  */
 async function expectAnsweringUnder(
-  flood: { readonly mode: FloodMode; readonly counts: readonly number[]; readonly holding?: number; readonly probesFrom?: string },
+  flood: FloodKind & { readonly holding?: number; readonly probesFrom?: string },
   more?: (port: number) => Promise<void>,
 ): Promise<void> {
   const { run, pid, port, stop } = await startFlooded();
-  const started = startFlood(port, flood.mode, ...flood.counts);
+  const started = startFlood(port, flood);
   await started.inEffect;
   if (flood.holding !== undefined) await untilHolding(pid, flood.holding);
   await expectProbesAnswered(port, flood.probesFrom);
@@ -184,7 +191,7 @@ describe('the status server under a flood, sidecar-init as PID 1', () => {
       peakKiB = Math.max(peakKiB, rssKiB(pid));
     }, 20);
     try {
-      const flood = startFlood(port, 'pipeline', 64, 50_000);
+      const flood = startFlood(port, { mode: 'pipeline', connections: 64, requests: 50_000 });
       // Every connection has sent its 50,000 requests, or been closed by sidecar-init for sending them.
       await flood.inEffect;
       await untilHolding(pid, 64);
@@ -200,15 +207,15 @@ describe('the status server under a flood, sidecar-init as PID 1', () => {
 
   it('answers /healthz and /readyz in time while as many connections as it holds pipeline /status and read every answer', async () => {
     // In effect once every connection has had an answer: all are open and asking.
-    await expectAnsweringUnder({ mode: 'eager', counts: [STATUS_SERVER_LIMITS.maxConnections, 400] });
+    await expectAnsweringUnder({ mode: 'eager', connections: STATUS_SERVER_LIMITS.maxConnections, requests: 400 });
   });
 
   it('answers /healthz and /readyz while 64 idle connections, reopened when closed, hold it', async () => {
-    await expectAnsweringUnder({ mode: 'idle', counts: [64], holding: 64 });
+    await expectAnsweringUnder({ mode: 'idle', connections: 64, holding: 64 });
   });
 
   it('answers while 200 clients send request heads byte by byte, and closes each slow one within its head timeout', async () => {
-    await expectAnsweringUnder({ mode: 'trickle', counts: [200], holding: 64 }, async (port) => {
+    await expectAnsweringUnder({ mode: 'trickle', connections: 200, holding: 64 }, async (port) => {
       // One more slow client, watched from here: closed at its deadline, not whenever a check comes round.
       const opened = performance.now();
       const slow = connect(port, '127.0.0.1');
@@ -227,14 +234,14 @@ describe('the status server under a flood, sidecar-init as PID 1', () => {
   });
 
   it('answers while more idle connections than it may hold, reopened when closed, churn through it', async () => {
-    await expectAnsweringUnder({ mode: 'idle', counts: [STATUS_SERVER_LIMITS.maxConnections + 100], holding: 64 });
+    await expectAnsweringUnder({ mode: 'idle', connections: STATUS_SERVER_LIMITS.maxConnections + 100, holding: 64 });
   });
 
   it('answers the kubelet while another address floods it with fresh connections, each with its request, more than it holds', async () => {
     // The kubelet probes from the node's address, never from the pod's own: here 127.0.0.2 beside the flood's 127.0.0.1.
     await expectAnsweringUnder({
       mode: 'fresh',
-      counts: [STATUS_SERVER_LIMITS.maxConnections * 3],
+      connections: STATUS_SERVER_LIMITS.maxConnections * 3,
       holding: 64,
       probesFrom: KUBELET_ADDRESS,
     });

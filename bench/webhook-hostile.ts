@@ -1,13 +1,12 @@
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:https';
+import { Agent } from 'node:https';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as connectTls, type TLSSocket } from 'node:tls';
 import { parseAllDocuments } from 'yaml';
-import { makeCertificate } from '../test/support/webhook.ts';
+import { makeCertificate, podReview, post, residentMiB } from '../test/support/webhook.ts';
 import { NODE, SIDECAR_INIT } from './measure.ts';
 
 // The injection webhook against what a hostile pod's author or client can
@@ -74,36 +73,9 @@ async function startWebhook(bin: string, cert: string, key: string): Promise<Web
   };
 }
 
-function residentMiB(pid: number): number {
-  const match = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(match?.[1] ?? Number.NaN) / 1024;
-}
-
-function reviewBody(pod: unknown): string {
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid: randomUUID(),
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      namespace: 'default',
-      operation: 'CREATE',
-      object: { apiVersion: 'v1', kind: 'Pod', ...(pod as object) },
-    },
-  });
-}
-
-function post(port: number, agent: Agent, body: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path: '/mutate', method: 'POST', agent }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    });
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+/** One review on the agent's kept-alive connections: the answer's body. */
+async function postReview(port: number, agent: Agent, ca: Buffer, body: string): Promise<string> {
+  return (await post(port, ca, body, '/mutate', 'POST', { agent })).body;
 }
 
 interface Pod {
@@ -125,7 +97,7 @@ async function verdicts(webhook: Webhook, pod: Pod, ca: Buffer): Promise<string>
         };
         // Denied (the flags are wrong): the answers are small; what a verdict cache keeps is the command line's.
         big.metadata.annotations['sidecar-init.io/args'] = '--grace 20x';
-        return post(webhook.port, agent, reviewBody(big));
+        return postReview(webhook.port, agent, ca, podReview(big).body);
       }),
     );
   }
@@ -136,19 +108,19 @@ async function verdicts(webhook: Webhook, pod: Pod, ca: Buffer): Promise<string>
 
 async function hugePod(webhook: Webhook, pod: Pod, ca: Buffer): Promise<string> {
   const agent = new Agent({ keepAlive: true, maxSockets: 2, ca });
-  const legitimate = reviewBody(pod);
-  await post(webhook.port, agent, legitimate);
+  const legitimate = podReview(pod).body;
+  await postReview(webhook.port, agent, ca, legitimate);
   const huge = structuredClone(pod);
   huge.spec.containers.push(...Array.from({ length: HUGE_CONTAINERS }, () => ({ name: 'envoy' })));
   const started = performance.now();
   let hugeMs: number | undefined;
-  const pending = post(webhook.port, agent, reviewBody(huge)).then(() => {
+  const pending = postReview(webhook.port, agent, ca, podReview(huge).body).then(() => {
     hugeMs = performance.now() - started;
   });
   let longest = 0;
   while (hugeMs === undefined) {
     const sent = performance.now();
-    await post(webhook.port, agent, legitimate);
+    await postReview(webhook.port, agent, ca, legitimate);
     longest = Math.max(longest, performance.now() - sent);
   }
   await pending;

@@ -1,13 +1,13 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:https';
+import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { checkInjectedArgs } from '../src/cli/check-injected-args.ts';
 import { handleReview } from '../src/webhook/handle-review.ts';
 import { rememberVerdicts } from '../src/webhook/remember-verdicts.ts';
-import { makeCertificate } from '../test/support/webhook.ts';
+import { makeCertificate, podReview, post } from '../test/support/webhook.ts';
 import { median, NODE, SIDECAR_INIT, SIDECAR_INIT_BINARY } from './measure.ts';
 
 // The injection webhook under the API server's load: CONCURRENCY pod reviews
@@ -51,33 +51,12 @@ interface Server {
   readonly argv: readonly string[];
 }
 
-function reviewBody(pod: unknown, uid: string): string {
-  return JSON.stringify({
-    apiVersion: 'admission.k8s.io/v1',
-    kind: 'AdmissionReview',
-    request: {
-      uid,
-      kind: { group: '', version: 'v1', kind: 'Pod' },
-      resource: { group: '', version: 'v1', resource: 'pods' },
-      namespace: 'default',
-      operation: 'CREATE',
-      object: { apiVersion: 'v1', kind: 'Pod', ...(pod as object) },
-    },
-  });
-}
-
-function post(port: number, agent: Agent, body: string): Promise<number> {
+/** One review on the agent's kept-alive connections: the time from sending it to the last byte of its answer. */
+async function timedReview(port: number, agent: Agent, ca: Buffer, body: string): Promise<number> {
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const outgoing = request({ host: '127.0.0.1', port, path: '/mutate', method: 'POST', agent }, (response) => {
-      response.resume();
-      response.on('end', () =>
-        response.statusCode === 200 ? resolve(performance.now() - started) : reject(new Error(`status ${response.statusCode}`)),
-      );
-    });
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+  const answer = await post(port, ca, body, '/mutate', 'POST', { agent });
+  if (answer.status !== 200) throw new Error(`status ${answer.status}`);
+  return performance.now() - started;
 }
 
 async function measure(server: Server, pod: unknown, ca: Buffer): Promise<number[]> {
@@ -99,8 +78,8 @@ async function measure(server: Server, pod: unknown, ca: Buffer): Promise<number
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY, ca });
   try {
     for (let round = 0; round <= ROUNDS; round += 1) {
-      const bodies = Array.from({ length: CONCURRENCY }, (_, index) => reviewBody(pod, `${round}-${index}`));
-      const answered = await Promise.all(bodies.map((body) => post(port, agent, body)));
+      const bodies = Array.from({ length: CONCURRENCY }, () => podReview(pod).body);
+      const answered = await Promise.all(bodies.map((body) => timedReview(port, agent, ca, body)));
       // Round 0 opens the connections and warms the server up (code loaded).
       if (round > 0) times.push(...answered);
     }
@@ -141,7 +120,7 @@ export async function run(): Promise<void> {
       ...(SIDECAR_INIT_BINARY === undefined ? [] : [{ name: 'sidecar-init webhook (executable)', argv: [SIDECAR_INIT_BINARY, ...flags] }]),
     ];
     console.log(`\nwebhook: ${CONCURRENCY} pod reviews at once over HTTPS, kept-alive connections (ms per review, ${ROUNDS} rounds)`);
-    const body = reviewBody(job.spec.template, 'in-process');
+    const { body } = podReview(job.spec.template);
     const options = { image: 'registry.example.com/tools/sidecar-init:0.1.0', checkArgs: rememberVerdicts(checkInjectedArgs).check };
     for (let index = 0; index < IN_PROCESS_REVIEWS / 10; index += 1) handleReview(body, options);
     const started = performance.now();

@@ -7,6 +7,7 @@ import { ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './plan/plan.ts';
 import type { AnnounceKit, ExternalKit } from './runner/ports.ts';
+import type { StatusSnapshot } from './status/status-snapshot.ts';
 import type { AnnouncementSource } from './announce/announcement-source.ts';
 import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
@@ -210,6 +211,26 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
     `starting ${describePlan(plan)}; ${describeNamespaceMode(namespace)}`,
   );
+  // Before anything starts, loaded only when an address is configured: the
+  // container's probes ask this server, so one that cannot listen fails the
+  // start (exit 2, nothing started) instead of leaving the pod unready for its
+  // life. It answers from the supervision, created at once after it listens.
+  let started: { status(reapedOrphans: number): StatusSnapshot } | undefined;
+  const status = await serveStatus(
+    plan.statusAddr,
+    {
+      snapshot: () => {
+        if (started === undefined) throw new Error('sidecar-init is starting');
+        return started.status(reapedOrphans);
+      },
+    },
+    logger,
+  );
+  if (status.kind === 'failed') {
+    reaper.stop();
+    logger.info({ event: 'exit', exitCode: EXIT_USAGE }, `exiting with code ${EXIT_USAGE}`);
+    return { exitCode: EXIT_USAGE, message: status.reason };
+  }
 
   const supervision = startSupervision(plan, {
     spawner,
@@ -230,10 +251,9 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   // signal would vanish, and elsewhere SIGTERM's default action would kill the
   // supervisor mid-teardown and lose the app's exit code.
   subscribeSignals(supervision.receiveSignal);
+  started = supervision;
   supervision.dispatch({ type: 'boot' });
-  // After boot, so it never delays startup; loaded only when an address is configured.
-  const statusServer = await serveStatus(plan.statusAddr, { snapshot: () => supervision.status(reapedOrphans) }, logger);
-  // Likewise: `sidecar-init ctl` reaches the lifecycle only through its events.
+  // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
   const controlSocket = await serveControlSocket(plan.controlPath, supervision, () => reapedOrphans, logger);
   const exitCode = await supervision.done;
 
@@ -244,7 +264,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   reaped.flush();
   // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
   await flushOutput(OUTPUT_FLUSH_MS);
-  await statusServer?.close();
+  if (status.kind === 'listening') await status.server.close();
   await controlSocket?.close();
   // Other containers wait for the final state: written before the exit, never after.
   await announce?.announcer?.flush();

@@ -1,5 +1,6 @@
 import { type AddressInfo, connect, createServer, type Server } from 'node:net';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parsePrometheusText } from './support/prometheus-parser.ts';
 import { get } from './support/status-client.ts';
@@ -193,8 +194,9 @@ describe('the status server', () => {
     await expectNothingLeft(run);
   });
 
-  it('runs without it when its port is taken, and says so', async () => {
+  it('fails the start when its port is taken: exit 2, nothing started, one line naming the address and the cause, no stack', async () => {
     const events = createEvents();
+    const terminationLog = join(events.dir, 'termination-log');
     // The holder takes a port the OS gives it, so no one can grab it in between.
     const holder = await new Promise<Server>((resolve) => {
       const server = createServer();
@@ -202,14 +204,40 @@ describe('the status server', () => {
     });
     const port = (holder.address() as AddressInfo).port;
     try {
-      const run = track(
-        startSupervisor(['--status-addr', `127.0.0.1:${port}`, '--', ...fixtureArgv('exit-with.sh', 'job', '4')], {
-          env: { EVENTS: events.file },
-        }),
-      );
-      expect((await run.exited).code).toBe(4);
-      expect(run.logs.find((log) => log.event === 'status-server-failed')).toMatchObject({ level: 'error' });
-      expect(events.sequence()).toEqual(['job start', 'job exit-4']);
+      const args = [
+        '--status-addr',
+        `127.0.0.1:${port}`,
+        '--termination-log',
+        terminationLog,
+        '--',
+        ...fixtureArgv('exit-with.sh', 'job', '4'),
+      ];
+      const run = track(startSupervisor(args, { env: { EVENTS: events.file } }));
+      expect((await run.exited).code).toBe(2);
+      // A readinessProbe on /readyz would never pass: nothing runs without the server.
+      expect(events.sequence()).toEqual([]);
+      const failed = run.logs.filter((log) => log.event === 'status-server-failed');
+      expect(failed).toHaveLength(1);
+      const reason = `the status server cannot listen on 127.0.0.1:${port}: the port is taken (in a pod, another container listens on it); choose another port for --status-addr; nothing was started`;
+      expect(failed[0]).toMatchObject({ level: 'error', address: `127.0.0.1:${port}`, code: 'EADDRINUSE', msg: reason });
+      expect(failed[0]).not.toHaveProperty('err');
+      expect(run.stderr()).not.toMatch(/\n\s+at /);
+      expect(run.logs.some((log) => log.event === 'spawned')).toBe(false);
+      expect(readFileSync(terminationLog, 'utf8')).toBe(`${reason}\n`);
+      // The text log says the same in one line.
+      const text = track(startSupervisor(['--log-format', 'text', ...args], { env: { EVENTS: events.file } }));
+      expect((await text.exited).code).toBe(2);
+      expect(
+        text
+          .stderr()
+          .split('\n')
+          .filter((line) => line.includes('cannot listen')),
+      ).toEqual([
+        expect.stringMatching(
+          new RegExp(`^\\S+ ERROR sidecar-init the status server cannot listen on 127\\.0\\.0\\.1:${port}: .* code=EADDRINUSE$`),
+        ),
+      ]);
+      await expectNothingLeft(run);
     } finally {
       await new Promise((resolve) => holder.close(resolve));
     }

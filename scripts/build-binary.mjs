@@ -24,6 +24,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_FILE, buildBundle } from './build.mjs';
 import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
+import { LOADER_NAMES, buildLauncher, collectRuntime } from './build-runtime.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -31,6 +32,11 @@ const require = createRequire(import.meta.url);
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const ADDON_ASSET = 'reaper.node';
 const BUNDLE_ASSET = 'sidecar-init.cjs';
+// What `sidecar-init install` writes for images without glibc (scripts/build-runtime.mjs;
+// the names src/install/runtime-assets.ts reads).
+const LAUNCHER_ASSET = 'launcher';
+const RUNTIME_INDEX_ASSET = 'runtime.json';
+const RUNTIME_ASSET_PREFIX = 'runtime/';
 /**
  * V8 options the executable always runs with (measured with npm run bench, idle
  * with three sidecars): a supervisor holds little, lives long and runs no hot
@@ -82,12 +88,16 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   const nodeBinary = node ?? findNode(target);
   const { metafile } = await buildBundle();
   const addon = buildNative({ target });
+  const launcher = buildLauncher(target);
+  const runtime = collectRuntime(target);
   const work = join(ROOT, 'dist/sea', target.arch);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
 
   const runner = blobRunner(target, nodeBinary);
-  writeFileSync(join(work, MAIN_FILE), LOADER_SOURCE);
+  writeFileSync(join(work, MAIN_FILE), loaderSource(LOADER_NAMES[target.arch]));
+  const runtimeIndex = join(work, RUNTIME_INDEX_ASSET);
+  writeFileSync(runtimeIndex, `${JSON.stringify({ loader: runtime.loader, files: runtime.files.map((file) => file.name) })}\n`);
   const blobFile = join(work, 'sea-prep.blob');
   const config = {
     // Relative to the folder the blob is made in (its cwd): the blob keeps this
@@ -106,6 +116,9 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
     assets: {
       [ADDON_ASSET]: addon,
       [BUNDLE_ASSET]: join(ROOT, BUNDLE_FILE),
+      [LAUNCHER_ASSET]: launcher,
+      [RUNTIME_INDEX_ASSET]: runtimeIndex,
+      ...Object.fromEntries(runtime.files.map((file) => [`${RUNTIME_ASSET_PREFIX}${file.name}`, file.source])),
     },
     execArgv: EXEC_ARGV,
     // NODE_OPTIONS must not change how PID 1 runs (a user's image may set it for the app).
@@ -128,11 +141,12 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   // The format `sha256sum -c` checks.
   writeFileSync(`${output}.sha256`, `${digest}  ${relative(dirname(output), output)}\n`);
   rmSync(work, { recursive: true, force: true });
-  return { output, digest, node: nodeBinary, addon, metafile };
+  return { output, digest, node: nodeBinary, addon, launcher, runtime, metafile };
 }
 
 /** The blob's main script, by a name relative to the folder the blob is made in. */
 const MAIN_FILE = 'main.cjs';
+const LAUNCHER_VARIABLE = 'SIDECAR_INIT_LAUNCHER';
 
 /**
  * The executable's main script: it compiles the bundle (an asset) as a
@@ -141,7 +155,19 @@ const MAIN_FILE = 'main.cjs';
  * the executable maps it and its file name is the executable, as for any
  * module (errors point into sidecar-init.cjs).
  */
-const LOADER_SOURCE = `'use strict';
+const loaderSource = (loaderName) => `'use strict';
+// Started by the launcher (src/launcher/launcher.c), this process runs as the
+// glibc loader it carries (/proc/self/exe), and the launcher's path, given in
+// ${LAUNCHER_VARIABLE}, is this executable's own as its user knows it (its addon
+// is beside it, install copies from there, version names it). The variable is
+// removed first, so nothing sidecar-init starts sees it.
+const launcher = process.env.${LAUNCHER_VARIABLE};
+delete process.env.${LAUNCHER_VARIABLE};
+if (launcher !== undefined && launcher.startsWith('/') && require('node:path').basename(process.execPath) === ${JSON.stringify(loaderName)}) {
+  process.execPath = launcher;
+  process.argv[0] = launcher;
+  process.argv[1] = launcher;
+}
 const sea = require('node:sea');
 const source = sea.getAsset(${JSON.stringify(BUNDLE_ASSET)}, 'utf8');
 // As for any single executable's main script: the bundle's own file is the executable.

@@ -58,6 +58,11 @@ want_binary() {
   # makes by a name in DIR (test/install.test.ts).
   need strip binutils
   need strace strace
+  # The executable in app images without glibc (test/any-image.test.ts): a root
+  # holding only busybox-static, and one holding only musl's loader and a
+  # program musl-gcc built (musl-tools brings musl).
+  need busybox busybox-static
+  need musl-gcc musl-tools
 }
 
 want_arm64() {

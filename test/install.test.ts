@@ -10,13 +10,26 @@ import { PRIVATE_FIXTURES, privateTmpWrapper } from './support/private-tmp.ts';
 import { runStoppedAtSyscall, type StoppedRun } from './support/stopped-at-syscall.ts';
 import { BIN, BIN_COMMAND, NODE, runSupervisor } from './support/supervisor.ts';
 
-// `sidecar-init install DIR`: the single executable copies itself and its addon
-// into DIR, and the copy starts as PID 1 where nothing else is writable, as on
-// a read-only root without an emptyDir at /tmp.
+// `sidecar-init install DIR`: the single executable copies itself and its glibc
+// runtime into DIR/sidecar-init.runtime/, its addon and the launcher that starts
+// it into DIR, and the copy starts as PID 1 where nothing else is writable, as
+// on a read-only root without an emptyDir at /tmp.
 
 const IS_EXECUTABLE = BIN_COMMAND.length === 1;
 const SCRIPT = fileURLToPath(new URL('../bin/sidecar-init', import.meta.url));
 const NOBODY = 65534;
+/** The glibc loader and libraries install writes into DIR/sidecar-init.runtime/ beside the executable, in the order it writes them. */
+const RUNTIME_FILES = [
+  process.arch === 'arm64' ? 'ld-linux-aarch64.so.1' : 'ld-linux-x86-64.so.2',
+  'libc.so.6',
+  'libm.so.6',
+  'libdl.so.2',
+  'libpthread.so.0',
+  'libstdc++.so.6',
+  'libgcc_s.so.1',
+];
+/** Files install writes, each with one fchmod: the addon, the runtime, the executable, the launcher last. */
+const FILES_WRITTEN = RUNTIME_FILES.length + 3;
 /** nobody, able to read the executable wherever the checkout is (CAP_DAC_READ_SEARCH grants no writing). */
 const AS_NOBODY = [
   'setpriv',
@@ -81,21 +94,26 @@ describe('install from the npm package', () => {
 });
 
 describe.skipIf(!IS_EXECUTABLE)('sidecar-init install DIR', () => {
-  it('as root: writes DIR/sidecar-init and DIR/sidecar-init.node, prints them, and the copy runs as PID 1 with nothing writable', async () => {
+  it('as root: writes DIR/sidecar-init, DIR/sidecar-init.node and DIR/sidecar-init.runtime/, prints them, and the copy runs as PID 1 with nothing writable', async () => {
     const dir = tempDir();
     const result = install(dir);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
-    const executable = join(dir, 'sidecar-init');
+    const launcher = join(dir, 'sidecar-init');
+    const executable = join(dir, 'sidecar-init.runtime', 'sidecar-init');
     const addon = join(dir, 'sidecar-init.node');
-    // Exactly the two files (no partial one left), the executable a byte-exact copy, mode 0755.
-    expect(readdirSync(dir).sort()).toEqual(['sidecar-init', 'sidecar-init.node']);
+    // Exactly these (no partial one left), the executable a byte-exact copy, mode 0755; the launcher too.
+    expect(readdirSync(dir).sort()).toEqual(['sidecar-init', 'sidecar-init.node', 'sidecar-init.runtime']);
+    expect(readdirSync(join(dir, 'sidecar-init.runtime')).sort()).toEqual([...RUNTIME_FILES, 'sidecar-init'].sort());
     expect(sha256(executable)).toBe(sha256(BIN));
     expect(statSync(executable).mode & 0o7777).toBe(0o755);
+    expect(statSync(launcher).mode & 0o7777).toBe(0o755);
     expect(statSync(addon).mode & 0o022).toBe(0);
+    expect(statSync(join(dir, 'sidecar-init.runtime')).mode & 0o7777).toBe(0o755);
+    // One line per file written, each naming its size and sha256: the entrypoint first, then its addon, the runtime, the executable.
+    const written = [launcher, addon, ...RUNTIME_FILES.map((name) => join(dir, 'sidecar-init.runtime', name)), executable];
     expect(result.stdout).toBe(
-      `installed ${executable} (${statSync(BIN).size} bytes, sha256 ${sha256(BIN)})\n` +
-        `installed ${addon} (${statSync(addon).size} bytes, sha256 ${sha256(addon)})\n`,
+      written.map((file) => `installed ${file} (${statSync(file).size} bytes, sha256 ${sha256(file)})\n`).join(''),
     );
     const { run, events } = await runInstalledCopy(dir);
     expect(run.code).toBe(3);
@@ -116,12 +134,54 @@ describe.skipIf(!IS_EXECUTABLE)('sidecar-init install DIR', () => {
       expect.arrayContaining([
         ['sidecar-init', NOBODY],
         ['sidecar-init.node', NOBODY],
+        ['sidecar-init.runtime', NOBODY],
       ]),
     );
     const { run } = await runInstalledCopy(dir);
     expect(run.code).toBe(3);
     expect(run.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'pid1' });
     await expectNothingLeft(run);
+  });
+
+  it('the installed copy, started by its launcher, installs the same files again: the executable, not the loader that runs it', () => {
+    const first = tempDir();
+    expect(install(first).status).toBe(0);
+    const second = tempDir();
+    const result = spawnSync(join(first, 'sidecar-init'), ['install', second], { encoding: 'utf8', timeout: 60_000 });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    for (const name of [
+      'sidecar-init',
+      'sidecar-init.node',
+      ...RUNTIME_FILES.map((file) => `sidecar-init.runtime/${file}`),
+      'sidecar-init.runtime/sidecar-init',
+    ]) {
+      expect(sha256(join(second, name)), name).toBe(sha256(join(first, name)));
+    }
+    expect(sha256(join(second, 'sidecar-init.runtime/sidecar-init'))).toBe(sha256(BIN));
+  });
+
+  it('refuses a DIR/sidecar-init.runtime another user made first, in one line, exit 2, leaving their folder as it is', () => {
+    const dir = tempDir();
+    chmodSync(dir, 0o777);
+    const planted = spawnSync(NEIGHBOUR[0]!, [...NEIGHBOUR.slice(1), 'mkdir', '-m', '0777', join(dir, 'sidecar-init.runtime')], {
+      encoding: 'utf8',
+    });
+    expect(planted.status).toBe(0);
+    const result = install(dir);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^sidecar-init: cannot install into ${dir}: ${dir}/sidecar-init\\.runtime belongs to uid ${NOBODY}, not to this user \\(uid 0\\); [^\\n]*\\n$`,
+      ),
+    );
+    expect(result.status).toBe(2);
+    expect(readdirSync(join(dir, 'sidecar-init.runtime'))).toEqual([]);
+    expect(
+      readdirSync(dir)
+        .filter((name) => name !== 'sidecar-init.node')
+        .sort(),
+    ).toEqual(['sidecar-init.runtime']);
   });
 
   it('refuses a folder it cannot write, or that does not exist, in one line, exit 2', () => {
@@ -206,7 +266,7 @@ describe.skipIf(!IS_EXECUTABLE)('install into a folder a neighbour can write', (
 
   it.each([
     [1, 'sidecar-init.node'],
-    [2, 'sidecar-init'],
+    [FILES_WRITTEN, 'sidecar-init'],
   ])(
     'a symlink for the partial %i (%s): install touches nothing it points to, tells no hash of it, and fails saying so, exit 2',
     async (nth, name) => {
@@ -227,7 +287,7 @@ describe.skipIf(!IS_EXECUTABLE)('install into a folder a neighbour can write', (
 
   it.each([
     [1, 'sidecar-init.node'],
-    [2, 'sidecar-init'],
+    [FILES_WRITTEN, 'sidecar-init'],
   ])(
     'a FIFO for the partial %i (%s): install ends, exit 2, saying so',
     async (nth, name) => {
@@ -246,7 +306,9 @@ describe.skipIf(!IS_EXECUTABLE)('install into a folder a neighbour can write', (
     const result = spawnSync('strace', ['-f', '-o', trace, '-e', 'trace=%file,fchmod', BIN, 'install', dir], { encoding: 'utf8' });
     expect(result.status).toBe(0);
     // DIR's entries, by DIR's path (as before) or through its descriptor, /proc/self/fd/N (as now).
-    const inDir = new RegExp(`(${dir}|/proc/self/fd/\\d+)/(\\.sidecar-init\\.[0-9a-f]+\\.partial|sidecar-init(\\.node)?)"`);
+    const inDir = new RegExp(
+      `(${dir}|/proc/self/fd/\\d+)/(\\.sidecar-init\\.[0-9a-f]+\\.partial|sidecar-init(\\.node)?|ld-linux[^"/]*|lib[^"/]*)"`,
+    );
     const calls = readFileSync(trace, 'utf8')
       .split('\n')
       .filter((line) => inDir.test(line))
@@ -254,7 +316,7 @@ describe.skipIf(!IS_EXECUTABLE)('install into a folder a neighbour can write', (
       // lstat is statx or newfstatat with AT_SYMLINK_NOFOLLOW, or lstat, by kernel and libuv.
       .map((call) => (/^(statx|newfstatat|lstat)$/.test(call) ? 'lstat' : call));
     // Per file: create (O_EXCL|O_NOFOLLOW), rename, lstat; nothing else by a name in DIR: no chmod, no second open.
-    expect(calls).toEqual(['openat', 'rename', 'lstat', 'openat', 'rename', 'lstat']);
+    expect(calls).toEqual(Array.from({ length: FILES_WRITTEN }, () => ['openat', 'rename', 'lstat']).flat());
     const creates = readFileSync(trace, 'utf8')
       .split('\n')
       .filter((line) => line.includes('.partial') && line.includes('openat('));

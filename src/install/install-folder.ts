@@ -1,4 +1,5 @@
-import { closeSync, constants, fsyncSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { errorCode } from '../support/error-code.ts';
 import { join } from 'node:path';
 import { describeFsError, InstallError } from './install-error.ts';
 
@@ -32,6 +33,53 @@ export function openInstallFolder(dir: string): InstallFolder {
   // Without /proc (rare: a bare chroot) the path as given, resolved again at each step.
   const base = statSync(pinned, { throwIfNoEntry: false })?.isDirectory() === true ? pinned : dir;
   return { path: dir, fd, entry: (name) => join(base, name), shown: (name) => join(dir, name) };
+}
+
+const FOLDER_MODE = 0o755;
+const WRITABLE_BY_OTHERS = 0o022;
+
+/**
+ * DIR/NAME, a folder of install's own: made if missing, then opened without
+ * following a symlink and kept only if this user owns it (a neighbour who
+ * made it first could change what is in it at any time), no longer writable
+ * by group or others. Its entries too are reached through its descriptor.
+ */
+export function openRuntimeFolder(parent: InstallFolder, name: string): InstallFolder {
+  const shown = parent.shown(name);
+  try {
+    mkdirSync(parent.entry(name), FOLDER_MODE);
+  } catch (error) {
+    if (errorCode(error) !== 'EEXIST') throw refusal(parent, `could not make ${shown}: ${describeFsError(error)}`, error);
+  }
+  let fd: number;
+  try {
+    fd = openSync(parent.entry(name), constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const reason = errorCode(error) === 'ELOOP' || errorCode(error) === 'ENOTDIR' ? 'is not a folder' : describeFsError(error);
+    throw refusal(parent, `${shown} ${reason}`, error);
+  }
+  try {
+    const stat = fstatSync(fd);
+    const uid = process.geteuid?.() ?? 0;
+    if (stat.uid !== uid) {
+      throw new InstallError(
+        `cannot install into ${parent.path}: ${shown} belongs to uid ${stat.uid}, not to this user (uid ${uid}); ` +
+          'remove it, or install into a folder no other user can write',
+      );
+    }
+    if ((stat.mode & WRITABLE_BY_OTHERS) !== 0) fchmodSync(fd, FOLDER_MODE);
+  } catch (error) {
+    closeSync(fd);
+    if (error instanceof InstallError) throw error;
+    throw refusal(parent, `${shown}: ${describeFsError(error)}`, error);
+  }
+  const pinned = `/proc/self/fd/${fd}`;
+  const base = statSync(pinned, { throwIfNoEntry: false })?.isDirectory() === true ? pinned : parent.entry(name);
+  return { path: parent.path, fd, entry: (entry) => join(base, entry), shown: (entry) => join(shown, entry) };
+}
+
+function refusal(parent: InstallFolder, what: string, cause: unknown): InstallError {
+  return new InstallError(`cannot install into ${parent.path}: ${what}; give a directory this user can write`, { cause });
 }
 
 /** The renames into DIR are durable only once DIR itself is synced. */

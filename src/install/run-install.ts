@@ -1,8 +1,10 @@
-import { statSync } from 'node:fs';
+import { readlinkSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { isSea } from 'node:sea';
 import { writeAllSync } from '../output/write-sync.ts';
 import { embeddedAddon } from '../process/embedded-addon.ts';
-import { InstallError, installExecutable } from './install-executable.ts';
+import { INSTALLED_NAME, InstallError, installExecutable, RUNTIME_SUFFIX } from './install-executable.ts';
+import { embeddedRuntime } from './runtime-assets.ts';
 
 const STDOUT_FD = 1;
 const STDERR_FD = 2;
@@ -19,7 +21,8 @@ export function runInstall(dir: string): 'installed' | 'refused' {
     return 'refused';
   }
   try {
-    const files = installExecutable(dir, runningExecutable(), embeddedAddon());
+    const runtime = embeddedRuntime();
+    const files = installExecutable(dir, runningExecutable(runtime.loader), embeddedAddon(), runtime);
     writeAllSync(STDOUT_FD, files.map((file) => `installed ${file.path} (${file.size} bytes, sha256 ${file.sha256})\n`).join(''));
     return 'installed';
   } catch (error) {
@@ -32,8 +35,16 @@ export function runInstall(dir: string): 'installed' | 'refused' {
 /**
  * The file this process runs: /proc/self/exe is its inode even when the path
  * has since been replaced (an upgrade in place), so the copy is always of
- * the executable whose addon is embedded here.
+ * the executable whose addon is embedded here. Started by the launcher,
+ * /proc/self/exe is the carried glibc loader, and the executable is in the
+ * runtime folder beside the launcher (process.execPath).
  */
-function runningExecutable(): string {
-  return statSync(SELF_EXE, { throwIfNoEntry: false }) === undefined ? process.execPath : SELF_EXE;
+function runningExecutable(loader: string): string {
+  let self: string;
+  try {
+    self = readlinkSync(SELF_EXE);
+  } catch {
+    return process.execPath;
+  }
+  return basename(self) === loader ? join(`${process.execPath}${RUNTIME_SUFFIX}`, INSTALLED_NAME) : SELF_EXE;
 }

@@ -2,14 +2,12 @@ import { Command } from 'commander';
 import type { ProcessFlag } from '../config/cli-input.ts';
 import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag } from '../config/global-options.ts';
 import { createTargetFlagTexts, TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName } from '../config/target-flags.ts';
+import { INSTALL_COMMAND, listCommandNames, PLAN_COMMAND, VALIDATE_COMMAND, VERSION_COMMAND } from './command-names.ts';
 import { CONFIG_ENV } from './env-options.ts';
 import { VERSION } from './version.ts';
 
 export const PROGRAM_NAME = 'sidecar-init';
-export const VALIDATE_COMMAND = 'validate';
-export const PLAN_COMMAND = 'plan';
-export const INSTALL_COMMAND = 'install';
-export const VERSION_COMMAND = 'version';
+export { INSTALL_COMMAND, PLAN_COMMAND, VALIDATE_COMMAND, VERSION_COMMAND } from './command-names.ts';
 
 export type ProgramMode = 'run' | typeof VALIDATE_COMMAND | typeof PLAN_COMMAND;
 
@@ -52,7 +50,7 @@ export const VERSION_HELP = `      print the version, the commit and its time, N
 const RUN_HELP = `
 The app is the first operand and everything after it, its own options included:
   ${PROGRAM_NAME} --sidecar proxy="envoy -c /etc/envoy.yaml" --ready proxy=tcp://127.0.0.1:15000 python -u job.py
-Put -- before an app whose name starts with "-" or is "${VALIDATE_COMMAND}", "${PLAN_COMMAND}", "${INSTALL_COMMAND}", "${VERSION_COMMAND}", "ctl" or "webhook".
+Put -- before an app whose name starts with "-" or is ${listCommandNames((name) => `"${name}"`)}.
 
 Commands:
   ${PROGRAM_NAME} ${VALIDATE_COMMAND} [-c FILE] [OPTIONS] [-- APP [ARGS...]]
@@ -72,9 +70,11 @@ Every option that is not about one named process can also be set as SIDECAR_INIT
 (SIDECAR_INIT_GRACE=10s, SIDECAR_INIT_STATUS_ADDR=:9797, SIDECAR_INIT_REWRITE=SIGTERM:SIGQUIT,SIGHUP:none);
 a flag wins over its variable, a variable over the config file.
 
-Exit codes: the app's; 128+N when signal N killed it; 127 not found; 126 not executable;
-69 when a fatal sidecar went down; 2 for a usage or configuration error (nothing is started);
-70 for a bug in sidecar-init (one line names it).`;
+Exit codes: the app's; 128+N when signal N killed it; an init step's when it failed;
+1 when a sidecar or external never got ready (or a sidecar's own code when it exited first),
+or when sidecar-init itself failed (everything it started is killed); 127 not found; 126 not executable;
+69 when a fatal sidecar went down; 2 for a usage or configuration error, or a --status-addr that
+cannot be listened on (nothing is started); 70 for a bug in sidecar-init (one line names it).`;
 
 /**
  * A fresh commander program (commander keeps parsed values on the instance).

@@ -15,6 +15,7 @@ import {
   VERSION_COMMAND,
   VERSION_HELP,
 } from './create-program.ts';
+import { COMMAND_NAMES } from './command-names.ts';
 import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { CTL_COMMAND, parseCtlArgs } from './parse-ctl.ts';
@@ -81,9 +82,6 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
       return { kind: 'validate', cli, configFile };
   }
 }
-
-/** The words that are commands as the first argument; after options they would become the app. */
-const COMMAND_NAMES: readonly string[] = [VALIDATE_COMMAND, PLAN_COMMAND, INSTALL_COMMAND, VERSION_COMMAND, CTL_COMMAND, WEBHOOK_COMMAND];
 
 /**
  * Whether a run would take a command as its app: the first operand is a

@@ -7,7 +7,7 @@ import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 // `sidecar-init ctl [--control PATH] [--json] COMMAND`: talks to a running
 // sidecar-init's control socket. Parsed by hand: five commands and two options.
 
-export const CTL_COMMAND = 'ctl';
+export { CTL_COMMAND } from './command-names.ts';
 
 const CTL_HELP = `Usage: sidecar-init ctl [--control PATH] [--json] COMMAND
 

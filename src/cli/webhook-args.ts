@@ -2,15 +2,20 @@ import { Command, CommanderError } from 'commander';
 import { isLogLevel, LOG_LEVELS } from '../config/literals.ts';
 import { listAlternatives, quote } from '../config/message-text.ts';
 import { parseStatusAddress } from '../config/status-address.ts';
+import { INJECT } from '../webhook/annotations.ts';
 import { INSTALL_MODES, isInstallMode } from '../webhook/install-mode.ts';
 import type { CliCommand } from './cli-command.ts';
+import { WEBHOOK_COMMAND } from './command-names.ts';
 import { HELP_HINT, PROGRAM_NAME } from './create-program.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 
-export const WEBHOOK_COMMAND = 'webhook';
+export { WEBHOOK_COMMAND } from './command-names.ts';
 
 const WEBHOOK_HELP = `
-For a pod annotated sidecar-init.io/inject: "true" it answers with a JSON patch that adds an init
+The API server sends it only the pods its MutatingWebhookConfiguration selects: the example's
+objectSelector is the label ${INJECT}: "true", so a pod needs that label to be reviewed at all,
+and the annotation of the same name to be injected.
+For a pod annotated ${INJECT}: "true" it answers with a JSON patch that adds an init
 container running "${PROGRAM_NAME} install /opt/sidecar-init" from IMAGE, an emptyDir, and wraps the
 container's command as /opt/sidecar-init/sidecar-init [sidecar-init.io/args] -- COMMAND ARGS.
 With --install-mode image-volume (or the pod's annotation sidecar-init.io/install: image-volume) it

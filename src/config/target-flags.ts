@@ -5,7 +5,7 @@ import { listAlternatives, quote } from './message-text.ts';
 import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, READINESS_TIMING_NAMES, withReadinessDefaults } from './probe.ts';
 import { applyReadyFlag, checkReadyFlagTarget, parseReadyFlag } from './ready-flag.ts';
 import type { Entry, ProcessDraft } from './process.ts';
-import { checkPolicyForRole, parseRestartPolicy } from './restart.ts';
+import { checkPolicyForRole, defaultRestartPolicy, parseRestartPolicy } from './restart.ts';
 import { mapResult, type Result } from './result.ts';
 import { parseStopSignal } from './signals.ts';
 import { parseUser } from './user.ts';
@@ -83,7 +83,7 @@ export const TARGET_FLAGS = {
   restart: targetFlag({
     flag: '--restart',
     argument: '<name=policy>',
-    help: `when NAME is restarted: ${listAlternatives(RESTART_POLICIES)} (repeatable)`,
+    help: `when NAME is restarted: ${listAlternatives(RESTART_POLICIES)} (default: ${defaultRestartPolicy('sidecar')} for a sidecar, ${defaultRestartPolicy('init')} for an init step and the app) (repeatable)`,
     field: 'restart',
     expected: 'NAME=POLICY, e.g. --restart migrate=on-failure',
     parse: parseRestartPolicy,

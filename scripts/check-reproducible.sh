@@ -7,7 +7,7 @@
 #
 # Builds what HEAD holds, not the work tree's uncommitted changes. On a
 # difference it says how many bytes differ and which input of the executable
-# (the bundle, the addon) differs too; docs/release.md says how to look closer.
+# (the bundle, the addon, the launcher, the glibc runtime's list) differs too; docs/release.md says how to look closer.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -46,7 +46,7 @@ for arch in "${arches[@]}"; do
   fi
   status=1
   echo "NOT reproducible: linux-$arch executables of $commit differ in $(cmp -l "$first" "$second" | wc -l) bytes, the first at $(cmp "$first" "$second" | awk '{print $5}' | tr -d ,)" >&2
-  for part in dist/sidecar-init.cjs "dist/native/reaper-linux-$arch.node"; do
+  for part in dist/sidecar-init.cjs "dist/native/reaper-linux-$arch.node" "dist/launcher/launcher-linux-$arch" "dist/runtime-linux-$arch.json"; do
     cmp --quiet "${clones[0]}/$part" "${clones[1]}/$part" || echo "  $part differs too" >&2
   done
 done

@@ -81,6 +81,38 @@ function startInRoot(root: string, args: readonly string[]) {
   return track(startSupervisor(['--log-level', 'info', ...args], options));
 }
 
+/**
+ * binfmt_misc's entry for arm64 ELF executables (as Debian's qemu-user-static
+ * registers it), with F: the kernel opens qemu now, so it runs them inside the
+ * chroot too, where there is no qemu.
+ */
+const QEMU_AARCH64_BINFMT =
+  ':qemu-aarch64:M::\\x7fELF\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00:' +
+  '\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff:/usr/bin/qemu-aarch64-static:F';
+
+/**
+ * The same for an arm64 root, under qemu-user as the executable's other CI
+ * checks run it: in a user namespace of its own, where binfmt_misc is this
+ * namespace's alone (Linux 6.7+), arm64 executables run through qemu, so the
+ * launcher's execve of the carried loader, and the app's, work as on arm64;
+ * nothing is registered on the machine itself. PID 1 is the launcher (sh execs
+ * it), then the loader running the executable.
+ */
+function startInArm64Root(root: string, args: readonly string[]) {
+  const script = [
+    'set -e',
+    'root=$1; shift 2',
+    'mount -t binfmt_misc binfmt_misc "$root/proc/sys/fs/binfmt_misc"',
+    `printf '%b' '${QEMU_AARCH64_BINFMT}' > "$root/proc/sys/fs/binfmt_misc/register"`,
+    // /dev's own mounts are locked in a user namespace: bound with them.
+    'mount --rbind /dev "$root/dev"',
+    `exec chroot "$root" ${INSTALL_DIR}/sidecar-init "$@"`,
+  ].join('\n');
+  const wrapper = ['unshare', '--user', '--map-root-user', '--mount', '--propagation', 'private', '--pid', '--fork'];
+  const options: StartOptions = { wrapper: [...wrapper, `--mount-proc=${root}/proc`, 'sh', '-c', script, 'in-root', root] };
+  return track(startSupervisor(['--log-level', 'info', ...args], options));
+}
+
 /** PID 1 of the namespace as this machine numbers it: the one child of the wrapper (which became unshare --fork). */
 function pid1Of(unshare: number): number {
   const [child, ...others] = readFileSync(`/proc/${unshare}/task/${unshare}/children`, 'utf8').trim().split(' ');
@@ -101,15 +133,35 @@ function environmentOf(text: string): string[] {
   return text.split('\n').filter((line) => line !== '');
 }
 
-async function playApp(root: string, app: readonly string[]) {
-  const supervisor = startInRoot(root, ['--', ...app]);
+async function playApp(root: string, app: readonly string[], start = startInRoot) {
+  const supervisor = start(root, ['--', ...app]);
   const ready = join(root, 'events/ready');
   // The app writes it once its SIGTERM handler is in place; the bound is a liveness bound, far above the second it takes.
   await waitFor(() => existsSync(ready) || supervisor.process.exitCode !== null, READY_WITHIN_MS, `${ready} to be written`);
+  if (supervisor.process.exitCode !== null) throw new Error(`exited ${supervisor.process.exitCode} before the app was ready: ${supervisor.stderr()}`);
   // unshare --fork ignores SIGTERM itself: the signal goes to PID 1, as a container runtime sends it.
   process.kill(pid1Of(supervisor.process.pid!), 'SIGTERM');
   const exit = await supervisor.exited;
   return { supervisor, exit };
+}
+
+/** The app ran, wrote its environment, got SIGTERM and its code is sidecar-init's; its orphan was reaped; nothing is left. */
+async function expectAppPlayed(root: string, { supervisor, exit }: Awaited<ReturnType<typeof playApp>>) {
+  expect(supervisor.stderr()).not.toMatch(/cannot start/);
+  expect(exit.code).toBe(EXIT_CODE);
+  expect(readFileSync(join(root, 'events/term'), 'utf8')).toBe('SIGTERM\n');
+  expect(supervisor.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'pid1' });
+  const reaped = supervisor.logs.filter((line) => line.event === 'reaped').reduce((sum, line) => sum + Number(line.count), 0);
+  expect(reaped).toBeGreaterThanOrEqual(1);
+  // The app's environment is the one sidecar-init was given, exactly: no loader, no library path, no preload, no variable of the launcher.
+  // (busybox sh, between sidecar-init and the app in one case, sets SHLVL and PWD itself.)
+  const given = Object.entries({ ...process.env, [MARKER_VARIABLE]: supervisor.marker })
+    .filter(([name]) => !SHELL_SETS.test(`${name}=`))
+    .map(([name, value]) => `${name}=${value}`);
+  const seen = environmentOf(readFileSync(join(root, 'events/env'), 'utf8')).filter((line) => !SHELL_SETS.test(line));
+  expect(seen.filter((line) => /^(LD_|SIDECAR_INIT_LAUNCHER=)|sidecar-init\.runtime/.test(line))).toEqual([]);
+  expect(seen.sort()).toEqual(given.sort());
+  await expectNothingLeft(supervisor);
 }
 
 describe.skipIf(!IS_EXECUTABLE)('DIR/sidecar-init in an app image without glibc', () => {
@@ -121,22 +173,7 @@ describe.skipIf(!IS_EXECUTABLE)('DIR/sidecar-init in an app image without glibc'
     async (_name, makeRootFor, app) => {
       const root = makeRootFor();
       expect(existsSync(join(root, 'lib64/ld-linux-x86-64.so.2'))).toBe(false);
-      const { supervisor, exit } = await playApp(root, app);
-      expect(supervisor.stderr()).not.toMatch(/cannot start/);
-      expect(exit.code).toBe(EXIT_CODE);
-      expect(readFileSync(join(root, 'events/term'), 'utf8')).toBe('SIGTERM\n');
-      expect(supervisor.logs.find((line) => line.event === 'starting')).toMatchObject({ mode: 'pid1' });
-      const reaped = supervisor.logs.filter((line) => line.event === 'reaped').reduce((sum, line) => sum + Number(line.count), 0);
-      expect(reaped).toBeGreaterThanOrEqual(1);
-      // The app's environment is the one sidecar-init was given, exactly: no loader, no library path, no preload, no variable of the launcher.
-      const given = Object.entries({ ...process.env, [MARKER_VARIABLE]: supervisor.marker })
-        .filter(([name]) => !SHELL_SETS.test(`${name}=`))
-        .map(([name, value]) => `${name}=${value}`);
-      // (busybox sh, between sidecar-init and the app in one case, sets SHLVL and PWD itself.)
-      const seen = environmentOf(readFileSync(join(root, 'events/env'), 'utf8')).filter((line) => !SHELL_SETS.test(line));
-      expect(seen.filter((line) => /^(LD_|SIDECAR_INIT_LAUNCHER=)|sidecar-init\.runtime/.test(line))).toEqual([]);
-      expect(seen.sort()).toEqual(given.sort());
-      await expectNothingLeft(supervisor);
+      await expectAppPlayed(root, await playApp(root, app));
     },
     120_000,
   );
@@ -154,3 +191,21 @@ describe.skipIf(!IS_EXECUTABLE)('DIR/sidecar-init in an app image without glibc'
     expect(existsSync(join(root, 'events/started'))).toBe(false);
   });
 });
+
+/** The arm64 executable (node scripts/build-binary.mjs --arch arm64), checked when named, as .ci/run does after building it. */
+const ARM64_BIN = process.env.ARM64_SIDECAR_INIT_BIN;
+
+describe.skipIf(ARM64_BIN === undefined || ARM64_BIN === '')(
+  'arm64, under qemu-user: DIR/sidecar-init in an app image without glibc',
+  () => {
+    it('a root holding only a static arm64 app: runs it as PID 1, reaps its orphan, forwards SIGTERM, exits with its code, and leaks nothing', async () => {
+      const root = tempDir();
+      for (const dir of ['proc', 'dev', 'events', 'bin', INSTALL_DIR.slice(1)]) mkdirSync(join(root, dir), { recursive: true });
+      // Installed by the arm64 executable itself (qemu-user reads its own file for /proc/self/exe).
+      run('qemu-aarch64-static', ['-L', '/usr/aarch64-linux-gnu', ARM64_BIN!, 'install', join(root, INSTALL_DIR)]);
+      run('aarch64-linux-gnu-gcc', ['-static', '-O2', '-o', join(root, 'bin/app'), APP_SOURCE]);
+      expect(existsSync(join(root, INSTALL_DIR, 'sidecar-init.runtime/ld-linux-aarch64.so.1'))).toBe(true);
+      await expectAppPlayed(root, await playApp(root, ['/bin/app', '/events', String(EXIT_CODE)], startInArm64Root));
+    }, 180_000);
+  },
+);

@@ -15,15 +15,22 @@ export function closestMatch(text: string, candidates: readonly string[]): strin
   return best;
 }
 
-/** Levenshtein distance, one row at a time. */
+/**
+ * Edits from a to b (optimal string alignment): a letter added, dropped,
+ * changed, or two neighbours swapped, each one edit, since a swap ("tpc" for
+ * "tcp", "grcp" for "grpc") is the commonest typo of all.
+ */
 function editDistance(a: string, b: string): number {
+  let before: number[] = [];
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i += 1) {
     const row = [i];
     for (let j = 1; j <= b.length; j += 1) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, before[j - 2]! + 1);
     }
+    before = previous;
     previous = row;
   }
   return previous[b.length]!;

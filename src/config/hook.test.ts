@@ -69,6 +69,33 @@ describe('postStart and preStop', () => {
   });
 });
 
+describe('an http:// URL with a typo in its scheme', () => {
+  it('says did you mean http://, in a hook and a stop endpoint alike', () => {
+    const yaml = `
+      processes:
+        - name: proxy
+          role: sidecar
+          command: envoy
+          preStop: { http: { url: "htp://127.0.0.1:15000/drain" } }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:5:24 processes[0].preStop.http.url: "htp://127.0.0.1:15000/drain" is not an http:// URL (did you mean http://127.0.0.1:15000/drain?); use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready',
+    ]);
+    expect(
+      problemsOf({
+        cli: {
+          processes: [{ flag: '--external', value: 'mesh=istio' }],
+          quit: ['mesh=hptt://127.0.0.1:15020/quitquitquit'],
+          app: ['job'],
+        },
+      }),
+    ).toEqual([
+      '--quit mesh=hptt://127.0.0.1:15020/quitquitquit: "hptt://127.0.0.1:15020/quitquitquit" is not an http:// URL (did you mean http://127.0.0.1:15020/quitquitquit?); use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready',
+    ]);
+  });
+});
+
 describe('drain', () => {
   it('is undefined unless given', () => {
     expect(load({ yaml: APP_ONLY }).drain).toBeUndefined();

@@ -3,6 +3,7 @@ import { HTTP_METHODS } from './literals.ts';
 import { fail, ok, type Result } from './result.ts';
 import { listAlternatives, quote } from './message-text.ts';
 import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
+import { closestMatch } from './closest-match.ts';
 
 // http:// URLs of probes and hooks. Both reach processes inside the container,
 // usually on 127.0.0.1, so plain http is what is supported.
@@ -13,6 +14,15 @@ const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const HTTP_AUTHORITY = /^http:\/\/([^/?#]*)/i;
 const HOST_PORT = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/s;
 const URL_EXAMPLE = 'use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready';
+
+/** Schemes that are no typo of http: a probe's other kinds, given where an http:// URL belongs. */
+const OTHER_SCHEMES = new Set(['tcp', 'grpc']);
+
+/** " (did you mean http://…?)" for a scheme a typo away from http (htp://, hptt://), else nothing. */
+function didYouMeanHttp(text: string, scheme: string | undefined): string {
+  if (scheme === undefined || OTHER_SCHEMES.has(scheme) || closestMatch(scheme, ['http']) === undefined) return '';
+  return ` (did you mean ${redactUrl(`http:${text.slice(scheme.length + 1)}`)}?)`;
+}
 
 /**
  * The URL as Node writes it (new URL(text).href). Messages quote the URL
@@ -26,7 +36,7 @@ export function parseHttpUrl(text: string, use: UrlUse): Result<string> {
     const why = `${use}s reach processes inside the container, usually on 127.0.0.1`;
     return fail(`https ${use}s are not supported yet; use http:// (${why})`);
   }
-  if (scheme !== 'http') return fail(`${shown} is not an http:// URL; ${URL_EXAMPLE}`);
+  if (scheme !== 'http') return fail(`${shown} is not an http:// URL${didYouMeanHttp(text, scheme)}; ${URL_EXAMPLE}`);
   const authority = HTTP_AUTHORITY.exec(text)?.[1] ?? '';
   if (authority.includes('@')) return fail(`${shown}: credentials in a ${use} URL are not supported`);
   const [, host = '', port] = HOST_PORT.exec(authority) ?? [];

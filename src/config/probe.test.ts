@@ -100,6 +100,30 @@ describe('parseProbe', () => {
   ])('rejects %j', (text, message) => {
     expect(parseProbe(text)).toEqual({ ok: false, message });
   });
+
+  it.each([
+    ['htp://127.0.0.1:15021/healthz/ready', 'http://127.0.0.1:15021/healthz/ready'],
+    ['hptt://127.0.0.1:1/', 'http://127.0.0.1:1/'],
+    ['tpc://127.0.0.1:5432', 'tcp://127.0.0.1:5432'],
+    ['grcp://127.0.0.1:9090', 'grpc://127.0.0.1:9090'],
+    ['exce:pg_isready', 'exec:pg_isready'],
+    ['lgo:^ready$', 'log:^ready$'],
+    ['flie:/tmp/ready', 'file:/tmp/ready'],
+    // The token of a query stays out of the suggestion too.
+    ['htp://127.0.0.1:1/ready?token=SECRET', 'http://127.0.0.1:1/ready?***'],
+  ])('says what %j likely meant: %j', (text, meant) => {
+    const result = parseProbe(text);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).toContain(` is not a probe (did you mean ${meant}?); use tcp://HOST:PORT`);
+    if (!result.ok) expect(result.message).not.toContain('SECRET');
+  });
+
+  it('guesses nothing for a scheme far from every kind', () => {
+    expect(parseProbe('zz://127.0.0.1:1')).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^"zz:\/\/127\.0\.0\.1:1" is not a probe; use /),
+    });
+  });
 });
 
 const JOB = '  - { name: job, role: app, command: job }';

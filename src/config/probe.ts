@@ -18,6 +18,8 @@ import {
 } from '../plan/plan.ts';
 import { fail, mapResult, ok, type Result } from './result.ts';
 import { quote } from './message-text.ts';
+import { closestMatch } from './closest-match.ts';
+import { redactUrl } from '../support/redact-url.ts';
 import { exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 import { FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, PORT_RANGE, wholeNumber } from './whole-number.ts';
 
@@ -58,8 +60,20 @@ export function parseProbe(text: string): Result<ProbeSpec> {
     default:
       // A word without a colon.
       if (text.toLowerCase() === 'notify') return ok({ kind: 'notify', watchdogMs: undefined });
-      return fail(`${quote(text)} is not a probe; ${PROBE_HINT}`);
+      return fail(`${quote(redactUrl(text))} is not a probe${didYouMeanScheme(text, scheme)}; ${PROBE_HINT}`);
   }
+}
+
+/** The kinds a mistyped scheme is likely to have meant: those written SCHEME://, and those written KIND: (fd: is too short to guess). */
+const URL_PROBE_SCHEMES = ['http', 'grpc', 'tcp'];
+const WORD_PROBE_KINDS = ['exec', 'log', 'file'];
+
+/** " (did you mean http://127.0.0.1/x?)" for htp://127.0.0.1/x, else nothing. */
+function didYouMeanScheme(text: string, scheme: string | undefined): string {
+  if (scheme === undefined) return '';
+  const rest = text.slice(scheme.length + 1);
+  const meant = closestMatch(scheme, rest.startsWith('//') ? URL_PROBE_SCHEMES : WORD_PROBE_KINDS);
+  return meant === undefined ? '' : ` (did you mean ${redactUrl(`${meant}:${rest}`)}?)`;
 }
 
 /** A pattern that compiles as the log probe will compile it: a JavaScript RegExp the linear-time engine accepts. */

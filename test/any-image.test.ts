@@ -138,7 +138,8 @@ async function playApp(root: string, app: readonly string[], start = startInRoot
   const ready = join(root, 'events/ready');
   // The app writes it once its SIGTERM handler is in place; the bound is a liveness bound, far above the second it takes.
   await waitFor(() => existsSync(ready) || supervisor.process.exitCode !== null, READY_WITHIN_MS, `${ready} to be written`);
-  if (supervisor.process.exitCode !== null) throw new Error(`exited ${supervisor.process.exitCode} before the app was ready: ${supervisor.stderr()}`);
+  if (supervisor.process.exitCode !== null)
+    throw new Error(`exited ${supervisor.process.exitCode} before the app was ready: ${supervisor.stderr()}`);
   // unshare --fork ignores SIGTERM itself: the signal goes to PID 1, as a container runtime sends it.
   process.kill(pid1Of(supervisor.process.pid!), 'SIGTERM');
   const exit = await supervisor.exited;

@@ -172,6 +172,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
+  const { createSignalForwarder } = await import('./process/signal-forwarder.ts');
+  const { FORWARDED_SIGNALS } = await import('./plan/signal-sets.ts');
   const { nativeChildren, createSpawner, libuvChildren } = await import('./process/spawn.ts');
   const { detectForegroundTerminal } = await import('./process/terminal.ts');
   const { sweepDescendants } = await import('./process/sweep.ts');
@@ -232,6 +234,8 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     return { exitCode: EXIT_USAGE, message: status.reason };
   }
 
+  // A signal for the app goes from the addon's handler, whatever the event loop is doing.
+  const forwarder = createSignalForwarder(native, FORWARDED_SIGNALS);
   const supervision = startSupervision(plan, {
     spawner,
     probes: {
@@ -246,11 +250,14 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     externals,
     announce,
     logger,
+    forwarder,
   });
   // Listeners stay installed until the process exits: as PID 1 an unhandled
   // signal would vanish, and elsewhere SIGTERM's default action would kill the
   // supervisor mid-teardown and lose the app's exit code.
   subscribeSignals(supervision.receiveSignal);
+  // On top of the listeners' handlers, which it calls after passing a signal on.
+  forwarder.start();
   started = supervision;
   supervision.dispatch({ type: 'boot' });
   // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.

@@ -68,6 +68,12 @@ export interface Child {
    */
   signal(signal: NodeJS.Signals, scope?: SignalScope): boolean;
   /**
+   * Where signal(…, scope) sends while the process runs, as kill()'s target:
+   * -pid for its group, pid for the process alone. The addon's signal handler
+   * sends along it (signal-forwarder.ts).
+   */
+  forwardTarget(scope: SignalScope): number;
+  /**
    * Once the process has exited, ends what it left in its process group
    * (SIGTERM, SIGKILL after graceMs) and resolves when the group is empty or
    * the bounds ran out. Never rejects.

@@ -33,6 +33,24 @@ export interface NativeProcessApi {
   /** Stops the watch; the pairs reaped and not yet handed over. */
   unwatchChildren(): Int32Array;
   /**
+   * The addon's handler for these signal numbers, installed on top of libuv's
+   * (each must have a process.on listener already, or it throws): a signal
+   * with a route is passed on from the handler itself, then the listener
+   * hears of it as before (signal-forward.c).
+   */
+  forwardSignals(signals: readonly number[]): void;
+  /** libuv's handlers back. */
+  unforwardSignals(): void;
+  /**
+   * The route the handler sends along: `target` -pgid, pid (signalled through a
+   * pidfd) or 0 (none), and pairs [signal, sent as, …]; every other signal is
+   * the listener's. False when no pidfd could be opened for a pid (Linux < 5.3):
+   * then no signal is routed.
+   */
+  setSignalRoute(target: number, routes: readonly number[]): boolean;
+  /** One delivery of `signal`, as the handler left it: 0 the listener's to handle, 1 passed on, 2 the target was gone. */
+  takeForwarded(signal: number): 0 | 1 | 2;
+  /**
    * _exit(code): ends the process without atexit handlers, so a thread-pool
    * write stuck on a stalled log pipe cannot hold the exit. Only after every
    * line of our own has been written (they are written synchronously).
@@ -147,8 +165,9 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
       throw new NativeAddonError(`${SUPPORTED}; this Node uses musl libc: use a glibc-based image such as debian:bookworm-slim`);
     throw new NativeAddonError(describe(cause instanceof Error ? cause.message : String(cause)), { cause });
   }
-  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow } = module.exports;
+  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow, setSignalRoute } = module.exports;
   if (
+    typeof setSignalRoute !== 'function' ||
     typeof setChildSubreaper !== 'function' ||
     typeof reapPid !== 'function' ||
     typeof peekZombie !== 'function' ||
@@ -156,7 +175,9 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
     typeof unwatchChildren !== 'function' ||
     typeof exitNow !== 'function'
   ) {
-    throw new NativeAddonError(describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow)'));
+    throw new NativeAddonError(
+      describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow/setSignalRoute)'),
+    );
   }
   return module.exports as unknown as NativeProcessApi;
 }

@@ -105,6 +105,7 @@ function spawnChild(request: SpawnRequest, terminal: ForegroundTerminal | undefi
     // 'close': the process has exited and its stdout and stderr (if piped) have ended.
     outputDone: new Promise((resolve) => subprocess.once('close', () => resolve())),
     signal: (signal, scope = 'group') => sendSignal(pid, signal, scope, running),
+    forwardTarget: (scope) => (scope === 'group' ? -pid : pid),
     // After the exit, so the leader itself is never signalled here; its pid is the group's id.
     sweepGroup: (graceMs, abort) => exited.then(() => sweepProcessGroup(pid, graceMs, abort)),
     readinessPipe:
@@ -163,6 +164,7 @@ function spawnForeground(
     outputDone: exited.then(() => undefined),
     // In the caller's group it leads no group: its pid names none (and, once it is gone, may name another's).
     signal: (signal, scope = 'group') => sendSignal(pid, signal, group === 'own' ? scope : 'process', running),
+    forwardTarget: (scope) => (group === 'own' && scope === 'group' ? -pid : pid),
     // In its own group (the terminal's foreground group), whose id is its pid; the caller's group is not ours to sweep.
     sweepGroup: (graceMs, abort) => exited.then(() => (group === 'own' ? sweepProcessGroup(pid, graceMs, abort) : 'empty')),
   };

@@ -7,6 +7,7 @@ import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts
 import type { runDrain } from '../hooks/run-drain.ts';
 import type { runHook } from '../hooks/run-hook.ts';
 import type { Child, Spawner } from '../process/child.ts';
+import type { SignalForwarder } from '../process/signal-forwarder.ts';
 import type { createLogMatcher, LogMatcher } from '../probes/log-matcher.ts';
 import type { openReadinessChannel } from '../probes/open-channel.ts';
 import type { Probe } from '../probes/probe.ts';
@@ -68,6 +69,8 @@ export interface SuperviseDeps {
   /** Only with --announce or --until. */
   readonly announce?: AnnounceKit | undefined;
   readonly logger: Logger;
+  /** The addon's signal handler, given the app's route after every event; without it the listener forwards each signal. */
+  readonly forwarder?: SignalForwarder | undefined;
 }
 
 /**

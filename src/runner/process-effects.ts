@@ -118,8 +118,20 @@ export function signalProcess(
   const target = runner.graph.spec(name).signalTarget;
   const delivered = child.signal(signal, target);
   if (delivered && ENDS_THE_PROCESS[purpose] && needsContinue(signal)) child.signal('SIGCONT', target);
+  logSignalled(runner, effect, child.pid, delivered, budgetUsed);
+}
+
+/** The line for a signal sent (here, or by the addon's handler: signal-forwarder.ts); `delivered` false: the target was gone. */
+export function logSignalled(
+  runner: Runner,
+  effect: { readonly name: string; readonly signal: NodeJS.Signals; readonly purpose: SignalPurpose },
+  pid: number,
+  delivered: boolean,
+  budgetUsed: { readonly budgetUsedMs?: number },
+): void {
+  const { name, signal, purpose } = effect;
   const event = purpose === 'forward' ? 'forwarded' : purpose === 'control' ? 'signalled' : 'stopping';
-  const fields = { event, pid: child.pid, signal, ...budgetUsed };
+  const fields = { event, pid, signal, ...budgetUsed };
   const logger = runner.log.of(name);
   // A child that is already gone is the normal end of a race with its own exit, not an error.
   if (!delivered) logger.debug(fields, 'already gone');

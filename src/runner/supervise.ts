@@ -12,7 +12,8 @@ import { createProcessGraph } from '../plan/process-graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
 import { createLifecycleLog } from './lifecycle-log.ts';
 import { killExternal, stopExternalProcess, watchExternal } from './external-effects.ts';
-import { signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
+import { logSignalled, signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
+import { FORWARDED_SIGNALS } from '../plan/signal-sets.ts';
 import type { Runner, SuperviseDeps } from './ports.ts';
 import type { LifecycleState, ProcState } from '../lifecycle/state.ts';
 import { createInitialState } from '../lifecycle/state.ts';
@@ -104,6 +105,29 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     deps.announce?.announcer?.update(announcementOf(context, state));
     if (isHurried(state)) hurry.abort();
     for (const effect of decision.effects) perform(effect, event.at);
+    routeSignals();
+  }
+
+  /**
+   * The addon's handler is given the route after every event (spawned, exited,
+   * stopping...), so a signal for the app goes straight from the handler along
+   * the route decide() would take, whatever the event loop is doing.
+   */
+  function routeSignals(): void {
+    const { forwarder } = deps;
+    if (forwarder === undefined) return;
+    const app = graph.app.name;
+    const child = runner.children.get(app);
+    const sentAs = new Map<NodeJS.Signals, NodeJS.Signals>();
+    for (const signal of child === undefined ? [] : FORWARDED_SIGNALS) {
+      const route = forwardRoute(context, procOf, signal);
+      if (route !== undefined) sentAs.set(signal, route.signal);
+    }
+    forwarder.route(child === undefined || sentAs.size === 0 ? 0 : child.forwardTarget(graph.spec(app).signalTarget), sentAs);
+  }
+
+  function procOf(name: string): ProcState {
+    return state.procs.get(name) ?? NOT_STARTED;
   }
 
   /** `at`: the time of the event that asked for the effect. */
@@ -157,10 +181,23 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
    * before the decision and its log lines (measured with bench/signal-forward.ts:
    * they are most of what a forward costs). Signal listeners run from the event
    * loop, never inside handle(), so `state` is settled and the route is the one
-   * decide() would take; the event then tells it the forward is done.
+   * decide() would take; the event then tells it the forward is done. With the
+   * addon's handler (deps.forwarder) a routed signal has been passed on before
+   * any JavaScript ran: here it is only logged and told.
    */
   function receiveSignal(signal: NodeJS.Signals): void {
-    const route = forwardRoute(context, (name) => state.procs.get(name) ?? NOT_STARTED, signal);
+    const outcome = deps.forwarder?.take(signal);
+    if (outcome !== undefined) {
+      // Already passed on by the addon's handler, along the route of the state
+      // it was given; what it was sent as is the current route's unless the app has left it since.
+      const app = graph.app.name;
+      const sent = forwardRoute(context, procOf, signal)?.signal ?? signal;
+      const pid = runner.children.get(app)?.pid ?? 0;
+      logSignalled(runner, { name: app, signal: sent, purpose: 'forward' }, pid, outcome === 'forwarded', budgetUsed(monotonicMs()));
+      queue.dispatch({ type: 'signal', signal, forwarded: true });
+      return;
+    }
+    const route = forwardRoute(context, procOf, signal);
     if (route !== undefined) signalProcess(runner, { ...route, purpose: 'forward' }, budgetUsed(monotonicMs()));
     queue.dispatch({ type: 'signal', signal, forwarded: route !== undefined });
   }

@@ -14,6 +14,8 @@ export const BIN_VARIABLE = 'SIDECAR_INIT_BIN';
  * checks both (`npm run test:binary`).
  */
 export const BIN = resolve(process.env[BIN_VARIABLE] || fileURLToPath(new URL('../../bin/sidecar-init', import.meta.url)));
+/** The bundle's script, whatever $SIDECAR_INIT_BIN says: for the tests that give Node flags (StartOptions.nodeFlags). */
+const BUNDLE_SCRIPT = fileURLToPath(new URL('../../bin/sidecar-init', import.meta.url));
 /** How to start BIN: the bundle's script on the Node running the tests (not whichever `node` is first on PATH); an executable as itself. */
 export const BIN_COMMAND: readonly string[] = process.env[BIN_VARIABLE] ? [BIN] : [NODE, BIN];
 /** Every process a test starts inherits this variable, so leftovers can be found in /proc. */
@@ -57,6 +59,12 @@ export interface StartOptions {
   readonly wrapper?: readonly string[];
   /** The supervisor's working directory (default: the test's), e.g. one another user can enter. */
   readonly cwd?: string;
+  /**
+   * Runs the bundle on the tests' Node with these flags (say, --import of a
+   * test-only hook), even when $SIDECAR_INIT_BIN names the executable, which
+   * takes no Node flags (not even from NODE_OPTIONS).
+   */
+  readonly nodeFlags?: readonly string[];
 }
 
 export function startSupervisor(args: readonly string[], options: StartOptions = {}): RunningSupervisor {
@@ -64,7 +72,7 @@ export function startSupervisor(args: readonly string[], options: StartOptions =
   const [command = NODE, ...argv] = [
     ...(options.wrapper ?? []),
     ...(options.pid1 === true ? ['unshare', '--pid', '--fork', '--mount-proc'] : []),
-    ...BIN_COMMAND,
+    ...(options.nodeFlags === undefined ? BIN_COMMAND : [NODE, ...options.nodeFlags, BUNDLE_SCRIPT]),
     ...args,
   ];
   const child = spawn(command, argv, {

@@ -104,6 +104,8 @@ napi_status define_terminal(napi_env env, napi_value exports);
 napi_status define_unix_socket(napi_env env, napi_value exports);
 /* child-watch.c: the reaper's pass on every SIGCHLD. */
 napi_status define_child_watch(napi_env env, napi_value exports);
+/* signal-forward.c: a signal for the app passed on from the signal handler. */
+napi_status define_signal_forward(napi_env env, napi_value exports);
 
 NAPI_MODULE_INIT() {
   napi_property_descriptor properties[] = {
@@ -114,7 +116,8 @@ NAPI_MODULE_INIT() {
   };
   if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok ||
       define_pidfd(env, exports) != napi_ok || define_terminal(env, exports) != napi_ok ||
-      define_unix_socket(env, exports) != napi_ok || define_child_watch(env, exports) != napi_ok) {
+      define_unix_socket(env, exports) != napi_ok || define_child_watch(env, exports) != napi_ok ||
+      define_signal_forward(env, exports) != napi_ok) {
     return NULL;
   }
   return exports;

@@ -15,6 +15,7 @@ import { killExternal, stopExternalProcess, watchExternal } from './external-eff
 import { logSignalled, signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
 import { FORWARDED_SIGNALS } from '../plan/signal-sets.ts';
 import type { Runner, SuperviseDeps } from './ports.ts';
+import type { Child } from '../process/child.ts';
 import type { LifecycleState, ProcState } from '../lifecycle/state.ts';
 import { createInitialState } from '../lifecycle/state.ts';
 import { describeLastExit, describeStatus } from './status-view.ts';
@@ -118,6 +119,11 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     if (forwarder === undefined) return;
     const app = graph.app.name;
     const child = runner.children.get(app);
+    // The route follows the app's status and run alone (the rewrites are the plan's): most events leave it as it was.
+    const { status } = procOf(app);
+    if (status === routedStatus && child === routedChild) return;
+    routedStatus = status;
+    routedChild = child;
     const sentAs = new Map<NodeJS.Signals, NodeJS.Signals>();
     for (const signal of child === undefined ? [] : FORWARDED_SIGNALS) {
       const route = forwardRoute(context, procOf, signal);
@@ -125,6 +131,9 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     }
     forwarder.route(child === undefined || sentAs.size === 0 ? 0 : child.forwardTarget(graph.spec(app).signalTarget), sentAs);
   }
+
+  let routedStatus: ProcState['status'] | undefined;
+  let routedChild: Child | undefined;
 
   function procOf(name: string): ProcState {
     return state.procs.get(name) ?? NOT_STARTED;

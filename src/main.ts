@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import { EXIT_INTERNAL, EXIT_SOFTWARE, EXIT_USAGE } from './cli/exit-codes.ts';
 import { parseArgs } from './cli/parse-args.ts';
 import type { CliCommand } from './cli/parse-args.ts';
-import { ConfigError, formatConfigError } from './config/config-error.ts';
+import { type ConfigCheck, ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './plan/plan.ts';
 import type { AnnounceKit, ExternalKit } from './runner/ports.ts';
@@ -349,13 +349,13 @@ function nativeOrReport(): NativeProcessApi | undefined {
   }
 }
 
-async function planOrReport(input: LoadPlanInput): Promise<Plan | undefined> {
+async function planOrReport(input: LoadPlanInput & { readonly kind: ConfigCheck }): Promise<Plan | undefined> {
   const { loadPlan } = await import('./config/load-plan.ts');
   try {
     return loadPlan(input);
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    writeAllSync(STDERR_FD, formatConfigError(error));
+    writeAllSync(STDERR_FD, formatConfigError(error, input.kind));
     return undefined;
   }
 }

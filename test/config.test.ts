@@ -125,7 +125,7 @@ describe('bad input refused before anything starts', () => {
     expect(performance.now() - started).toBeLessThan(60_000);
     expect(run.code).toBe(2);
     const lines = run.stderr().trimEnd().split('\n');
-    expect(lines[0]).toBe('sidecar-init: 100000 configuration problems; nothing was started:');
+    expect(lines[0]).toBe('sidecar-init: 100000 configuration problems; the configuration is not valid:');
     expect(lines[1]).toBe(
       `  ${config}:2:1 k0: unknown key "k0"; accepted here: grace, logLevel, logFormat, statusAddr, terminationLog, control, announce, until, announcerUid, output, drain, rewrite, singleChild, processes`,
     );

@@ -217,7 +217,7 @@ processes:
     writeFileSync(config, ['processes:', line, ''].join('\n'));
     const gidLine = `${config}:2:${line.indexOf('user:') + 1} processes[0].user: 2147483648 is not a gid; use a whole number from 0 to 2147483647`;
     const checked = track(await runSupervisor(['validate', '-c', config, '--', script, 'job']));
-    expect(checked.stderr()).toBe(`sidecar-init: 1 configuration problem; nothing was started:\n  ${gidLine}\n`);
+    expect(checked.stderr()).toBe(`sidecar-init: 1 configuration problem; the configuration is not valid:\n  ${gidLine}\n`);
     expect(checked.code).toBe(2);
     const ran = track(await runSupervisor(['-c', config, '--init', `s1=${script} s1`, '--user', 's1=2147483648', '--', script, 'job']));
     expect(ran.stderr()).toBe(

@@ -32,7 +32,7 @@ export function checkInjectedArgs(command: InjectedCommand, env: Readonly<Record
         return { ok: true };
       } catch (error) {
         if (!(error instanceof ConfigError)) throw error;
-        return { ok: false, message: formatConfigError(error).trim() };
+        return { ok: false, message: formatConfigError(error, 'injected').trim() };
       }
     }
     case 'version':

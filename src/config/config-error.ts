@@ -57,13 +57,24 @@ export function createConfigError(problems: readonly Problem[], context: Problem
   return new ConfigError(listed, problems.length);
 }
 
+/** What found the problems: a run, `validate`, `plan`, or the webhook checking the flags it would inject. */
+export type ConfigCheck = 'run' | 'validate' | 'plan' | 'injected';
+
+/** What the problems mean for what was asked: only a run starts anything, so only a run says nothing was. */
+const OUTCOME: Readonly<Record<ConfigCheck, string>> = {
+  run: 'nothing was started',
+  validate: 'the configuration is not valid',
+  plan: 'no plan to print',
+  injected: 'a pod given these flags would not start',
+};
+
 /** What sidecar-init writes to stderr for the error. */
-export function formatConfigError(error: ConfigError): string {
+export function formatConfigError(error: ConfigError, check: ConfigCheck): string {
   const { total } = error;
   const lines = listLines(error.problems, total)
     .map((line) => `  ${line}\n`)
     .join('');
-  return `sidecar-init: ${total} configuration problem${total === 1 ? '' : 's'}; nothing was started:\n${lines}`;
+  return `sidecar-init: ${total} configuration problem${total === 1 ? '' : 's'}; ${OUTCOME[check]}:\n${lines}`;
 }
 
 function listLines(problems: readonly ConfigProblem[], total: number): string[] {

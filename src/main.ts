@@ -261,7 +261,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
   started = supervision;
   supervision.dispatch({ type: 'boot' });
   // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
-  const controlSocket = await serveControlSocket(plan.controlPath, supervision, () => reapedOrphans, logger);
+  const controlSocket = await serveControlSocket(plan.control, supervision, () => reapedOrphans, logger);
   const exitCode = await supervision.done;
 
   // A second SIGTERM/SIGINT (during teardown or now) skips what is left of the budget here too.

@@ -379,6 +379,128 @@ describe('the control socket’s file', () => {
   });
 });
 
+describe('ctl restart --wait', () => {
+  it('returns once the new run is ready, and exits 124 when it is not within --timeout', async () => {
+    const events = createEvents();
+    const port = await freePort();
+    const socket = `${events.dir}/control.sock`;
+    // The first run listens, every later one never does: the first restart comes back ready only if waited for.
+    const runs = `${events.dir}/runs`;
+    const proxy = `echo >> ${runs}; if [ "$(wc -l < ${runs})" -gt 2 ]; then exec sleep 1000; fi; exec ${tcpServer('proxy', port)}`;
+    const run = track(
+      startSupervisor(
+        [
+          '--control',
+          socket,
+          '--sidecar',
+          `proxy=sh -c '${proxy}'`,
+          '--ready',
+          `proxy=tcp://127.0.0.1:${port}`,
+          '--',
+          ...fixtureArgv('serve.sh', 'app'),
+        ],
+        { env: { EVENTS: events.file } },
+      ),
+    );
+    await events.waitFor('app start');
+    const first = events.read().find((entry) => entry.name === 'proxy' && entry.event === 'start')!;
+
+    const ready = await ctl(run, ['--control', socket, 'restart', '--wait', 'proxy']);
+    const second = events.read().filter((entry) => entry.name === 'proxy' && entry.event === 'start')[1]!;
+    expect(ready).toEqual({ code: 0, stdout: `proxy is ready again (pid ${second.pid})\n`, stderr: '' });
+    expect(second.pid).not.toBe(first.pid);
+    // Answered only once ready: the ready line of the new run was logged before ctl returned.
+    expect(run.logs.some((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid === second.pid)).toBe(true);
+
+    const late = await ctl(run, ['--control', socket, 'restart', '--wait', '--timeout', '1s', 'proxy']);
+    expect(late.code).toBe(124);
+    expect(late.stderr).toBe('sidecar-init ctl: proxy is not ready again after 1000ms (state running)\n');
+
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+});
+
+/**
+ * A private mount namespace whose /tmp is a fresh tmpfs, the events folder
+ * bound back in at its own path: the default socket, /tmp/sidecar-init-0,
+ * is this run's alone, not that of every sidecar-init the machine runs.
+ * `prepare` runs as root first, e.g. what a hostile neighbour leaves in /tmp.
+ */
+function privateTmp(eventsDir: string, prepare = ':'): string[] {
+  const script = [
+    'set -e',
+    'mount -t tmpfs -o size=1m tmpfs /mnt',
+    `mkdir /mnt/events && mount --bind ${eventsDir} /mnt/events`,
+    'mount -t tmpfs -o mode=1777,size=4m tmpfs /tmp',
+    `mkdir -p ${eventsDir} && mount --bind /mnt/events ${eventsDir}`,
+    prepare,
+    'exec "$@"',
+  ].join('\n');
+  return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'private-tmp'];
+}
+
+/** ctl in the supervisor's mount namespace: its /tmp. */
+function inItsMounts(run: RunningSupervisor): string[] {
+  return ['nsenter', '-t', String(run.process.pid), '-m', '--'];
+}
+
+describe('the default control socket', () => {
+  it('is opened without --control in a folder of its own (0700), and found by ctl without a flag', async () => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(['--log-level', 'debug', '--', ...fixtureArgv('serve.sh', 'app')], {
+        env: { EVENTS: events.file },
+        wrapper: privateTmp(events.dir),
+      }),
+    );
+    await run.waitForLog((line) => line.event === 'control-listening');
+    await events.waitFor('app start');
+    const status = await ctl(run, ['status'], inItsMounts(run));
+    expect(status.stderr).toBe('');
+    expect(status).toMatchObject({ code: 0, stdout: expect.stringMatching(/^app +app +running /m) });
+    const mode = execFileSync(
+      'nsenter',
+      [...inItsMounts(run), 'stat', '-c', '%a %u %F', '/tmp/sidecar-init-0', '/tmp/sidecar-init-0/control.sock'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(mode).toBe('700 0 directory\n600 0 socket\n');
+    const listening = run.logs.find((line) => line.event === 'control-listening');
+    expect(listening).toMatchObject({ level: 'debug', path: '/tmp/sidecar-init-0/control.sock' });
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it.each([
+    ['a folder another uid made', 'mkdir /tmp/sidecar-init-0 && chown 65534 /tmp/sidecar-init-0', 'belongs to uid 65534, not 0'],
+    ['a symlink to elsewhere', 'mkdir /tmp/elsewhere && ln -s /tmp/elsewhere /tmp/sidecar-init-0', 'is not a directory (a symlink?)'],
+    ['a folder open to others', 'mkdir -m 0777 /tmp/sidecar-init-0', 'is open to others (mode 777)'],
+  ])('is not opened in %s, with a warning; the run goes on, and ctl refuses the folder too', async (_, prepare, reason) => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(['--', ...fixtureArgv('serve.sh', 'app')], {
+        env: { EVENTS: events.file },
+        wrapper: privateTmp(events.dir, prepare),
+      }),
+    );
+    const warning = await run.waitForLog((line) => line.event === 'control-failed');
+    expect(warning).toMatchObject({ level: 'warn', msg: expect.stringContaining(reason) });
+    await events.waitFor('app start');
+    const status = await ctl(run, ['status'], inItsMounts(run));
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain(`sidecar-init ctl: no default control socket: /tmp/sidecar-init-0 ${reason}`);
+    // Nothing was put in or changed: the folder holds what the neighbour left, nothing more.
+    expect(execFileSync('nsenter', [...inItsMounts(run), 'ls', '-A', '/tmp/sidecar-init-0/'], { encoding: 'utf8' })).toBe('');
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+});
+
 /** Which file is at path: an inode number is reused once its file is removed, its birth time to the nanosecond is not. */
 function identity(path: string): string {
   const stat = lstatSync(path, { bigint: true });

@@ -13,7 +13,16 @@ export type CliCommand =
   /** Copy the single executable and its addon into `dir` (`sidecar-init install DIR`). */
   | { readonly kind: 'install'; readonly dir: string }
   /** `sidecar-init ctl`: one request to a running sidecar-init's control socket. */
-  | { readonly kind: 'ctl'; readonly path: string; readonly request: ControlRequest; readonly json: boolean }
+  | {
+      readonly kind: 'ctl';
+      readonly path: string;
+      /** The default socket's folder, checked to be this uid's own before the socket in it is trusted; none for --control PATH. */
+      readonly trustedDir: string | undefined;
+      readonly request: ControlRequest;
+      readonly json: boolean;
+      /** restart --wait: until the process is ready again, for at most this long. */
+      readonly waitMs: number | undefined;
+    }
   /** `sidecar-init version [--json]` (and `--version --verbose`): the build, the runtime and the addon loaded. */
   | { readonly kind: 'version'; readonly json: boolean }
   /**

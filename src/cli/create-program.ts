@@ -61,7 +61,7 @@ Commands:
 ${INSTALL_HELP}
   ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]
 ${VERSION_HELP}
-  ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart NAME|stop NAME|start NAME|signal NAME SIGNAL
+  ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart [--wait] NAME|stop NAME|start NAME|signal NAME SIGNAL
       talk to a running sidecar-init through its control socket (see ${PROGRAM_NAME} ctl --help)
   ${PROGRAM_NAME} webhook --cert FILE --key FILE --image REF [--addr HOST:PORT]
       serve the admission webhook that injects sidecar-init into annotated pods (webhook --help)

@@ -155,17 +155,21 @@ describe('the plan command', () => {
 describe('the control socket option', () => {
   it('comes from --control over SIDECAR_INIT_CONTROL over the file, and is off by default', () => {
     const withControl = FILE.replace('grace: 30s', 'grace: 30s\n  control: /run/file.sock');
-    expect(load({ yaml: withControl }).controlPath).toBe('/run/file.sock');
-    expect(load({ yaml: FILE }).controlPath).toBeUndefined();
-    expect(planOf([], { SIDECAR_INIT_CONTROL: '/run/env.sock' }).controlPath).toBe('/run/env.sock');
-    expect(planOf(['--control', '/run/flag.sock'], { SIDECAR_INIT_CONTROL: '/run/env.sock' }).controlPath).toBe('/run/flag.sock');
+    expect(load({ yaml: withControl }).control).toEqual({ kind: 'path', path: '/run/file.sock' });
+    expect(load({ yaml: FILE }).control).toEqual({ kind: 'default' });
+    expect(planOf(['--control', 'none'], {}).control).toEqual({ kind: 'none' });
+    expect(planOf([], { SIDECAR_INIT_CONTROL: '/run/env.sock' }).control).toEqual({ kind: 'path', path: '/run/env.sock' });
+    expect(planOf(['--control', '/run/flag.sock'], { SIDECAR_INIT_CONTROL: '/run/env.sock' }).control).toEqual({
+      kind: 'path',
+      path: '/run/flag.sock',
+    });
   });
 
   it('must be an absolute path short enough for a Unix socket, named after its source', () => {
     const command = parseArgs(['--control', 'ctl.sock', 'job'], {});
     if (command.kind !== 'run') throw new Error('expected a run');
     expect(problemsOf({ cli: command.cli })).toEqual([
-      '--control ctl.sock: "ctl.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock',
+      '--control ctl.sock: "ctl.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock, or none',
     ]);
     const fromEnv = parseArgs(['job'], { SIDECAR_INIT_CONTROL: `/${'x'.repeat(200)}` });
     if (fromEnv.kind !== 'run') throw new Error('expected a run');
@@ -173,7 +177,7 @@ describe('the control socket option', () => {
       `SIDECAR_INIT_CONTROL /${'x'.repeat(200)}: is 201 bytes long; at most 100 (a Unix socket's path holds 107, and the socket is bound under a longer name first)`,
     ]);
     expect(problemsOf({ yaml: 'control: run/s.sock\nprocesses: [{ name: job, role: app, command: job }]' })).toEqual([
-      'demo.yaml:1:1 control: "run/s.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock',
+      'demo.yaml:1:1 control: "run/s.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock, or none',
     ]);
   });
 });

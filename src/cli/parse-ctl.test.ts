@@ -22,8 +22,37 @@ describe('sidecar-init ctl', () => {
     });
   });
 
+  it('without --control or its variable, uses the default socket of this uid, whose folder it checks first', () => {
+    const uid = process.geteuid?.() ?? 0;
+    expect(parseArgs(['ctl', 'status'], NO_ENV)).toEqual({
+      kind: 'ctl',
+      path: `/tmp/sidecar-init-${uid}/control.sock`,
+      trustedDir: `/tmp/sidecar-init-${uid}`,
+      request: { cmd: 'status' },
+      json: false,
+      waitMs: undefined,
+    });
+    expect(parseArgs(['ctl', 'status'], { SIDECAR_INIT_CONTROL: '/run/x.sock' })).toMatchObject({
+      path: '/run/x.sock',
+      trustedDir: undefined,
+    });
+  });
+
+  it('takes restart --wait, with a timeout of 60s unless --timeout says', () => {
+    expect(parseArgs(['ctl', 'restart', '--wait', 'proxy'], NO_ENV)).toMatchObject({
+      request: { cmd: 'action', command: { kind: 'restart', name: 'proxy' } },
+      waitMs: 60_000,
+    });
+    expect(parseArgs(['ctl', '--control', '/s', 'restart', '--wait', '--timeout', '2m', 'proxy'], NO_ENV)).toMatchObject({
+      waitMs: 120_000,
+    });
+    expect(parseArgs(['ctl', 'restart', 'proxy'], NO_ENV)).toMatchObject({ waitMs: undefined });
+  });
+
   it.each([
-    [['ctl', 'status'], 'error: no control socket: give --control PATH or set SIDECAR_INIT_CONTROL'],
+    [['ctl', 'status', '--wait'], 'error: --wait and --timeout are for restart only'],
+    [['ctl', 'restart', '--timeout', '5s', 'proxy'], 'error: --timeout needs --wait: restart --wait --timeout 2m NAME'],
+    [['ctl', 'restart', '--wait', '--timeout', '5', 'proxy'], 'error: --timeout 5 has no unit; write e.g. 5s or 5ms'],
     [['ctl', '--control', '/s'], 'error: no command: use status, restart NAME, stop NAME, start NAME or signal NAME SIGNAL'],
     [['ctl', '--control', '/s', 'restart'], 'error: restart takes a NAME'],
     [['ctl', '--control', '/s', 'reload', 'x'], "error: unknown command 'reload': use status, restart, stop, start or signal"],

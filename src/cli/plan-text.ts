@@ -1,3 +1,4 @@
+import { defaultControlPath } from '../plan/control-socket.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { Plan } from '../plan/plan.ts';
 import type { HookView, PlanView, ProcessView } from './plan-view.ts';
@@ -18,7 +19,11 @@ export function planText(plan: Plan): string {
   }
   const rewrites = Object.entries(view.signalRewrites);
   if (view.statusAddr !== null) lines.push(`status server: http://${view.statusAddr} (/healthz, /readyz, /status, /metrics)`);
-  if (view.controlPath !== null) lines.push(`control socket: ${view.controlPath} (sidecar-init ctl --control ${view.controlPath} status)`);
+  if (view.controlPath !== null) {
+    // The default socket is where ctl looks without --control.
+    const ctl = view.controlPath === defaultControlPath(process.geteuid?.() ?? 0) ? '' : ` --control ${view.controlPath}`;
+    lines.push(`control socket: ${view.controlPath} (sidecar-init ctl${ctl} status)`);
+  }
   if (view.announce !== null) lines.push(`announce: ${view.announce} keeps this run's state (starting, ready, stopping, exited)`);
   if (view.until !== null) {
     lines.push(`until: ${view.until.file} says ${view.until.state} (or later), then stops as if the app exited 0`);

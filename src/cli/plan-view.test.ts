@@ -97,6 +97,7 @@ describe('planText', () => {
         '  2. proxy',
         'grace budget: 20s, from the first stop signal to exit',
         'drain: wait 5s',
+        `control socket: /tmp/sidecar-init-${process.geteuid?.() ?? 0}/control.sock (sidecar-init ctl status)`,
         '',
         'processes (in start order):',
         '  proxy (sidecar)',
@@ -145,6 +146,9 @@ describe('the control socket in the plan', () => {
     expect(planText(load({ yaml }))).toContain(
       'control socket: /run/sidecar-init.sock (sidecar-init ctl --control /run/sidecar-init.sock status)',
     );
-    expect(planView(load({ yaml: 'processes: [{ name: job, role: app, command: job }]' })).controlPath).toBeNull();
+    expect(planView(load({ yaml: 'processes: [{ name: job, role: app, command: job }]' })).controlPath).toBe(
+      `/tmp/sidecar-init-${process.geteuid?.() ?? 0}/control.sock`,
+    );
+    expect(planView(load({ yaml: 'control: none\nprocesses: [{ name: job, role: app, command: job }]' })).controlPath).toBeNull();
   });
 });

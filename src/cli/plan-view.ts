@@ -1,4 +1,5 @@
 import { formatAddress } from '../support/format-address.ts';
+import { defaultControlPath } from '../plan/control-socket.ts';
 import { formatDuration } from '../config/duration.ts';
 import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
 import { describeMatch } from '../plan/process-match.ts';
@@ -106,7 +107,7 @@ export function planView(plan: Plan): PlanView {
     logLevel: plan.logLevel,
     logFormat: plan.logFormat ?? null,
     statusAddr: plan.statusAddr === undefined ? null : formatAddress(plan.statusAddr.host, plan.statusAddr.port),
-    controlPath: plan.controlPath ?? null,
+    controlPath: controlPathOf(plan.control),
     announce: plan.announce ?? null,
     until: plan.until === undefined ? null : { file: plan.until.file, state: plan.until.state },
   };
@@ -245,4 +246,16 @@ function externalView(external: ProcessSpec['external']): ProcessView['external'
     allowHost: external.allowHost,
     announced: external.announced ?? null,
   };
+}
+
+/** Where the control socket will be: the default one's path is this uid's. */
+function controlPathOf(control: Plan['control']): string | null {
+  switch (control.kind) {
+    case 'path':
+      return control.path;
+    case 'default':
+      return defaultControlPath(process.geteuid?.() ?? 0);
+    case 'none':
+      return null;
+  }
 }

@@ -1,4 +1,5 @@
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE, type Plan, type ProcessSpec } from '../plan/plan.ts';
+import { type ControlSocket, DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_OUTPUT_MODE, type Plan, type ProcessSpec } from '../plan/plan.ts';
+import { NO_CONTROL } from './control-path.ts';
 import type { ProcessDraft } from './process.ts';
 import type { GlobalValues } from './schema.ts';
 import { DEFAULT_TERMINATION_LOG_TARGET } from './termination-log.ts';
@@ -45,7 +46,7 @@ export function buildPlan(parts: PlanParts): Plan {
     logFormat: globals.logFormat,
     statusAddr: globals.statusAddr,
     terminationLog: globals.terminationLog ?? DEFAULT_TERMINATION_LOG_TARGET,
-    controlPath: globals.control,
+    control: controlSocketOf(globals.control),
     processes,
     drain: globals.drain,
     signalRewrites: globals.rewrite ?? {},
@@ -57,4 +58,10 @@ export function buildPlan(parts: PlanParts): Plan {
 
 function defaultChain(steps: readonly ProcessDraft[], index: number): string[] {
   return index === 0 ? [] : [steps[index - 1]!.name];
+}
+
+/** --control PATH, none, or left out: the default socket (its path depends on the uid, known only when it runs). */
+function controlSocketOf(control: string | undefined): ControlSocket {
+  if (control === undefined) return { kind: 'default' };
+  return control === NO_CONTROL ? { kind: 'none' } : { kind: 'path', path: control };
 }

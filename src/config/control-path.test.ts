@@ -11,7 +11,7 @@ describe('parseControlPath', () => {
   it('refuses a relative path, a NUL, a directory and a path too long for a socket, saying what to give', () => {
     expect(parseControlPath('run/s.sock')).toEqual({
       ok: false,
-      message: '"run/s.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock',
+      message: '"run/s.sock" is not an absolute path; give one, e.g. /run/sidecar-init.sock, or none',
     });
     expect(parseControlPath('/run/a\0b')).toEqual({ ok: false, message: 'the path has a NUL character, which no file name can hold' });
     expect(parseControlPath('/run/')).toEqual({

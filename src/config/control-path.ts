@@ -11,8 +11,12 @@ import { quote } from './message-text.ts';
 /** A Unix socket's path holds 107 bytes; the name the socket is bound under first takes up to 7 more than PATH. */
 const MAX_CONTROL_PATH_BYTES = 100;
 
+/** `--control none`: no control socket, not even the default one. */
+export const NO_CONTROL = 'none';
+
 export function parseControlPath(text: string): Result<string> {
-  if (!text.startsWith('/')) return fail(`${quote(text)} is not an absolute path; give one, e.g. /run/sidecar-init.sock`);
+  if (text === NO_CONTROL) return ok(text);
+  if (!text.startsWith('/')) return fail(`${quote(text)} is not an absolute path; give one, e.g. /run/sidecar-init.sock, or none`);
   if (text.includes('\0')) return fail('the path has a NUL character, which no file name can hold');
   if (text.endsWith('/')) return fail(`${quote(text)} names a directory; give the socket's own name, e.g. /run/sidecar-init.sock`);
   const bytes = Buffer.byteLength(text);

@@ -54,7 +54,11 @@ export const GLOBAL_OPTIONS = {
     argument: '<path|none>',
     help: `write the one-line reason for the exit to PATH, or none (default: ${DEFAULT_TERMINATION_LOG}, when it is there: Kubernetes shows it)`,
   },
-  control: { form: 'value', argument: '<path>', help: 'a control socket for `sidecar-init ctl` at PATH, mode 0600 (default: none)' },
+  control: {
+    form: 'value',
+    argument: '<path>',
+    help: 'the control socket for `sidecar-init ctl` at PATH, mode 0600, or none (default: /tmp/sidecar-init-UID/control.sock)',
+  },
   announce: {
     form: 'value',
     argument: '<file>',

@@ -78,6 +78,7 @@ describe('loadPlan', () => {
       terminationLog: { kind: 'if-present', path: '/dev/termination-log' },
       drain: undefined,
       signalRewrites: {},
+      control: { kind: 'default' },
       processes: [
         { ...testProcess('net-setup', 'init', { command: ['sh', '-c', 'iptables-restore < /etc/rules'] }), after: [] },
         {

@@ -51,8 +51,8 @@ export const GLOBAL_FIELDS = {
     .optional()
     .meta({
       description:
-        "Path of the control socket for `sidecar-init ctl` (status, restart, stop, start, signal); mode 0600, for sidecar-init's own user and root. No socket when left out.",
-      examples: ['/run/sidecar-init.sock'],
+        "Path of the control socket for `sidecar-init ctl` (status, restart, stop, start, signal); mode 0600, for sidecar-init's own user and root; none for no socket. Left out: /tmp/sidecar-init-UID/control.sock, where ctl looks without --control.",
+      examples: ['/run/sidecar-init.sock', 'none'],
     }),
   announce: AnnounceSchema.optional().meta({
     description:

@@ -1,6 +1,8 @@
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { StatusDocument } from '../status/status-json.ts';
-import { type ControlAnswer, type ControlRequest, encodeRequest, MAX_ANSWER_BYTES } from './protocol.ts';
+import { checkControlDir } from './control-dir.ts';
+import { type ControlAnswer, type ControlRequest, EXIT_WAIT_TIMEOUT, encodeRequest, MAX_ANSWER_BYTES } from './protocol.ts';
 
 // `sidecar-init ctl`: one request to the control socket, its answer printed.
 // Exit 0 when it was done, 1 when it was refused or the socket could not be
@@ -8,11 +10,17 @@ import { type ControlAnswer, type ControlRequest, encodeRequest, MAX_ANSWER_BYTE
 
 /** A request answers at once (a restart replies when it begins, not when it ends); this only bounds a stuck server. */
 const ANSWER_TIMEOUT_MS = 10_000;
+/** restart --wait asks for the status this often: one short connection each, answered from memory. */
+const WAIT_POLL_MS = 100;
 
 export interface CtlOptions {
   readonly path: string;
+  /** A folder that must be this uid's own and closed to others before the socket in it is trusted (the default socket's). */
+  readonly trustedDir: string | undefined;
   readonly request: ControlRequest;
   readonly json: boolean;
+  /** restart --wait: until the process is ready again, at most this long. */
+  readonly waitMs: number | undefined;
 }
 
 export interface CtlOutput {
@@ -22,11 +30,63 @@ export interface CtlOutput {
 }
 
 export async function runCtl(options: CtlOptions): Promise<CtlOutput> {
-  const answer = await ask(options.path, options.request);
-  if (!answer.ok) return { code: 1, stdout: '', stderr: `sidecar-init ctl: ${answer.error}\n` };
+  if (options.trustedDir !== undefined) {
+    const dir = checkControlDir(options.trustedDir, process.geteuid?.() ?? 0);
+    if (!dir.ok) return failed(`no default control socket: ${dir.reason}${dir.foreign ? '' : DEFAULT_SOCKET_HINT}`);
+  }
+  const { request, waitMs } = options;
+  if (waitMs !== undefined && request.cmd === 'action' && request.command.kind === 'restart')
+    return await restartAndWait(options.path, request, request.command.name, waitMs);
+  const answer = await ask(options.path, request);
+  if (!answer.ok) return failed(answer.error);
   if (options.json)
     return { code: 0, stdout: `${JSON.stringify(answer.status ?? { ok: true, message: answer.message }, null, 2)}\n`, stderr: '' };
   return { code: 0, stdout: answer.status === undefined ? `${answer.message}\n` : statusTable(answer.status), stderr: '' };
+}
+
+const DEFAULT_SOCKET_HINT =
+  " (is sidecar-init running as this uid, without --control PATH or --control none? kubectl exec runs as the container's user; else give --control PATH)";
+
+function failed(error: string, code = 1): CtlOutput {
+  return { code, stdout: '', stderr: `sidecar-init ctl: ${error}\n` };
+}
+
+type ProcessStatus = StatusDocument['processes'][number];
+
+/**
+ * restart, then the status until the process is ready again: a run of it
+ * other than the one before the restart (another pid) that is ready. It failed when it is gone for good or the run is stopping;
+ * a crash in between is a backoff, and the wait goes on until the timeout.
+ */
+async function restartAndWait(path: string, request: ControlRequest, name: string, waitMs: number): Promise<CtlOutput> {
+  const deadline = Date.now() + waitMs;
+  const before = await ask(path, { cmd: 'status' });
+  if (!before.ok) return failed(before.error);
+  const old = before.status?.processes.find((process) => process.name === name);
+  const answer = await ask(path, request);
+  if (!answer.ok) return failed(answer.error);
+  for (;;) {
+    const now = await ask(path, { cmd: 'status' });
+    if (!now.ok) return failed(`${name} was restarting, then: ${now.error}`);
+    const current = now.status?.processes.find((process) => process.name === name);
+    const verdict = judgeRestart(old, current, now.status?.phase);
+    if (verdict.kind === 'ready') return { code: 0, stdout: `${name} is ready again (pid ${current?.pid ?? '-'})\n`, stderr: '' };
+    if (verdict.kind === 'failed') return failed(`${name} did not come back: ${verdict.reason}`);
+    if (Date.now() >= deadline)
+      return failed(`${name} is not ready again after ${waitMs}ms (state ${current?.state ?? 'unknown'})`, EXIT_WAIT_TIMEOUT);
+    await sleep(Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now())));
+  }
+}
+
+type RestartVerdict = { readonly kind: 'ready' } | { readonly kind: 'failed'; readonly reason: string } | { readonly kind: 'waiting' };
+
+function judgeRestart(old: ProcessStatus | undefined, current: ProcessStatus | undefined, phase: string | undefined): RestartVerdict {
+  if (current === undefined) return { kind: 'failed', reason: 'it is not in the status any more' };
+  if (phase === 'stopping' || phase === 'done') return { kind: 'failed', reason: `the run is ${phase}` };
+  if (current.state === 'exited' || current.state === 'skipped') return { kind: 'failed', reason: `it is ${current.state}` };
+  // Another pid: the run before may still be up and ready while its preStop hook runs.
+  const anotherRun = old === undefined || old.pid === null || current.pid !== old.pid;
+  return anotherRun && current.state === 'running' && current.ready && current.pid !== null ? { kind: 'ready' } : { kind: 'waiting' };
 }
 
 function ask(path: string, request: ControlRequest): Promise<ControlAnswer> {

@@ -42,6 +42,8 @@ export async function serveControl(
   path: string,
   handlers: ControlHandlers,
   logger: Logger,
+  /** The default socket says it listens at debug: it is there in every run. */
+  listeningLevel: 'info' | 'debug' = 'info',
   api: UnixSocketApi = loadUnixSocketApi(),
 ): Promise<ControlServer> {
   await refuseUnlessStale(path);
@@ -75,7 +77,7 @@ export async function serveControl(
   // (read after the link and the unlink, which both change its change time).
   const atPath = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   const bound = atPath?.ino === boundInode ? identityOf(atPath) : undefined;
-  logger.info({ event: 'control-listening', path }, `control socket listening on ${path}`);
+  logger[listeningLevel]({ event: 'control-listening', path }, `control socket listening on ${path}`);
   return {
     path,
     close: () =>

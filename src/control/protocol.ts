@@ -11,6 +11,9 @@ export const MAX_LINE_BYTES = 4096;
 /** An answer holds the status of every process; bounded so a client never buffers without end. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
 
+/** `ctl restart --wait`: the process was not ready again within the timeout (as timeout(1) exits). */
+export const EXIT_WAIT_TIMEOUT = 124;
+
 export type ControlRequest = { readonly cmd: 'status' } | ({ readonly cmd: 'action' } & { readonly command: ControlCommand });
 
 export type ControlAnswer =

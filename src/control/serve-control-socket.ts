@@ -1,37 +1,81 @@
 import type { Logger } from 'pino';
+import { defaultControlDir, defaultControlPath } from '../plan/control-socket.ts';
+import type { ControlSocket } from '../plan/plan.ts';
 import type { Supervision } from '../runner/supervise.ts';
 import { judgeReadiness } from '../status/readiness-verdict.ts';
 import { statusDocument } from '../status/status-json.ts';
-import type { ControlServer } from './control-server.ts';
+import { prepareControlDir, removeControlDir } from './control-dir.ts';
+import type { ControlHandlers, ControlServer } from './control-server.ts';
 
 /**
- * Opens the control socket when a path is configured, and only then loads its
- * code. One that cannot be opened is logged and left out: the pod runs on
- * without it, as it does without a status server that cannot listen.
+ * Opens the control socket: at --control PATH, or by default in this uid's
+ * own folder (control-dir.ts), and only then loads its code. One that cannot
+ * be opened is logged and left out: the pod runs on without it, as it does
+ * without a status server that cannot listen. The default socket is a
+ * convenience: where it cannot be (a read-only /tmp, a second sidecar-init of
+ * this uid in the container) that is said at debug, not as an error, except a
+ * folder someone else made, which is suspicious and a warning.
  */
 export async function serveControlSocket(
-  path: string | undefined,
+  control: ControlSocket,
   supervision: Pick<Supervision, 'status' | 'control'>,
   reapedOrphans: () => number,
   logger: Logger,
 ): Promise<ControlServer | undefined> {
-  if (path === undefined) return undefined;
+  const handlers: ControlHandlers = {
+    status: () => {
+      const snapshot = supervision.status(reapedOrphans());
+      return statusDocument(snapshot, judgeReadiness(snapshot).ready);
+    },
+    act: (command, uid) => supervision.control(command, uid),
+  };
+  switch (control.kind) {
+    case 'none':
+      return undefined;
+    case 'path':
+      return await open(control.path, handlers, logger, 'error');
+    case 'default':
+      return await openDefault(handlers, logger);
+  }
+}
+
+async function openDefault(handlers: ControlHandlers, logger: Logger): Promise<ControlServer | undefined> {
+  const uid = process.geteuid?.() ?? 0;
+  const dir = defaultControlDir(uid);
+  const prepared = prepareControlDir(dir, uid);
+  if (!prepared.ok) {
+    logger[prepared.foreign ? 'warn' : 'debug'](
+      { event: 'control-failed', path: defaultControlPath(uid) },
+      `the default control socket was not opened: ${prepared.reason}`,
+    );
+    return undefined;
+  }
+  const server = await open(defaultControlPath(uid), handlers, logger, 'debug');
+  if (server === undefined) {
+    if (prepared.created) removeControlDir(dir);
+    return undefined;
+  }
+  return {
+    path: server.path,
+    close: async () => {
+      await server.close();
+      if (prepared.created) removeControlDir(dir);
+    },
+  };
+}
+
+async function open(
+  path: string,
+  handlers: ControlHandlers,
+  logger: Logger,
+  failureLevel: 'error' | 'debug',
+): Promise<ControlServer | undefined> {
   const { serveControl } = await import('./control-server.ts');
   try {
-    return await serveControl(
-      path,
-      {
-        status: () => {
-          const snapshot = supervision.status(reapedOrphans());
-          return statusDocument(snapshot, judgeReadiness(snapshot).ready);
-        },
-        act: (command, uid) => supervision.control(command, uid),
-      },
-      logger,
-    );
+    return await serveControl(path, handlers, logger, failureLevel === 'debug' ? 'debug' : 'info');
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    logger.error({ event: 'control-failed', path }, `control socket ${path} could not be opened; running without it: ${message}`);
+    logger[failureLevel]({ event: 'control-failed', path }, `control socket ${path} could not be opened; running without it: ${message}`);
     return undefined;
   }
 }

@@ -100,6 +100,9 @@ export interface ExternalSpec {
   readonly notFoundHint: string | undefined;
 }
 
+/** The control socket: at --control PATH, none, or the default one for sidecar-init's uid (control-path.ts). */
+export type ControlSocket = { readonly kind: 'path'; readonly path: string } | { readonly kind: 'default' } | { readonly kind: 'none' };
+
 export interface ReadinessSpec {
   readonly probe: ProbeSpec;
   /** Time between the start of one attempt and the start of the next. */
@@ -227,8 +230,8 @@ export interface Plan {
   readonly statusAddr: StatusAddress | undefined;
   /** Where the one-line reason for the exit is written at the end. */
   readonly terminationLog: TerminationLog;
-  /** The control socket's path (`sidecar-init ctl`); undefined: no control socket. */
-  readonly controlPath: string | undefined;
+  /** The control socket (`sidecar-init ctl`). */
+  readonly control: ControlSocket;
   /** Every process in list order; exactly one has role 'app' and it is last. */
   readonly processes: readonly ProcessSpec[];
   readonly drain: DrainSpec | undefined;

@@ -85,7 +85,8 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .usage(USAGE[mode])
     .description(DESCRIPTION[mode])
     .argument('[app...]', 'the app and its arguments')
-    .option('-c, --config <file>', `YAML config file (default: $${CONFIG_ENV})`)
+    // Every -c is kept, so that a second one is refused rather than silently replacing the first (parse-args.ts).
+    .option('-c, --config <file>', `YAML config file (default: $${CONFIG_ENV})`, (file: string, files: string[] = []) => [...files, file])
     .option('--init <name=cmd>', 'an init step, run to completion in turn (repeatable)', collectProcess('--init', collected))
     .option('--sidecar <name=cmd>', 'a sidecar, kept running from its turn on (repeatable)', collectProcess('--sidecar', collected))
     .option('--external <name=spec>', EXTERNAL_HELP, collectProcess('--external', collected));

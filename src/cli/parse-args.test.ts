@@ -294,3 +294,22 @@ describe('parseArgs', () => {
     });
   });
 });
+
+describe('-c given more than once', () => {
+  it.each([[[]], [['validate']], [['plan']]])(
+    'is refused with exit 2 in %j, naming every file, instead of the last one silently winning',
+    (mode) => {
+      expect(parseArgs([...mode, '-c', 'a.yaml', '--config', 'b.yaml', '--', 'job'], NO_ENV)).toEqual({
+        kind: 'exit',
+        code: 2,
+        output:
+          'error: -c/--config is given 2 times ("a.yaml", "b.yaml"); sidecar-init reads one config file and merges none: ' +
+          'give one -c, and the rest as flags, which win over the file\n(sidecar-init --help shows the usage)\n',
+      });
+    },
+  );
+
+  it('once, it is the file, and wins over $SIDECAR_INIT_CONFIG', () => {
+    expect(parseArgs(['-c', 'a.yaml'], { SIDECAR_INIT_CONFIG: 'b.yaml' })).toMatchObject({ kind: 'run', configFile: 'a.yaml' });
+  });
+});

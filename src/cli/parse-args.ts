@@ -24,7 +24,7 @@ import { parseWebhookArgs, WEBHOOK_COMMAND } from './webhook-args.ts';
 export type { CliCommand } from './cli-command.ts';
 
 /** Commander's values: -c, --json, and each global option under its own name. */
-type ProgramOptions = { readonly config?: string; readonly json?: boolean } & GivenOptions;
+type ProgramOptions = { readonly config?: readonly string[]; readonly json?: boolean } & GivenOptions;
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
@@ -68,7 +68,9 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
     }
   }
   const cli: CliInput = { ...collected, options: given as GivenOptions, sources, app: [...program.args] };
-  const configFile = options.config ?? (env[CONFIG_ENV] || undefined);
+  const files = options.config ?? [];
+  if (files.length > 1) return configGivenTwice(files);
+  const configFile = files[0] ?? (env[CONFIG_ENV] || undefined);
   switch (mode) {
     case 'run': {
       return isCommandTakenAsApp(argv, cli.app)
@@ -106,6 +108,22 @@ function commandAfterOptions(argv: readonly string[], appIndex: number): CliComm
     output:
       `error: "${command}" comes after options, where it would run as the app: a command is the first argument ` +
       `(${PROGRAM_NAME} ${command} ...); to run an app named ${command}, put -- before it: ${PROGRAM_NAME} ${options} -- ${rest}\n${HELP_HINT}\n`,
+  };
+}
+
+/**
+ * More than one -c: sidecar-init reads one file, and merging them would need
+ * rules (which process list wins, whether keys add up) that a user could only
+ * guess; taking the last, as before, dropped the others without a word.
+ */
+function configGivenTwice(files: readonly string[]): CliCommand {
+  const given = files.map((file) => JSON.stringify(file)).join(', ');
+  return {
+    kind: 'exit',
+    code: EXIT_USAGE,
+    output:
+      `error: -c/--config is given ${files.length} times (${given}); sidecar-init reads one config file and merges none: ` +
+      `give one -c, and the rest as flags, which win over the file\n${HELP_HINT}\n`,
   };
 }
 

@@ -114,8 +114,8 @@ function refusalOf(context: DecideContext, draft: Draft, command: ControlCommand
   const { name } = spec;
   if (spec.role === 'external')
     return `${name} is an external, a process of another container: sidecar-init never starts or signals it on request`;
-  if (draft.phase === 'stopping' || draft.phase === 'done')
-    return `sidecar-init is stopping everything; ${command.kind} ${name} is no longer possible`;
+  // Once everything is down, decide.ts answers requests itself ("sidecar-init is exiting").
+  if (draft.phase === 'stopping') return `sidecar-init is stopping everything; ${command.kind} ${name} is no longer possible`;
   const proc = draft.get(name);
   if (command.kind === 'signal') return isSignalable(proc) ? undefined : `${name} is not running (${describe(proc)})`;
   if (spec.role === 'app') {

@@ -92,9 +92,9 @@ function respawn(draft: Draft, name: string, proc: BackoffProc): void {
   draft.effects.push({ type: 'spawn', name });
 }
 
-/** The readiness deadline passed before the sidecar ever started: startup fails. */
+/** The readiness deadline passed before the sidecar ever started: startup fails (once everything is down, decide.ts asks nothing). */
 export function isDeadlineMissed(draft: Draft, name: string): boolean {
-  return !hasStarted(draft.get(name)) && draft.phase !== 'stopping' && draft.phase !== 'done';
+  return !hasStarted(draft.get(name)) && draft.phase !== 'stopping';
 }
 
 /** A run is up once ready and past its postStart: it counts as started, and liveness begins. */

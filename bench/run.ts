@@ -26,6 +26,7 @@ import * as signalForward from './signal-forward.ts';
 import * as startupExit from './startup-exit.ts';
 import * as startupGraph from './startup-graph.ts';
 import * as installForms from './install-forms.ts';
+import * as anyImage from './any-image.ts';
 import * as webhookHostile from './webhook-hostile.ts';
 import * as webhookReviews from './webhook-reviews.ts';
 import { printSummary, writeSummaryIntoReadme } from './summary.ts';
@@ -53,6 +54,7 @@ const SCENARIOS: Readonly<Record<string, () => unknown>> = {
   execa: execaLoad.run,
   'plan-scale': planScale.run,
   'install-forms': installForms.run,
+  'any-image': anyImage.run,
 };
 
 const missing = missingTools();
@@ -61,8 +63,8 @@ if (missing.length > 0) {
   process.exit(2);
 }
 const onlyIndex = process.argv.indexOf('--only');
-// Played in real pods (root and podman): only when named.
-const ON_REQUEST = ['install-forms'];
+// Played in real pods (root and podman), or in a chroot with musl-gcc's help: only when named.
+const ON_REQUEST = ['install-forms', 'any-image'];
 const only =
   onlyIndex < 0 ? Object.keys(SCENARIOS).filter((name) => !ON_REQUEST.includes(name)) : (process.argv[onlyIndex + 1] ?? '').split(',');
 const unknown = only.filter((name) => !(name in SCENARIOS));

@@ -22,9 +22,9 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathS
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { BUNDLE_FILE, buildBundle } from './build.mjs';
+import { BUNDLE_FILE, NOTICES_FILE, buildBundle } from './build.mjs';
 import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
-import { LOADER_NAMES, buildLauncher, collectRuntime } from './build-runtime.mjs';
+import { LOADER_NAMES, buildLauncher, collectRuntime, writeRuntimeNotices } from './build-runtime.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -90,6 +90,7 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   const addon = buildNative({ target });
   const launcher = buildLauncher(target);
   const runtime = collectRuntime(target);
+  writeRuntimeNotices(join(ROOT, 'dist', NOTICES_FILE), [runtime]);
   const work = join(ROOT, 'dist/sea', target.arch);
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });

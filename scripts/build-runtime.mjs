@@ -120,3 +120,65 @@ function debianPackage(paths) {
     sourceVersion: sourceVersion ?? 'unknown',
   };
 }
+
+/** SPDX expression of each runtime package's licence, by the upstream project its Debian package is built from. */
+export function runtimeLicense(packageName) {
+  if (packageName.startsWith('libc6')) return 'LGPL-2.1-or-later';
+  if (packageName.startsWith('libstdc++6') || packageName.startsWith('libgcc-s1')) return 'GPL-3.0-or-later WITH GCC-exception-3.1';
+  throw new Error(`no licence known for the runtime package ${packageName}: add it to runtimeLicense in scripts/build-runtime.mjs`);
+}
+
+/** Where the source of a Debian package version is kept for good (snapshot.debian.org), which the LGPL and GPL ask to be offered. */
+export function runtimeSourceUrl(file) {
+  return `https://snapshot.debian.org/package/${encodeURIComponent(file.sourcePackage)}/${encodeURIComponent(file.sourceVersion)}/`;
+}
+
+const RUNTIME_NOTICES_HEADING = "sidecar-init.runtime/ carries the following Debian packages' files";
+const COMMON_LICENSES = ['LGPL-2.1', 'GPL-3'];
+
+/**
+ * THIRD-PARTY-NOTICES with the runtime's packages after the bundle's: for
+ * each Debian package (and version) the files taken from it, its licence, its
+ * source, and its copyright file as Debian ships it (glibc's; GCC's with the
+ * runtime library exception); then the LGPL 2.1 and GPL 3 texts those refer
+ * to. What was there of an earlier runtime is replaced, so each executable
+ * built (release.mjs builds two) leaves the notices of those it names.
+ */
+export function writeRuntimeNotices(file, manifests) {
+  const existing = readFileSync(file, 'utf8');
+  const start = existing.indexOf(`\n${'='.repeat(72)}\n\n${RUNTIME_NOTICES_HEADING}`);
+  const bundle = start === -1 ? existing : existing.slice(0, start);
+  const packages = new Map();
+  for (const manifest of manifests) {
+    for (const entry of manifest.files) {
+      const key = `${entry.package} ${entry.version}`;
+      const known = packages.get(key) ?? { entry, arches: new Set(), files: new Set() };
+      known.arches.add(`linux-${manifest.arch}`);
+      known.files.add(entry.name);
+      packages.set(key, known);
+    }
+  }
+  // libgcc-s1 and libstdc++6 (one GCC source) ship the same copyright file: it is written once.
+  const written = new Map();
+  const sections = [...packages.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([key, { entry, arches, files }]) => {
+      const copyright = join('/usr/share/doc', entry.package, 'copyright');
+      const full = existsSync(copyright) ? readFileSync(copyright, 'utf8').trim() : `License: ${runtimeLicense(entry.package)}`;
+      const text = written.has(full) ? `Its copyright file is ${written.get(full)}'s, above.` : full;
+      if (!written.has(full)) written.set(full, key);
+      return (
+        `${key} (Debian; source package ${entry.sourcePackage} ${entry.sourceVersion}), for ${[...arches].join(', ')}: ${[...files].join(', ')}\n` +
+        `License: ${runtimeLicense(entry.package)}\nSource: ${runtimeSourceUrl(entry)}\n\n${text}\n`
+      );
+    });
+  const licenses = COMMON_LICENSES.filter((name) => existsSync(`/usr/share/common-licenses/${name}`)).map(
+    (name) =>
+      `${name}, as /usr/share/common-licenses/${name} (base-files) holds it:\n\n${readFileSync(`/usr/share/common-licenses/${name}`, 'utf8').trim()}\n`,
+  );
+  const separator = `\n${'-'.repeat(72)}\n\n`;
+  writeFileSync(
+    file,
+    `${bundle}\n${'='.repeat(72)}\n\n${RUNTIME_NOTICES_HEADING}, which install writes beside the executable.\n\n${[...sections, ...licenses].join(separator)}`,
+  );
+}

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { BUNDLE_FILE, NOTICES_FILE } from './build.mjs';
 import { buildBinary, projectNodeVersion } from './build-binary.mjs';
 import { TARGETS } from './build-native.mjs';
+import { writeRuntimeNotices } from './build-runtime.mjs';
 import { writeOciArchive } from './release/oci-image.mjs';
 import { createSbom, readBundledPackages } from './release/sbom.mjs';
 
@@ -54,8 +55,15 @@ export async function release({ allowDirty = false } = {}) {
       sha256: built.digest,
       addon: { name: `reaper-${target.platform}-${target.arch}.node`, file: built.addon, sha256: sha256File(built.addon) },
       node: describeNode(target, built.node),
+      launcher: { name: `launcher-${target.platform}-${target.arch}`, sha256: sha256File(built.launcher) },
+      runtime: built.runtime,
     });
   }
+  // Each build wrote the notices of its own runtime: the release's name both.
+  writeRuntimeNotices(
+    join(ROOT, 'dist', NOTICES_FILE),
+    executables.map((executable) => executable.runtime),
+  );
   // The bundle every executable carries; esbuild's metafile of it names the packages in it.
   const bundleFile = join(ROOT, BUNDLE_FILE);
   const sbom = createSbom({

@@ -35,9 +35,13 @@ let sbomModule: {
 let inputs: Record<string, unknown>;
 let metafile: { inputs: Record<string, unknown> };
 let addonFile: string;
+let launcherFile: string;
+let runtime: { files: { name: string; package: string; version: string; sourcePackage: string; sourceVersion: string; sha256: string }[] };
 let versions: Record<string, string>;
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+/** The runtime file's bytes as read now, from where the build took them. */
+const readSha256 = (file: { sha256: string; source?: string }) => (file.source === undefined ? file.sha256 : sha256(file.source));
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sidecar-init-sbom-'));
@@ -48,6 +52,10 @@ beforeAll(async () => {
   addonFile = join(work, 'reaper.node');
   execFileSync(NODE, [join(ROOT, 'scripts/build-native.mjs'), addonFile], { stdio: 'pipe' });
   versions = JSON.parse(execFileSync(NODE, ['-p', 'JSON.stringify(process.versions)'], { encoding: 'utf8' }));
+  const runtimeModule = await import(join(ROOT, 'scripts/build-runtime.mjs'));
+  const { hostTarget } = await import(join(ROOT, 'scripts/build-native.mjs'));
+  launcherFile = runtimeModule.buildLauncher(hostTarget());
+  runtime = runtimeModule.collectRuntime(hostTarget());
   const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
   const packageName = `node-linux-${process.arch}`;
   inputs = {
@@ -66,6 +74,8 @@ beforeAll(async () => {
         // The file the executable is made from stands in for it: the SBOM takes only its hash.
         sha256: sha256(NODE),
         addon: { name: 'reaper-linux-test.node', sha256: sha256(addonFile) },
+        launcher: { name: 'launcher-linux-test', sha256: sha256(launcherFile) },
+        runtime,
         node: { packageName, packageVersion: versions.node, integrity: lock.packages[`node_modules/${packageName}`].integrity, versions },
       },
     ],
@@ -131,6 +141,28 @@ describe('the release SBOM', () => {
     }
     const addon = sbom.components.find((component) => component.name === 'reaper-linux-test.node');
     expect(addon?.hashes).toEqual([{ alg: 'SHA-256', content: sha256(addonFile) }]);
+  });
+
+  it('lists the launcher and each file of the glibc runtime with its Debian package, licence, source and sha256', () => {
+    const sbom = sbomModule.createSbom(inputs);
+    expect(sbom.components.find((component) => component.name === 'launcher-linux-test')?.hashes).toEqual([
+      { alg: 'SHA-256', content: sha256(launcherFile) },
+    ]);
+    const carried = sbom.components.filter((component) => component.purl?.startsWith('pkg:deb/debian/'));
+    expect(carried.map((component) => component.name).sort()).toEqual(runtime.files.map((file) => file.name).sort());
+    for (const file of runtime.files) {
+      const component = carried.find((candidate) => candidate.name === file.name) as Component & {
+        externalReferences?: { url: string }[];
+      };
+      expect(component.purl).toContain(`pkg:deb/debian/${file.package}@`);
+      expect(component.hashes).toEqual([{ alg: 'SHA-256', content: readSha256(file) }]);
+      expect(component.licenses?.[0]?.expression).toBe(
+        file.package.startsWith('libc6') ? 'LGPL-2.1-or-later' : 'GPL-3.0-or-later WITH GCC-exception-3.1',
+      );
+      expect(component.externalReferences?.[0]?.url).toMatch(/^https:\/\/snapshot\.debian\.org\/package\/[^/]+\/[^/]+\/$/);
+    }
+    const dependsOn = sbom.dependencies.find((dependency) => dependency.ref === 'file:sidecar-init-linux-test')?.dependsOn ?? [];
+    expect(dependsOn).toEqual(expect.arrayContaining(['file:launcher-linux-test', ...carried.map((component) => component['bom-ref'])]));
   });
 
   it('refuses a Node that reports a library it does not know, rather than leave it out', () => {

@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runtimeLicense, runtimeSourceUrl } from '../build-runtime.mjs';
 
 export const SBOM_SPEC_VERSION = '1.6';
 
@@ -116,7 +117,8 @@ export function createSbom({ product, executables, bundle, packages }) {
       licenses: [{ license: { id: product.license } }],
       hashes: [sha256Hash(executable.addon.sha256)],
     });
-    dependencies.push({ ref: `file:${executable.name}`, dependsOn: [nodeRef, addonRef, bundleRef] });
+    const runtimeRefs = executable.runtime === undefined ? [] : runtimeComponents(product, executable, components);
+    dependencies.push({ ref: `file:${executable.name}`, dependsOn: [nodeRef, addonRef, bundleRef, ...runtimeRefs] });
   }
   components.push({
     type: 'file',
@@ -165,6 +167,45 @@ export function createSbom({ product, executables, bundle, packages }) {
     components,
     dependencies,
   };
+}
+
+/**
+ * What `install` writes beside the executable, embedded in it as assets: the
+ * launcher (built from this commit) and each file of the glibc runtime, named
+ * by the Debian package it was taken from (purl pkg:deb), with its licence and
+ * where its source is kept. Returns their refs.
+ */
+function runtimeComponents(product, executable, components) {
+  const debArch = executable.platform.split('/')[1];
+  const launcherRef = `file:${executable.launcher.name}`;
+  components.push({
+    type: 'application',
+    'bom-ref': launcherRef,
+    name: executable.launcher.name,
+    version: product.version,
+    description: `${product.name}'s static launcher (src/launcher/launcher.c), built from this commit, embedded as the asset launcher; install writes it as DIR/sidecar-init`,
+    licenses: [{ license: { id: product.license } }],
+    hashes: [sha256Hash(executable.launcher.sha256)],
+  });
+  const refs = [launcherRef];
+  for (const file of executable.runtime.files) {
+    const purl = `pkg:deb/debian/${file.package}@${encodeURIComponent(file.version)}?arch=${file.package.includes('-cross') ? 'all' : debArch}&distro=debian-12`;
+    const ref = `${purl}#${file.name}`;
+    refs.push(ref);
+    components.push({
+      type: 'library',
+      'bom-ref': ref,
+      name: file.name,
+      version: file.version,
+      description: `from the Debian package ${file.package} ${file.version} (source package ${file.sourcePackage} ${file.sourceVersion}); install writes it into DIR/sidecar-init.runtime/`,
+      purl,
+      scope: 'required',
+      licenses: [{ expression: runtimeLicense(file.package) }],
+      hashes: [sha256Hash(file.sha256)],
+      externalReferences: [{ type: 'source-distribution', url: runtimeSourceUrl(file) }],
+    });
+  }
+  return refs;
 }
 
 /** Node and, nested, what it is built from (process.versions of that very binary). */

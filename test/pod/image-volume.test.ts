@@ -50,7 +50,7 @@ test('job-image-volume.yaml completes from the read-only image volume: the jobâ€
   const imageRoot = (await podman(['image', 'mount', VOLUME_IMAGE])).trim();
   try {
     expect(mount?.Source).toBe(imageRoot);
-    expect(sha256(join(imageRoot, 'sidecar-init'))).toBe(sha256(join(ROOT, 'dist/sidecar-init')));
+    expect(sha256(join(imageRoot, 'sidecar-init.runtime/sidecar-init'))).toBe(sha256(join(ROOT, 'dist/sidecar-init')));
   } finally {
     await podman(['image', 'unmount', VOLUME_IMAGE]);
   }

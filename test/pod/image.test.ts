@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildGlibcBase, GLIBC_BASE } from './support/images.ts';
 
 // The image users build from the Dockerfile and the executable they COPY out of
-// it, for real with podman. There is no registry: the Dockerfile's bases come
+// it (the launcher and sidecar-init.runtime/ beside it), for real with podman. There is no registry: the Dockerfile's bases come
 // from Debian packages (scripts/podman/base-image.sh) plus the Node this
 // checkout runs on, passed as build arguments, as a mirror would be.
 
@@ -25,6 +25,19 @@ const BUILD_STAGE = 'localhost/sidecar-init-test/sidecar-init-build:current';
 const COPIED = 'localhost/sidecar-init-test/copied:current';
 const BINARY = '/usr/local/bin/sidecar-init';
 const ADDON = '/usr/local/bin/sidecar-init.node';
+/** Beside the launcher (BINARY): the executable and the glibc runtime it starts with. */
+const RUNTIME = '/usr/local/bin/sidecar-init.runtime';
+const LOADER = `${RUNTIME}/${process.arch === 'arm64' ? 'ld-linux-aarch64.so.1' : 'ld-linux-x86-64.so.2'}`;
+const RUNTIME_FILES = [
+  LOADER.slice(RUNTIME.length + 1),
+  'libc.so.6',
+  'libdl.so.2',
+  'libgcc_s.so.1',
+  'libm.so.6',
+  'libpthread.so.0',
+  'libstdc++.so.6',
+  'sidecar-init',
+];
 const MINUTE = 60_000;
 
 interface Result {
@@ -117,6 +130,7 @@ RUN mkdir -p /usr/local/lib/node_modules/npm \\
       `FROM ${PLAIN_BASE}
 LABEL ${LABEL}
 COPY --from=${IMAGE} ${BINARY} ${BINARY}
+COPY --from=${IMAGE} ${RUNTIME} ${RUNTIME}
 COPY make-orphans /usr/local/bin/make-orphans
 ENTRYPOINT ["${BINARY}"]
 `,
@@ -158,11 +172,12 @@ function logEvents(stderr: string): { event?: string; mode?: string; count?: num
 describe('the image', () => {
   beforeAll(buildImages, 45 * MINUTE);
 
-  it('is the executable and its addon on the glibc base, nothing else, with the executable as its entrypoint', async () => {
+  it('is what install writes (launcher, addon, executable and its runtime) on the glibc base, nothing else, with the launcher as its entrypoint', async () => {
     const base = new Set(await filesOf(GLIBC_BASE));
     expect((await filesOf(IMAGE)).filter((file) => !base.has(file))).toEqual([
       BINARY.slice(1),
       ADDON.slice(1),
+      ...RUNTIME_FILES.map((name) => `${RUNTIME.slice(1)}/${name}`),
       'usr/local/share/sidecar-init/LICENSE',
       'usr/local/share/sidecar-init/THIRD-PARTY-NOTICES.txt',
       'usr/local/share/sidecar-init/sidecar-init.sha256',
@@ -253,7 +268,8 @@ describe('the image', () => {
       'echo "zombies=$(zombies) pid1=$(readlink /proc/1/exe)"';
     const result = await runIn(COPIED, [], ['--log-level', 'info', '--', 'sh', '-c', script]);
     expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toBe(`zombies=0 pid1=${BINARY}`);
+    // PID 1 is the launcher's exec of the carried loader, running the executable.
+    expect(result.stdout.trim()).toBe(`zombies=0 pid1=${LOADER}`);
     const events = logEvents(result.stderr);
     expect(events.find((line) => line.event === 'starting')?.mode).toBe('pid1');
     const reaped = events.filter((line) => line.event === 'reaped').reduce((sum, line) => sum + (line.count ?? 0), 0);

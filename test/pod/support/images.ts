@@ -1,4 +1,4 @@
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,13 +18,18 @@ export const BASE_IMAGE = 'localhost/sidecar-init-test/base:bookworm';
 export const APP_IMAGE = 'registry.example.com/batch/report-job:1.0';
 /** The same job with sidecar-init built in (COPY of what `sidecar-init install` writes): the Deployment example. */
 export const BAKED_IMAGE = 'registry.example.com/batch/report-web:1.0';
-/** sidecar-init's own image: the single executable and its addon on a glibc base, nothing else. */
+/** sidecar-init's own image: what install writes (the launcher, the addon, the executable and its glibc runtime) on a glibc base, nothing else. */
 export const SIDECAR_INIT_IMAGE = 'registry.example.com/tools/sidecar-init:0.1.0';
 /** The Dockerfile's `volume` target: what `sidecar-init install` writes at the root of an empty image, mounted as an image volume. */
 export const VOLUME_IMAGE = 'registry.example.com/tools/sidecar-init-volume:0.1.0';
 /** Debian's libc6, libgcc-s1 and libstdc++6 unpacked, no package manager or shell: what the executable needs (RUNTIME_IMAGE's stand-in). */
 export const GLIBC_BASE = 'localhost/sidecar-init-test/glibc-runtime:bookworm';
 const GLIBC_PACKAGES = 'libc6,libgcc-s1,libstdc++6';
+/** Debian's busybox-static and musl unpacked, nothing else: an app image without glibc, as Alpine's (musl) or distroless/static's. */
+export const NO_GLIBC_BASE = 'localhost/sidecar-init-test/no-glibc:bookworm';
+const NO_GLIBC_PACKAGES = 'busybox-static,musl';
+/** The job in that image: a musl program (test/pod/fixtures/static-job.c) and busybox's sh; sidecar-init is copied in by the Jobs. */
+export const NO_GLIBC_APP_IMAGE = 'registry.example.com/batch/static-job:1.0';
 const EXECUTABLE = join(ROOT, 'dist/sidecar-init');
 
 /** Real image name → the stand-in's entrypoint and user there. */
@@ -58,9 +63,12 @@ export async function buildImages(log: (line: string) => void): Promise<void> {
   await buildGlibcBase();
   await buildStandins();
   await buildApp();
+  await buildNoGlibcApp();
   await buildSidecarInit();
   await buildVolume();
-  log(`images ready: ${APP_IMAGE}, ${BAKED_IMAGE}, ${SIDECAR_INIT_IMAGE}, ${VOLUME_IMAGE}, ${Object.keys(PROXY_IMAGES).join(', ')}`);
+  log(
+    `images ready: ${APP_IMAGE}, ${NO_GLIBC_APP_IMAGE}, ${BAKED_IMAGE}, ${SIDECAR_INIT_IMAGE}, ${VOLUME_IMAGE}, ${Object.keys(PROXY_IMAGES).join(', ')}`,
+  );
 }
 
 /** GLIBC_BASE, once per machine: only the packages' files (mmdebstrap's extract variant), imported as an image. */
@@ -117,8 +125,27 @@ RUN chmod -R a+rX /app
 }
 
 /**
+ * NO_GLIBC_APP_IMAGE: the packages' files only (mmdebstrap's extract variant:
+ * no maintainer scripts, so busybox's applet links are made here), the job
+ * built with musl-gcc. No RUN: the image has no shell until busybox is in it.
+ */
+async function buildNoGlibcApp(): Promise<void> {
+  const base = await run(join(ROOT, 'scripts/podman/base-image.sh'), [NO_GLIBC_BASE, NO_GLIBC_PACKAGES], 900_000, { VARIANT: 'extract' });
+  if (base.code !== 0) throw new Error(`scripts/podman/base-image.sh (no glibc) failed: ${base.stderr}`);
+  await withContext(async (context) => {
+    mkdirSync(join(context, 'app'));
+    const built = await run('musl-gcc', ['-O2', '-o', join(context, 'app/static-job'), join(ROOT, 'test/pod/fixtures/static-job.c')]);
+    if (built.code !== 0) throw new Error(`musl-gcc could not build static-job: ${built.stderr}; apt-get install musl-tools`);
+    mkdirSync(join(context, 'bin'));
+    symlinkSync('busybox', join(context, 'bin/sh'));
+    writeFileSync(join(context, 'Containerfile'), `FROM ${NO_GLIBC_BASE}\nLABEL ${STANDIN_LABEL}\nCOPY bin/ /bin/\nCOPY app/ /app/\n`);
+    await podman(['build', '--quiet', '--tag', NO_GLIBC_APP_IMAGE, context], 600_000);
+  });
+}
+
+/**
  * sidecar-init's image as the Dockerfile makes it by default: what
- * `sidecar-init install` writes (the executable and its addon beside it) on a
+ * `sidecar-init install` writes (the launcher, its addon and sidecar-init.runtime/) on a
  * glibc base. Its entrypoint serves the install init container and the
  * webhook alike; the manifests give both their user (65532).
  */

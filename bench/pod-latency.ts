@@ -1,4 +1,4 @@
-// `npm run bench:pod`: in a real pod (podman, examples/k8s/job-istio.yaml),
+// `npm run bench:pod`: in a real pod (podman, examples/k8s/job-istio-regular-sidecar.yaml),
 // how long sidecar-init takes from the proxy of the sibling container becoming
 // ready to the app starting, and from the app's exit to the pod being complete
 // (every container exited: what a Job controller waits for). Root and podman
@@ -17,7 +17,7 @@ const readyToSpawn: number[] = [];
 const readyToStart: number[] = [];
 const exitToComplete: number[] = [];
 for (let run = 0; run < RUNS; run += 1) {
-  const workload = loadWorkload('job-istio.yaml');
+  const workload = loadWorkload('job-istio-regular-sidecar.yaml');
   // Ready 2s after it starts, so sidecar-init is already waiting for it.
   const proxy = container(workload.spec, 'istio-proxy');
   proxy.args = [...(proxy.args ?? []), '--standin-ready-after=2'];
@@ -40,7 +40,7 @@ for (let run = 0; run < RUNS; run += 1) {
   }
 }
 
-console.log(`pod latency over ${RUNS} pods (examples/k8s/job-istio.yaml)`);
+console.log(`pod latency over ${RUNS} pods (examples/k8s/job-istio-regular-sidecar.yaml)`);
 console.log(`  proxy ready → app spawned:   ${summary(readyToSpawn)}  (sidecar-init's own log line)`);
 console.log(`  proxy ready → app started:   ${summary(readyToStart)}  (the app's first line: Python started too)`);
 console.log(`  app exited  → pod complete:  ${summary(exitToComplete)}`);

@@ -177,7 +177,7 @@ export async function run(): Promise<void> {
   const work = mkdtempSync(join(tmpdir(), 'sidecar-init-bench-webhook-hostile-'));
   try {
     const { certFile, keyFile, ca } = makeCertificate(work);
-    const file = new URL('../examples/k8s/webhook/job-istio.yaml', import.meta.url);
+    const file = new URL('../examples/k8s/webhook/job-istio-before-injection.yaml', import.meta.url);
     const job = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { spec: { template: Pod } };
     const pod = job.spec.template;
     const bins = [

@@ -15,7 +15,7 @@ import { median, NODE, SIDECAR_INIT, SIDECAR_INIT_BINARY } from './measure.ts';
 // over HTTPS connections kept alive as the API server keeps its connections
 // to a webhook (the warm-up round opens them: a TLS handshake costs more than
 // a review, and 200 at once on a 2-core machine take most of a second even for
-// a bare server), the pod from examples/k8s/webhook/job-istio.yaml. Each
+// a bare server), the pod from examples/k8s/webhook/job-istio-before-injection.yaml. Each
 // review's time from send to the last byte of its answer, median and p95 over
 // every review of ROUNDS rounds after the warm-up round. Beside it, in the same run, a bare Node HTTPS
 // server that answers every review "allowed" with no patch: the part of the
@@ -101,7 +101,7 @@ export async function run(): Promise<void> {
   try {
     // The certificate the webhook's tests make: self-signed, for 127.0.0.1.
     const { certFile: cert, keyFile: key, ca } = makeCertificate(work);
-    const file = new URL('../examples/k8s/webhook/job-istio.yaml', import.meta.url);
+    const file = new URL('../examples/k8s/webhook/job-istio-before-injection.yaml', import.meta.url);
     const job = parseAllDocuments(readFileSync(file, 'utf8'))[0]?.toJS() as { spec: { template: unknown } };
     const flags = [
       'webhook',

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import {
   COPIED_EXECUTABLE,
   type Container,
   type Document,
+  EXAMPLES_DIR,
   exampleFiles,
   IMAGE_VOLUME_EXAMPLE,
   INSTALL_IMAGE,
@@ -32,16 +33,16 @@ const work = mkdtempSync(join(tmpdir(), 'sidecar-init-examples-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 const files = exampleFiles();
-const workloads = files.filter((file) => !file.startsWith('webhook/') || file === 'webhook/job-istio.yaml');
+const workloads = files.filter((file) => !file.startsWith('webhook/') || file === 'webhook/job-istio-before-injection.yaml');
 
 it('covers every example, the webhook’s included', () => {
   expect(files).toEqual(
     expect.arrayContaining([
-      'job-istio.yaml',
+      'job-istio-regular-sidecar.yaml',
       'deployment-istio.yaml',
       'webhook/webhook.yaml',
       'webhook/certificate.yaml',
-      'webhook/job-istio.yaml',
+      'webhook/job-istio-before-injection.yaml',
       IMAGE_VOLUME_EXAMPLE,
     ]),
   );
@@ -49,6 +50,18 @@ it('covers every example, the webhook’s included', () => {
 
 describe.each(files)('examples/k8s/%s', (file) => {
   const documents = readExample(file);
+
+  it('opens with when to copy it and the lines to change, the sidecar-init image named as your build', () => {
+    const text = readFileSync(join(EXAMPLES_DIR, file), 'utf8');
+    const header = text.slice(0, text.search(/^[^#\n]/m));
+    expect(header).toMatch(/^# Copy this (if|to|with) /);
+    expect(header).toContain('\n# Change these lines:\n');
+    // Every line naming the sidecar-init image says it is the user's own build, and where to make it.
+    for (const line of text.split('\n').filter((line) => line.includes(INSTALL_IMAGE) || line.includes(VOLUME_IMAGE)))
+      expect(line).toContain('# your build, pushed to your registry: docs/kubernetes.md, step 1');
+    // A mesh's proxy may be injected as a native sidecar: each mesh example says how to tell.
+    if (/istio|linkerd/.test(file)) expect(header).toContain("kubectl get pod POD -o jsonpath='{.spec.initContainers[*].name}'");
+  });
 
   it('follows the Kubernetes API schema of each kind, and the rules it cannot express', () => {
     for (const document of documents) {
@@ -102,7 +115,7 @@ describe.each(workloads)('examples/k8s/%s', (file) => {
       expect(run.stderr()).toBe('');
       expect(run.code).toBe(0);
       // An announced: external is another container's sidecar-init, known by its file: no shared namespace needed.
-      const externals = Number(/ (\d+) externals/.exec(run.stdout())?.[1] ?? 0);
+      const externals = Number(/ (\d+) externals?\b/.exec(run.stdout())?.[1] ?? 0);
       const announced = args.filter((arg) => /^[^=]+=announced:/.test(arg)).length;
       expect(pod.shareProcessNamespace === true).toBe(externals - announced > 0);
     },

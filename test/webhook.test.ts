@@ -77,7 +77,7 @@ function detectedProxies(template: PodTemplate): Record<string, string> {
 }
 
 describe('sidecar-init webhook over HTTPS', () => {
-  it.each(['job-istio.yaml', 'job-linkerd.yaml', 'job-cloud-sql-proxy.yaml', 'job-native-sidecars.yaml'])(
+  it.each(['job-istio-regular-sidecar.yaml', 'job-linkerd.yaml', 'job-cloud-sql-proxy.yaml', 'job-native-sidecars.yaml'])(
     'turns the pod of %s, as written for the webhook, into the example itself',
     async (file) => {
       const example = exampleTemplate(file);
@@ -130,7 +130,7 @@ describe('sidecar-init webhook over HTTPS', () => {
       VOLUME_IMAGE,
     ]);
     try {
-      for (const file of ['job-istio.yaml', 'job-native-sidecars.yaml']) {
+      for (const file of ['job-istio-regular-sidecar.yaml', 'job-native-sidecars.yaml']) {
         const example = exampleTemplate(file);
         const written = withoutInjection(example, detectedProxies(example));
         const { response, patch } = await review(written, volumeWebhook);
@@ -155,7 +155,7 @@ describe('sidecar-init webhook over HTTPS', () => {
   });
 
   it('denies a pod whose install annotation is unknown, or asks for image-volume of a webhook without a volume image, saying why', async () => {
-    const written = exampleTemplate('webhook/job-istio.yaml');
+    const written = exampleTemplate('webhook/job-istio-before-injection.yaml');
     const annotations = written.metadata?.annotations ?? {};
     annotations['sidecar-init.io/install'] = 'imagevolume';
     const unknown = await review(written);
@@ -197,25 +197,25 @@ describe('sidecar-init webhook over HTTPS', () => {
     expect(unknown.stderr()).toMatch(/--install-mode "volume" is not one of/);
   });
 
-  it('turns examples/k8s/webhook/job-istio.yaml, the Job as users write it, into examples/k8s/job-istio.yaml', async () => {
-    const written = exampleTemplate('webhook/job-istio.yaml');
+  it('turns examples/k8s/webhook/job-istio-before-injection.yaml, the Job as users write it, into examples/k8s/job-istio-regular-sidecar.yaml', async () => {
+    const written = exampleTemplate('webhook/job-istio-before-injection.yaml');
     const { response, patch } = await review(written);
     expect(response.allowed).toBe(true);
     const result = patched(written, patch);
     expect(() => validatePod(result)).not.toThrow();
-    expect(result.spec).toEqual(exampleTemplate('job-istio.yaml').spec);
+    expect(result.spec).toEqual(exampleTemplate('job-istio-regular-sidecar.yaml').spec);
     expect(result.metadata?.annotations?.['sidecar-init.io/externals']).toBe('istio-proxy=istio');
   });
 
   it('leaves a pod without a command unchanged and warns what to add; a pod without the annotation is not touched', async () => {
-    const written = exampleTemplate('webhook/job-istio.yaml');
+    const written = exampleTemplate('webhook/job-istio-before-injection.yaml');
     delete written.spec.containers[0]?.command;
     const { response, patch } = await review(written);
     expect(response.allowed).toBe(true);
     expect(patch).toEqual([]);
     expect(response.warnings).toEqual([expect.stringMatching(/container "report" has no command.*sidecar-init\.io\/command/)]);
 
-    const plain = exampleTemplate('webhook/job-istio.yaml');
+    const plain = exampleTemplate('webhook/job-istio-before-injection.yaml');
     delete plain.metadata?.annotations?.['sidecar-init.io/inject'];
     delete plain.metadata?.labels?.['sidecar-init.io/inject'];
     const untouched = await review(plain);
@@ -223,7 +223,7 @@ describe('sidecar-init webhook over HTTPS', () => {
   });
 
   it('denies a pod whose sidecar-init flags are invalid, with validate’s message', async () => {
-    const written = exampleTemplate('webhook/job-istio.yaml');
+    const written = exampleTemplate('webhook/job-istio-before-injection.yaml');
     if (written.metadata?.annotations !== undefined) written.metadata.annotations['sidecar-init.io/args'] = '--grace 20x';
     const { response, patch } = await review(written);
     expect(response.allowed).toBe(false);
@@ -281,14 +281,14 @@ describe('sidecar-init webhook over HTTPS', () => {
     });
     expect(await post(webhook.port, certificate.ca, '', '/healthz', 'GET')).toEqual({ status: 200, body: 'ok\n' });
     // Still answering reviews.
-    expect((await review(exampleTemplate('webhook/job-istio.yaml'))).response.allowed).toBe(true);
+    expect((await review(exampleTemplate('webhook/job-istio-before-injection.yaml'))).response.allowed).toBe(true);
   });
 });
 
 describe('sidecar-init webhook as a process', () => {
   it('stops on SIGTERM with 0, after the reviews in flight', async () => {
     const own = await startWebhook(certificate, INSTALL_IMAGE);
-    const pending = post(own.port, certificate.ca, podReview(exampleTemplate('webhook/job-istio.yaml')).body);
+    const pending = post(own.port, certificate.ca, podReview(exampleTemplate('webhook/job-istio-before-injection.yaml')).body);
     own.supervisor.process.kill('SIGTERM');
     // Sent before the signal, so answered or refused whole; never left hanging.
     await pending.catch(() => undefined);
@@ -311,9 +311,9 @@ describe('sidecar-init webhook as a process', () => {
   });
 });
 
-/** The pod of examples/k8s/webhook/job-istio.yaml with `change` applied to its annotations and spec. */
+/** The pod of examples/k8s/webhook/job-istio-before-injection.yaml with `change` applied to its annotations and spec. */
 function istioJob(change: (pod: PodTemplate) => void): PodTemplate {
-  const pod = exampleTemplate('webhook/job-istio.yaml');
+  const pod = exampleTemplate('webhook/job-istio-before-injection.yaml');
   change(pod);
   return pod;
 }
@@ -429,7 +429,7 @@ describe('sidecar-init webhook and hostile pods', () => {
     const own = await startWebhook(certificate, INSTALL_IMAGE);
     const pid = own.supervisor.process.pid ?? 0;
     const agent = new Agent({ keepAlive: true, maxSockets: 2, ca: certificate.ca });
-    const legitimate = exampleTemplate('webhook/job-istio.yaml');
+    const legitimate = exampleTemplate('webhook/job-istio-before-injection.yaml');
     /** The answer to `huge`, with reviews sent one after another beside it, each answered and allowed. */
     const besides = async (huge: PodTemplate) => {
       const pending = review(huge, own, { agent });
@@ -483,7 +483,7 @@ describe('sidecar-init webhook and hostile pods', () => {
       // Node's defaults held the first 120 s and the second up to 40 s; the deadlines are 5 s each (and a check every second).
       await withinMs(15_000, silent.closed, 'the connection without TLS was still open');
       await withinMs(15_000, handshakenClosed, 'the connection without a request was still open');
-      expect((await review(exampleTemplate('webhook/job-istio.yaml'), own)).response.allowed).toBe(true);
+      expect((await review(exampleTemplate('webhook/job-istio-before-injection.yaml'), own)).response.allowed).toBe(true);
     } finally {
       await stopped(own);
     }
@@ -498,11 +498,11 @@ describe('sidecar-init webhook and hostile pods', () => {
       await withinMs(15_000, Promise.all(extra.map((socket) => socket.closed)), 'connections past the cap were still open');
       // Closed by the cap, not by a deadline: the 256 before them, older, are all still open.
       expect(flood.filter((socket) => socket.isClosed())).toHaveLength(0);
-      expect((await review(exampleTemplate('webhook/job-istio.yaml'), own)).response.allowed).toBe(true);
+      expect((await review(exampleTemplate('webhook/job-istio-before-injection.yaml'), own)).response.allowed).toBe(true);
 
       // 256 more from another address: 512 open, the total cap. A review from a third still gets in, in place of a flood connection.
       for (let index = 0; index < 256; index += 1) flood.push(await openSilentSocket(own.port, '127.0.0.3'));
-      expect((await review(exampleTemplate('webhook/job-istio.yaml'), own)).response.allowed).toBe(true);
+      expect((await review(exampleTemplate('webhook/job-istio-before-injection.yaml'), own)).response.allowed).toBe(true);
       await expect.poll(() => flood.filter((socket) => socket.isClosed()).length).toBeGreaterThan(0);
     } finally {
       for (const socket of flood) socket.socket.destroy();

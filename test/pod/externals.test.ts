@@ -43,8 +43,8 @@ function jobEvents(log: string): string[] {
 
 describe('a Job whose proxy is a sibling container', () => {
   test.each([
-    ['job-istio.yaml', 'istio-proxy', 0],
-    ['job-istio.yaml', 'istio-proxy', 3],
+    ['job-istio-regular-sidecar.yaml', 'istio-proxy', 0],
+    ['job-istio-regular-sidecar.yaml', 'istio-proxy', 3],
     ['job-linkerd.yaml', 'linkerd-proxy', 0],
     ['job-cloud-sql-proxy.yaml', 'cloud-sql-proxy', 0],
   ])('%s completes: the job runs once the proxy is ready, its code (%s → %i) is the pod’s, the proxy quits', async (file, proxy, code) => {
@@ -73,7 +73,7 @@ describe('a Job whose proxy is a sibling container', () => {
   });
 
   test('an init step listed after the external runs only once the proxy is ready', async () => {
-    const workload = loadWorkload('job-istio.yaml');
+    const workload = loadWorkload('job-istio-regular-sidecar.yaml');
     setCommand(workload, ['--external', 'mesh=istio', '--init', 'migrate=/app/report-job --migrate']);
     // The step fails unless the proxy answers ready when it runs.
     setEnv(workload.spec, APP, { REPORT_JOB_CHECK_URL: 'http://127.0.0.1:15021/healthz/ready' });
@@ -85,7 +85,7 @@ describe('a Job whose proxy is a sibling container', () => {
   });
 
   test('stops a proxy by signal, found by comm, when it runs as the same UID', async () => {
-    const workload = loadWorkload('job-istio.yaml');
+    const workload = loadWorkload('job-istio-regular-sidecar.yaml');
     setCommand(workload, ['--external', 'mesh=comm:pilot-agent', '--ready', 'mesh=http://127.0.0.1:15021/healthz/ready']);
     container(workload.spec, APP).securityContext = { runAsUser: 1337, runAsGroup: 1337 };
     const pod = await playPod(workload);
@@ -95,7 +95,7 @@ describe('a Job whose proxy is a sibling container', () => {
   });
 
   test('a proxy that ignores SIGTERM is killed when the grace budget runs out (137)', async () => {
-    const workload = loadWorkload('job-istio.yaml');
+    const workload = loadWorkload('job-istio-regular-sidecar.yaml');
     // Ready first: stopped only once its SIGTERM handler is surely installed.
     setCommand(workload, ['--external', 'mesh=comm:pilot-agent', '--ready', 'mesh=http://127.0.0.1:15021/healthz/ready', '--grace', '3s']);
     container(workload.spec, APP).securityContext = { runAsUser: 1337, runAsGroup: 1337 };
@@ -108,7 +108,7 @@ describe('a Job whose proxy is a sibling container', () => {
   });
 
   test('a proxy of another UID without a quit endpoint: one clear EPERM report, no hang, the app’s code', async () => {
-    const workload = loadWorkload('job-istio.yaml');
+    const workload = loadWorkload('job-istio-regular-sidecar.yaml');
     setCommand(workload, ['--external', 'mesh=istio', '--grace', '3s']);
     setEnv(workload.spec, APP, { REPORT_JOB_EXIT: '5' });
     proxyArgs(workload, 'istio-proxy', ['--standin-no-quit']);
@@ -125,7 +125,7 @@ describe('a Job whose proxy is a sibling container', () => {
   });
 
   test('an optional external that never appears: logged absent, the job runs and the pod completes', async () => {
-    const workload = loadWorkload('job-istio.yaml');
+    const workload = loadWorkload('job-istio-regular-sidecar.yaml');
     workload.spec.containers = workload.spec.containers.filter((entry) => entry.name !== 'istio-proxy');
     const config = mountConfig(
       workload,
@@ -149,7 +149,7 @@ describe('a Job whose proxy is a sibling container', () => {
   });
 
   test('a proxy that never gets ready: non-zero exit, the job never runs, the proxy is still stopped, the pod completes', async () => {
-    const workload = loadWorkload('job-istio.yaml');
+    const workload = loadWorkload('job-istio-regular-sidecar.yaml');
     const config = mountConfig(
       workload,
       APP,
@@ -166,7 +166,7 @@ describe('a Job whose proxy is a sibling container', () => {
   });
 
   test('SIGTERM to every container at once (the kubelet stopping the pod): all exit, the app’s 143 is the pod’s', async () => {
-    const workload = loadWorkload('job-istio.yaml');
+    const workload = loadWorkload('job-istio-regular-sidecar.yaml');
     setEnv(workload.spec, APP, { REPORT_JOB_SECONDS: '600' });
     const pod = await playPod(workload);
     // Act once the job runs, i.e. after the proxy was ready.

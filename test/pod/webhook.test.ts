@@ -14,7 +14,7 @@ import { run } from './support/podman.ts';
 
 // The webhook end to end: served by sidecar-init's own image (its entrypoint,
 // read-only root, distroless's nonroot user, as examples/k8s/webhook/ deploys
-// it), asked about the Job of examples/k8s/webhook/job-istio.yaml as users
+// it), asked about the Job of examples/k8s/webhook/job-istio-before-injection.yaml as users
 // write it, its patch applied and the pod checked against the API schema, and
 // the patched pod played: the install init container copies sidecar-init in,
 // the job runs once the proxy is ready, the pod completes with the job's code.
@@ -82,7 +82,7 @@ async function inject(template: PodTemplate): Promise<PodTemplate> {
 
 describe('a Job injected by sidecar-init webhook, served from sidecar-init’s image', () => {
   test.each([0, 3])('completes with the job’s code (%i): sidecar-init copied in, the proxy waited for and quit', async (code) => {
-    const written = exampleTemplate('webhook/job-istio.yaml');
+    const written = exampleTemplate('webhook/job-istio-before-injection.yaml');
     const template = await inject(written);
     expect(template.spec.initContainers?.[0]).toMatchObject({ name: 'sidecar-init', image: SIDECAR_INIT_IMAGE });
     const spec = template.spec as PodSpec;

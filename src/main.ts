@@ -57,6 +57,12 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
       return await printPlan(command);
     case 'run':
       return await run(command);
+    case 'schema': {
+      // From the same zod schema that validates: what the executable checks is what the editor is told.
+      const { renderJsonSchema } = await import('./config/json-schema.ts');
+      writeAllSync(STDOUT_FD, renderJsonSchema());
+      return 0;
+    }
     case 'install':
       return (await import('./install/run-install.ts')).runInstall(command.dir) === 'installed' ? 0 : EXIT_USAGE;
     case 'ctl': {

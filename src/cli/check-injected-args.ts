@@ -41,6 +41,7 @@ export function checkInjectedArgs(command: InjectedCommand, env: Readonly<Record
     case 'plan':
     case 'webhook':
     case 'install':
+    case 'schema':
     case 'ctl':
       return { ok: false, message: `the flags start with the ${parsed.kind} command, not a run` };
   }

@@ -23,6 +23,8 @@ export type CliCommand =
       /** restart --wait: until the process is ready again, for at most this long. */
       readonly waitMs: number | undefined;
     }
+  /** `sidecar-init schema`: print the JSON Schema of the config file, for an editor. */
+  | { readonly kind: 'schema' }
   /** `sidecar-init version [--json]` (and `--version --verbose`): the build, the runtime and the addon loaded. */
   | { readonly kind: 'version'; readonly json: boolean }
   /**

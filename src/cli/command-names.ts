@@ -9,6 +9,7 @@ export const INSTALL_COMMAND = 'install';
 export const VERSION_COMMAND = 'version';
 export const CTL_COMMAND = 'ctl';
 export const WEBHOOK_COMMAND = 'webhook';
+export const SCHEMA_COMMAND = 'schema';
 
 export const COMMAND_NAMES: readonly string[] = [
   VALIDATE_COMMAND,
@@ -17,6 +18,7 @@ export const COMMAND_NAMES: readonly string[] = [
   VERSION_COMMAND,
   CTL_COMMAND,
   WEBHOOK_COMMAND,
+  SCHEMA_COMMAND,
 ];
 
 /** `"validate", "plan", … or "webhook"`, for the help. */

@@ -2,7 +2,7 @@ import { Command } from 'commander';
 import type { ProcessFlag } from '../config/cli-input.ts';
 import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag } from '../config/global-options.ts';
 import { createTargetFlagTexts, TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName } from '../config/target-flags.ts';
-import { INSTALL_COMMAND, listCommandNames, PLAN_COMMAND, VALIDATE_COMMAND, VERSION_COMMAND } from './command-names.ts';
+import { INSTALL_COMMAND, listCommandNames, PLAN_COMMAND, SCHEMA_COMMAND, VALIDATE_COMMAND, VERSION_COMMAND } from './command-names.ts';
 import { CONFIG_ENV } from './env-options.ts';
 import { VERSION } from './version.ts';
 
@@ -43,6 +43,10 @@ const EXTERNAL_HELP =
 export const INSTALL_HELP = `      copy this single executable and its native addon into DIR (an existing directory this user can write),
       as DIR/${PROGRAM_NAME} and DIR/${PROGRAM_NAME}.node, e.g. from an init container into a shared volume`;
 
+/** Shown by `schema --help` and in the run help's list of commands. */
+export const SCHEMA_HELP = `      print the JSON Schema of the config file, for an editor: ${PROGRAM_NAME} schema > sidecar-init.schema.json,
+      then # yaml-language-server: $schema=sidecar-init.schema.json on the first line of the YAML file`;
+
 /** Shown by `version --help` and in the run help's list of commands. */
 export const VERSION_HELP = `      print the version, the commit and its time, Node, the platform and the native addon loaded (with its sha256),
       what a bug report needs; --json prints them as one JSON object`;
@@ -61,6 +65,8 @@ Commands:
 ${INSTALL_HELP}
   ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]
 ${VERSION_HELP}
+  ${PROGRAM_NAME} ${SCHEMA_COMMAND}
+${SCHEMA_HELP}
   ${PROGRAM_NAME} ctl [--control PATH] [--json] status|restart [--wait] NAME|stop NAME|start NAME|signal NAME SIGNAL
       talk to a running sidecar-init through its control socket (see ${PROGRAM_NAME} ctl --help)
   ${PROGRAM_NAME} webhook --cert FILE --key FILE --image REF [--addr HOST:PORT]

@@ -27,14 +27,14 @@ describe('--help', () => {
   });
 
   it('lists every command as a word an app of that name needs -- before, from the one table the parser uses', () => {
-    expect(COMMAND_NAMES).toEqual(['validate', 'plan', 'install', 'version', 'ctl', 'webhook']);
+    expect(COMMAND_NAMES).toEqual(['validate', 'plan', 'install', 'version', 'ctl', 'webhook', 'schema']);
     expect(helpOf(['--help'])).toContain(
-      'Put -- before an app whose name starts with "-" or is "validate", "plan", "install", "version", "ctl" or "webhook".',
+      'Put -- before an app whose name starts with "-" or is "validate", "plan", "install", "version", "ctl", "webhook" or "schema".',
     );
     // The pages that repeat the list say the same.
     for (const page of ['docs/configuration.md', 'docs/troubleshooting.md']) {
       const text = readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8').replaceAll(/\s+/g, ' ');
-      expect(text, page).toContain('`version`, `ctl` or `webhook`');
+      expect(text, page).toContain('`version`, `ctl`, `webhook` or `schema`');
     }
   });
 

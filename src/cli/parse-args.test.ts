@@ -244,7 +244,8 @@ describe('parseArgs', () => {
       command.kind === 'install' ||
       command.kind === 'ctl' ||
       command.kind === 'webhook' ||
-      command.kind === 'version'
+      command.kind === 'version' ||
+      command.kind === 'schema'
     )
       throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
     const plan = loadPlan({ ...command, readFile });
@@ -262,14 +263,7 @@ describe('parseArgs', () => {
       ['validate', '-c', 'x.yaml', '--', 'python', 'job.py'],
     ]) {
       const command = parseArgs(argv, NO_ENV);
-      if (
-        command.kind === 'exit' ||
-        command.kind === 'install' ||
-        command.kind === 'ctl' ||
-        command.kind === 'webhook' ||
-        command.kind === 'version'
-      )
-        throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
+      if (!('cli' in command)) throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
       const plan = loadPlan({ ...command, readFile });
       expect(plan.processes.map((process) => [process.name, process.command])).toEqual([
         ['proxy', ['envoy']],

@@ -13,9 +13,10 @@ import {
   type ProgramMode,
   VALIDATE_COMMAND,
   VERSION_COMMAND,
+  SCHEMA_HELP,
   VERSION_HELP,
 } from './create-program.ts';
-import { COMMAND_NAMES } from './command-names.ts';
+import { COMMAND_NAMES, SCHEMA_COMMAND } from './command-names.ts';
 import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { CTL_COMMAND, parseCtlArgs } from './parse-ctl.ts';
@@ -38,6 +39,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
   }
   if (argv[0] === VERSION_COMMAND) return parseVersion(argv.slice(1));
   if (argv[0] === INSTALL_COMMAND) return parseInstall(argv.slice(1));
+  if (argv[0] === SCHEMA_COMMAND) return parseSchema(argv.slice(1));
   if (argv[0] === CTL_COMMAND) return parseCtlArgs(argv.slice(1), env);
   if (argv[0] === WEBHOOK_COMMAND) return parseWebhookArgs(argv.slice(1));
   const mode: ProgramMode = argv[0] === VALIDATE_COMMAND || argv[0] === PLAN_COMMAND ? argv[0] : 'run';
@@ -139,6 +141,19 @@ function parseVersion(args: readonly string[]): CliCommand {
     kind: 'exit',
     code: EXIT_USAGE,
     output: `error: ${VERSION_COMMAND} takes only --json, got ${args.map((arg) => JSON.stringify(arg)).join(' ')}: ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]\n${HELP_HINT}\n`,
+  };
+}
+
+const SCHEMA_USAGE = `Usage: ${PROGRAM_NAME} ${SCHEMA_COMMAND}\n\n${SCHEMA_HELP.replaceAll(/^ {6}/gm, '')}\n`;
+
+/** `schema`: no operands, no options but help. */
+function parseSchema(args: readonly string[]): CliCommand {
+  if (args.length === 0) return { kind: 'schema' };
+  if (args.length === 1 && (args[0] === '-h' || args[0] === '--help')) return { kind: 'exit', code: EXIT_SUCCESS, output: SCHEMA_USAGE };
+  return {
+    kind: 'exit',
+    code: EXIT_USAGE,
+    output: `error: ${SCHEMA_COMMAND} takes no arguments, got ${args.map((arg) => JSON.stringify(arg)).join(' ')}: ${PROGRAM_NAME} ${SCHEMA_COMMAND} > sidecar-init.schema.json\n${HELP_HINT}\n`,
   };
 }
 

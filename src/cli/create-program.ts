@@ -4,6 +4,7 @@ import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag } from
 import { createTargetFlagTexts, TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName } from '../config/target-flags.ts';
 import { INSTALL_COMMAND, listCommandNames, PLAN_COMMAND, SCHEMA_COMMAND, VALIDATE_COMMAND, VERSION_COMMAND } from './command-names.ts';
 import { CONFIG_ENV } from './env-options.ts';
+import { withErrorPrefix } from './error-line.ts';
 import { VERSION } from './version.ts';
 
 export const PROGRAM_NAME = 'sidecar-init';
@@ -120,6 +121,7 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
       writeErr: (text) => {
         output.text += text;
       },
+      outputError: (text, write) => write(withErrorPrefix(text)),
     });
   if (mode === PLAN_COMMAND) program.option('--json', 'print the plan as JSON');
   if (mode === 'run')

@@ -110,9 +110,9 @@ describe('SIDECAR_INIT_* names', () => {
     expect(command).toMatchObject({ kind: 'exit', code: 2 });
     const lines = command.kind === 'exit' ? command.output.split('\n') : [];
     expect(lines[0]).toMatch(
-      /^error: SIDECAR_INIT_GRACES is not a variable sidecar-init reads \(did you mean SIDECAR_INIT_GRACE\?\); unset it, or use one of SIDECAR_INIT_GRACE, SIDECAR_INIT_LOG_LEVEL, .*SIDECAR_INIT_CONFIG/,
+      /^sidecar-init: SIDECAR_INIT_GRACES is not a variable sidecar-init reads \(did you mean SIDECAR_INIT_GRACE\?\); unset it, or use one of SIDECAR_INIT_GRACE, SIDECAR_INIT_LOG_LEVEL, .*SIDECAR_INIT_CONFIG/,
     );
-    expect(lines[1]).toMatch(/^error: SIDECAR_INIT_SIDECAR is not a variable sidecar-init reads; unset it, or use one of /);
+    expect(lines[1]).toMatch(/^sidecar-init: SIDECAR_INIT_SIDECAR is not a variable sidecar-init reads; unset it, or use one of /);
     expect(lines[2]).toBe('(sidecar-init --help shows the usage)');
   });
 

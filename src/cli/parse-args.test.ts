@@ -160,17 +160,18 @@ describe('parseArgs', () => {
     expect(parseArgs(['version', '--jsn'], NO_ENV)).toEqual({
       kind: 'exit',
       code: 2,
-      output: 'error: version takes only --json, got "--jsn": sidecar-init version [--json]\n(sidecar-init --help shows the usage)\n',
+      output:
+        'sidecar-init: version takes only --json, got "--jsn": sidecar-init version [--json]\n(sidecar-init --help shows the usage)\n',
     });
     expect(parseArgs(['--', 'version'], NO_ENV)).toMatchObject({ kind: 'run', cli: { app: ['version'] } });
   });
 
   it.each([
-    [['--bogus', 'job'], "error: unknown option '--bogus'"],
-    [['--grace'], "error: option '--grace <duration>' argument missing"],
-    [['-c'], "error: option '-c, --config <file>' argument missing"],
-    [['--restart'], "error: option '--restart <name=policy>' argument missing"],
-    [['--drain'], "error: option '--drain <duration|cmd>' argument missing"],
+    [['--bogus', 'job'], "sidecar-init: unknown option '--bogus'"],
+    [['--grace'], "sidecar-init: option '--grace <duration>' argument missing"],
+    [['-c'], "sidecar-init: option '-c, --config <file>' argument missing"],
+    [['--restart'], "sidecar-init: option '--restart <name=policy>' argument missing"],
+    [['--drain'], "sidecar-init: option '--drain <duration|cmd>' argument missing"],
   ])('exits 2 on a usage error, with the message on stderr: %j', (argv, message) => {
     const command = parseArgs(argv, NO_ENV);
     expect(command).toEqual({ kind: 'exit', code: 2, output: `${message}\n(sidecar-init --help shows the usage)\n` });
@@ -200,7 +201,7 @@ describe('parseArgs', () => {
       expect(parseArgs(['-c', 'job.yaml', command, 'status'], NO_ENV)).toEqual({
         kind: 'exit',
         code: 2,
-        output: `error: "${command}" comes after options, where it would run as the app: a command is the first argument (sidecar-init ${command} ...); to run an app named ${command}, put -- before it: sidecar-init -c job.yaml -- ${command} status\n(sidecar-init --help shows the usage)\n`,
+        output: `sidecar-init: "${command}" comes after options, where it would run as the app: a command is the first argument (sidecar-init ${command} ...); to run an app named ${command}, put -- before it: sidecar-init -c job.yaml -- ${command} status\n(sidecar-init --help shows the usage)\n`,
       });
       expect(parseArgs(['-c', 'job.yaml', '--', command, 'status'], NO_ENV)).toMatchObject({
         kind: 'run',
@@ -279,7 +280,7 @@ describe('parseArgs', () => {
     for (const argv of [['install'], ['install', 'a', 'b'], ['install', '--force'], ['install', '']]) {
       const command = parseArgs(argv, NO_ENV);
       expect(command).toMatchObject({ kind: 'exit', code: 2 });
-      if (command.kind === 'exit') expect(command.output).toMatch(/^error: install takes one directory: sidecar-init install DIR\n/);
+      if (command.kind === 'exit') expect(command.output).toMatch(/^sidecar-init: install takes one directory: sidecar-init install DIR\n/);
     }
     expect(parseArgs(['install', '--help'], NO_ENV)).toMatchObject({
       kind: 'exit',
@@ -297,7 +298,7 @@ describe('-c given more than once', () => {
         kind: 'exit',
         code: 2,
         output:
-          'error: -c/--config is given 2 times ("a.yaml", "b.yaml"); sidecar-init reads one config file and merges none: ' +
+          'sidecar-init: -c/--config is given 2 times ("a.yaml", "b.yaml"); sidecar-init reads one config file and merges none: ' +
           'give one -c, and the rest as flags, which win over the file\n(sidecar-init --help shows the usage)\n',
       });
     },

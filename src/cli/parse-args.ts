@@ -17,6 +17,7 @@ import {
   VERSION_HELP,
 } from './create-program.ts';
 import { COMMAND_NAMES, SCHEMA_COMMAND } from './command-names.ts';
+import { ERROR_PREFIX } from './error-line.ts';
 import { CONFIG_ENV, readEnvOptions } from './env-options.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 import { CTL_COMMAND, parseCtlArgs } from './parse-ctl.ts';
@@ -55,7 +56,11 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
   }
   const fromEnv = readEnvOptions(env);
   if (!fromEnv.ok) {
-    return { kind: 'exit', code: EXIT_USAGE, output: `${fromEnv.problems.map((problem) => `error: ${problem}\n`).join('')}${HELP_HINT}\n` };
+    return {
+      kind: 'exit',
+      code: EXIT_USAGE,
+      output: `${fromEnv.problems.map((problem) => `${ERROR_PREFIX} ${problem}\n`).join('')}${HELP_HINT}\n`,
+    };
   }
   const options = program.opts<ProgramOptions>();
   // Flags win over the environment: a variable is used only where its flag was not given.
@@ -108,7 +113,7 @@ function commandAfterOptions(argv: readonly string[], appIndex: number): CliComm
     kind: 'exit',
     code: EXIT_USAGE,
     output:
-      `error: "${command}" comes after options, where it would run as the app: a command is the first argument ` +
+      `${ERROR_PREFIX} "${command}" comes after options, where it would run as the app: a command is the first argument ` +
       `(${PROGRAM_NAME} ${command} ...); to run an app named ${command}, put -- before it: ${PROGRAM_NAME} ${options} -- ${rest}\n${HELP_HINT}\n`,
   };
 }
@@ -124,7 +129,7 @@ function configGivenTwice(files: readonly string[]): CliCommand {
     kind: 'exit',
     code: EXIT_USAGE,
     output:
-      `error: -c/--config is given ${files.length} times (${given}); sidecar-init reads one config file and merges none: ` +
+      `${ERROR_PREFIX} -c/--config is given ${files.length} times (${given}); sidecar-init reads one config file and merges none: ` +
       `give one -c, and the rest as flags, which win over the file\n${HELP_HINT}\n`,
   };
 }
@@ -140,7 +145,7 @@ function parseVersion(args: readonly string[]): CliCommand {
   return {
     kind: 'exit',
     code: EXIT_USAGE,
-    output: `error: ${VERSION_COMMAND} takes only --json, got ${args.map((arg) => JSON.stringify(arg)).join(' ')}: ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]\n${HELP_HINT}\n`,
+    output: `${ERROR_PREFIX} ${VERSION_COMMAND} takes only --json, got ${args.map((arg) => JSON.stringify(arg)).join(' ')}: ${PROGRAM_NAME} ${VERSION_COMMAND} [--json]\n${HELP_HINT}\n`,
   };
 }
 
@@ -153,7 +158,7 @@ function parseSchema(args: readonly string[]): CliCommand {
   return {
     kind: 'exit',
     code: EXIT_USAGE,
-    output: `error: ${SCHEMA_COMMAND} takes no arguments, got ${args.map((arg) => JSON.stringify(arg)).join(' ')}: ${PROGRAM_NAME} ${SCHEMA_COMMAND} > sidecar-init.schema.json\n${HELP_HINT}\n`,
+    output: `${ERROR_PREFIX} ${SCHEMA_COMMAND} takes no arguments, got ${args.map((arg) => JSON.stringify(arg)).join(' ')}: ${PROGRAM_NAME} ${SCHEMA_COMMAND} > sidecar-init.schema.json\n${HELP_HINT}\n`,
   };
 }
 
@@ -165,7 +170,7 @@ function parseInstall(args: readonly string[]): CliCommand {
     return {
       kind: 'exit',
       code: EXIT_USAGE,
-      output: `error: ${INSTALL_COMMAND} takes one directory: ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR\n${HELP_HINT}\n`,
+      output: `${ERROR_PREFIX} ${INSTALL_COMMAND} takes one directory: ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR\n${HELP_HINT}\n`,
     };
   }
   return { kind: 'install', dir };

@@ -50,13 +50,13 @@ describe('sidecar-init ctl', () => {
   });
 
   it.each([
-    [['ctl', 'status', '--wait'], 'error: --wait and --timeout are for restart only'],
-    [['ctl', 'restart', '--timeout', '5s', 'proxy'], 'error: --timeout needs --wait: restart --wait --timeout 2m NAME'],
-    [['ctl', 'restart', '--wait', '--timeout', '5', 'proxy'], 'error: --timeout 5 has no unit; write e.g. 5s or 5ms'],
-    [['ctl', '--control', '/s'], 'error: no command: use status, restart NAME, stop NAME, start NAME or signal NAME SIGNAL'],
-    [['ctl', '--control', '/s', 'restart'], 'error: restart takes a NAME'],
-    [['ctl', '--control', '/s', 'reload', 'x'], "error: unknown command 'reload': use status, restart, stop, start or signal"],
-    [['ctl', '--control', '/s', 'signal', 'app', '9'], "error: '9' is not a signal name, e.g. SIGHUP or HUP"],
+    [['ctl', 'status', '--wait'], 'sidecar-init ctl: --wait and --timeout are for restart only'],
+    [['ctl', 'restart', '--timeout', '5s', 'proxy'], 'sidecar-init ctl: --timeout needs --wait: restart --wait --timeout 2m NAME'],
+    [['ctl', 'restart', '--wait', '--timeout', '5', 'proxy'], 'sidecar-init ctl: --timeout 5 has no unit; write e.g. 5s or 5ms'],
+    [['ctl', '--control', '/s'], 'sidecar-init ctl: no command: use status, restart NAME, stop NAME, start NAME or signal NAME SIGNAL'],
+    [['ctl', '--control', '/s', 'restart'], 'sidecar-init ctl: restart takes a NAME'],
+    [['ctl', '--control', '/s', 'reload', 'x'], "sidecar-init ctl: unknown command 'reload': use status, restart, stop, start or signal"],
+    [['ctl', '--control', '/s', 'signal', 'app', '9'], "sidecar-init ctl: '9' is not a signal name, e.g. SIGHUP or HUP"],
   ])('exits 2 on %j, saying what is wrong', (argv, message) => {
     expect(parseArgs(argv, NO_ENV)).toEqual({ kind: 'exit', code: 2, output: `${message}\n(sidecar-init ctl --help shows the usage)\n` });
   });

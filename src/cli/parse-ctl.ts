@@ -4,6 +4,7 @@ import type { CliCommand } from './cli-command.ts';
 import { defaultControlDir, defaultControlPath } from '../plan/control-socket.ts';
 import { formatDuration, parsePositiveDuration } from '../config/duration.ts';
 import { optionVariable } from '../config/global-options.ts';
+import { CTL_ERROR_PREFIX } from './error-line.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 
 // `sidecar-init ctl [--control PATH] [--json] COMMAND`: talks to a running
@@ -99,5 +100,5 @@ function toRequest(command: string, [name = '', signalText = '']: string[]): Con
 }
 
 function usage(message: string): CliCommand {
-  return { kind: 'exit', code: EXIT_USAGE, output: `error: ${message}\n(sidecar-init ctl --help shows the usage)\n` };
+  return { kind: 'exit', code: EXIT_USAGE, output: `${CTL_ERROR_PREFIX} ${message}\n(sidecar-init ctl --help shows the usage)\n` };
 }

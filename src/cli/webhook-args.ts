@@ -7,6 +7,7 @@ import { INSTALL_MODES, isInstallMode } from '../webhook/install-mode.ts';
 import type { CliCommand } from './cli-command.ts';
 import { WEBHOOK_COMMAND } from './command-names.ts';
 import { HELP_HINT, PROGRAM_NAME } from './create-program.ts';
+import { ERROR_PREFIX, withErrorPrefix } from './error-line.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 
 export { WEBHOOK_COMMAND } from './command-names.ts';
@@ -57,6 +58,7 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
       writeErr: (text) => {
         output.text += text;
       },
+      outputError: (text, write) => write(withErrorPrefix(text)),
     });
   try {
     program.parse([...argv], { from: 'user' });
@@ -89,5 +91,5 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
 }
 
 function usageError(message: string): CliCommand {
-  return { kind: 'exit', code: EXIT_USAGE, output: `error: ${message}\n${HELP_HINT}\n` };
+  return { kind: 'exit', code: EXIT_USAGE, output: `${ERROR_PREFIX} ${message}\n${HELP_HINT}\n` };
 }

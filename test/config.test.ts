@@ -164,7 +164,9 @@ describe('misspelled environment options', () => {
     const app = fixtureArgv('exit-with.sh', 'app', '0');
     const run = track(await runSupervisor(['--', ...app], { env: { EVENTS: events.file, SIDECAR_INIT_GRACES: '1s' } }));
     expect(run.code).toBe(2);
-    expect(run.stderr()).toMatch(/^sidecar-init: SIDECAR_INIT_GRACES is not a variable sidecar-init reads \(did you mean SIDECAR_INIT_GRACE\?\)/);
+    expect(run.stderr()).toMatch(
+      /^sidecar-init: SIDECAR_INIT_GRACES is not a variable sidecar-init reads \(did you mean SIDECAR_INIT_GRACE\?\)/,
+    );
     const checked = track(await runSupervisor(['validate', '-c', 'examples/demo.yaml'], { env: { SIDECAR_INIT_SIDECAR: 'x=y' } }));
     expect(checked.code).toBe(2);
     expect(checked.stderr()).toMatch(/^sidecar-init: SIDECAR_INIT_SIDECAR is not a variable sidecar-init reads; /);

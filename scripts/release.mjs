@@ -55,7 +55,7 @@ export async function release({ allowDirty = false } = {}) {
       sha256: built.digest,
       addon: { name: `reaper-${target.platform}-${target.arch}.node`, file: built.addon, sha256: sha256File(built.addon) },
       node: describeNode(target, built.node),
-      launcher: { name: `launcher-${target.platform}-${target.arch}`, sha256: sha256File(built.launcher) },
+      launcher: { name: `launcher-${target.platform}-${target.arch}`, file: built.launcher, sha256: sha256File(built.launcher) },
       runtime: built.runtime,
     });
   }
@@ -83,6 +83,8 @@ export async function release({ allowDirty = false } = {}) {
       gnuTriplet: executable.target.gnuTriplet,
       executable: executable.file,
       addon: executable.addon.file,
+      launcher: executable.launcher.file,
+      runtime: executable.runtime,
     })),
     shared: [join(ROOT, 'dist', NOTICES_FILE), join(ROOT, 'LICENSE')],
   });

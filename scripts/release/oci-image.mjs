@@ -2,8 +2,9 @@
 // and tar blobs named by their sha256), saved as an OCI archive: one image per
 // architecture and an image index over them. What the Dockerfile's default
 // target holds, without a container engine: a glibc base (base-layer.mjs) and
-// a layer with /usr/local/bin/sidecar-init, its addon beside it (as `sidecar-init
-// install` writes it) and /usr/local/share/sidecar-init/ (checksum, notices,
+// a layer with /usr/local/bin/sidecar-init (the launcher), its addon and
+// sidecar-init.runtime/ (the executable and its glibc runtime) beside it (as
+// `sidecar-init install` writes them) and /usr/local/share/sidecar-init/ (checksum, notices,
 // license). Every time in it is the commit's, every file owned by root, so the
 // archive is the same bytes wherever it is made.
 //
@@ -110,7 +111,17 @@ function sidecarInitEntries(image, shared, product) {
   const folders = ['usr', 'usr/local', 'usr/local/bin', 'usr/local/share', `usr/local/share/${product.name}`];
   return [
     ...folders.map((path) => ({ path, kind: 'dir', mode: 0o755 })),
-    { path: `usr/local/bin/${product.name}`, kind: 'file', mode: 0o755, data: executable },
+    // As `sidecar-init install` writes them (src/install/install-executable.ts): the launcher as the
+    // entrypoint, the executable with the glibc runtime it starts with in sidecar-init.runtime/ beside it.
+    { path: `usr/local/bin/${product.name}`, kind: 'file', mode: 0o755, data: readFileSync(image.launcher) },
+    { path: `usr/local/bin/${product.name}.runtime`, kind: 'dir', mode: 0o755 },
+    { path: `usr/local/bin/${product.name}.runtime/${product.name}`, kind: 'file', mode: 0o755, data: executable },
+    ...image.runtime.files.map((file) => ({
+      path: `usr/local/bin/${product.name}.runtime/${file.name}`,
+      kind: 'file',
+      mode: file.name === image.runtime.loader ? 0o755 : 0o644,
+      data: readFileSync(file.source),
+    })),
     // Where `sidecar-init install` puts the addon and where the executable looks first (src/process/embedded-addon.ts).
     { path: `usr/local/bin/${product.name}.node`, kind: 'file', mode: 0o644, data: readFileSync(image.addon) },
     {

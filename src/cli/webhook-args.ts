@@ -42,7 +42,10 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
     .description('Serves the mutating admission webhook that injects sidecar-init into annotated pods, over HTTPS.')
     .requiredOption('--cert <file>', 'the TLS certificate (PEM), e.g. tls.crt of a cert-manager Secret; re-read when it changes')
     .requiredOption('--key <file>', 'its private key (PEM), e.g. tls.key')
-    .requiredOption('--image <ref>', 'the sidecar-init image the install init container runs, e.g. registry.example.com/sidecar-init:0.1.0')
+    .requiredOption(
+      '--image <ref>',
+      'the sidecar-init image you built and pushed (docs/kubernetes.md, step 1), which the install init container runs',
+    )
     .option('--install-mode <mode>', `${INSTALL_MODES.join(' or ')}, for pods without the sidecar-init.io/install annotation`, 'copy')
     .option('--volume-image <ref>', "the image of the Dockerfile's volume target, mounted as an image volume in image-volume mode")
     .option('--addr <host:port>', 'where to listen; :PORT for every interface', ':8443')

@@ -27,7 +27,7 @@ export function handleExited(context: DecideContext, draft: Draft, name: string,
   if (before.status === 'running' && !before.postStartDone && spec.postStart !== undefined)
     draft.effects.push({ type: 'cancel-hook', name, hook: 'postStart' });
   if (before.status === 'stopping') draft.effects.push({ type: 'cancel-timer', timer: { kind: 'process-grace', name } });
-  if (draft.phase === 'done') return;
+  // Once everything is down decide.ts hands no exit here.
   if (draft.phase === 'stopping') {
     if (isKeptUpInTeardown(context, draft, spec, before)) scheduleRestart(draft, spec, before, status, true);
     return;

@@ -174,3 +174,67 @@ describe('an external in teardown', () => {
     expect(failing.send(leftRunning('mesh'))).toEqual([{ type: 'finish', exitCode: 3 }]);
   });
 });
+
+describe('an external, rule by rule', () => {
+  const EXITED_CLEANLY = { kind: 'exited', code: 0 } as const;
+
+  it('is not ready when its turn comes, whatever it is found to be, until its probe says so', () => {
+    const d = createDriver(plan([external('mesh'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, found('mesh'));
+    expect(d.state.procs.get('mesh')).toMatchObject({ status: 'running', ready: false, up: false });
+  });
+
+  it('announced by its own file: the file is how it is found, no search of /proc besides', () => {
+    const spec = external('mesh');
+    const announced = {
+      ...spec,
+      readiness: spec.readiness && { ...spec.readiness, probe: { kind: 'announced' as const, file: '/run/mesh' } },
+    };
+    const d = createDriver(plan([announced, proc('app', 'app')]));
+    expect(types(d.send({ type: 'boot' }))).toEqual(['start-watch mesh', 'start-timer']);
+  });
+
+  it('skipped as absent, left alone by stop: none, or stopped: each ends exited cleanly, never started or as it was', () => {
+    const absent = createDriver(plan([external('mesh', { optional: true }), proc('app', 'app')]));
+    absent.send({ type: 'boot' }, deadline('mesh'));
+    expect(absent.state.procs.get('mesh')).toEqual({ status: 'exited', started: false, restarts: 0, exit: EXITED_CLEANLY });
+
+    const kept = createDriver(plan([external('mesh', { stop: { kind: 'none' } }), proc('app', 'app')]));
+    kept.send({ type: 'boot' }, found('mesh'), ready('mesh'), { type: 'spawned', name: 'app' }, appExited(0));
+    expect(kept.state.procs.get('mesh')).toEqual({ status: 'exited', started: true, restarts: 0, exit: EXITED_CLEANLY });
+
+    const stoppedOne = createDriver(plan([external('mesh'), proc('app', 'app')]));
+    stoppedOne.send({ type: 'boot' }, found('mesh'), ready('mesh'), { type: 'spawned', name: 'app' }, appExited(0));
+    expect(stoppedOne.state.procs.get('mesh')).toMatchObject({ status: 'stopping' });
+    stoppedOne.send(stopped('mesh'));
+    expect(stoppedOne.state.procs.get('mesh')).toEqual({ status: 'exited', started: true, restarts: 0, exit: EXITED_CLEANLY });
+  });
+
+  it('a stop outcome for an external that is not being stopped changes nothing', () => {
+    const d = createDriver(plan([external('mesh', { optional: true }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, deadline('mesh'), { type: 'spawned', name: 'app' });
+    const before = d.state.procs.get('mesh');
+    d.send(leftRunning('mesh'));
+    expect(d.state.procs.get('mesh')).toEqual(before);
+    // Not counted as left running: the app's 0 stays the exit code.
+    expect(d.send(appExited(0))).toContainEqual({ type: 'finish', exitCode: 0 });
+  });
+
+  it('when the budget runs out while it is being stopped, its executor keeps its own end; the kill that follows kills it', () => {
+    const d = createDriver(plan([external('mesh'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, found('mesh'), ready('mesh'), { type: 'spawned', name: 'app' }, appExited(0));
+    expect(d.state.procs.get('mesh')).toMatchObject({ status: 'stopping' });
+    expect(types(d.send({ type: 'timer', timer: { kind: 'grace' } }))).not.toContain('kill-external mesh');
+    expect(types(d.send({ type: 'timer', timer: { kind: 'kill' } }))).toContain('kill-external mesh');
+  });
+
+  it('one already stopped is not killed when the budget runs out and the kill comes', () => {
+    const d = createDriver(plan([external('db'), external('mesh'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, found('db'), ready('db'), found('mesh'), ready('mesh'), { type: 'spawned', name: 'app' }, appExited(0));
+    d.send(stopped('mesh'));
+    expect(d.state.procs.get('mesh')).toMatchObject({ status: 'exited' });
+    const hurried = [...d.send({ type: 'timer', timer: { kind: 'grace' } }), ...d.send({ type: 'timer', timer: { kind: 'kill' } })];
+    expect(types(hurried)).not.toContain('kill-external mesh');
+    expect(types(hurried)).toContain('kill-external db');
+  });
+});

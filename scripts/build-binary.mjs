@@ -19,15 +19,14 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUNDLE_FILE, NOTICES_FILE, buildBundle } from './build.mjs';
 import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
 import { LOADER_NAMES, buildLauncher, collectRuntime, writeRuntimeNotices } from './build-runtime.mjs';
+import { injectBlob } from './inject-blob.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const require = createRequire(import.meta.url);
 // The sentinel Node looks for to know it carries an application (fixed by Node).
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const ADDON_ASSET = 'reaper.node';
@@ -134,8 +133,7 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   copyFileSync(nodeBinary, partial);
   chmodSync(partial, 0o755);
   strip(partial, target);
-  const { inject } = require('postject');
-  await inject(partial, 'NODE_SEA_BLOB', readFileSync(blobFile), { sentinelFuse: SEA_FUSE });
+  await injectBlob(partial, 'NODE_SEA_BLOB', readFileSync(blobFile), { sentinelFuse: SEA_FUSE });
   // Rename last: dist/sidecar-init is either the previous build or this one, whole.
   renameSync(partial, output);
   const digest = createHash('sha256').update(readFileSync(output)).digest('hex');

@@ -63,12 +63,48 @@ export function buildNative({ target = hostTarget(), outFile = addonFile(target)
   return outFile;
 }
 
+/**
+ * The addons of the platforms other than this one (npm pack), so that
+ * `npm install -g` needs no compiler there. One whose cross-compiler this
+ * machine lacks is left out, not a failure: the package is then for the
+ * platforms it has, one line says which is missing and how to add it, and a run
+ * on that platform says its addon is missing. `required` (CI sets
+ * SIDECAR_INIT_REQUIRE_ALL_ADDONS=1) makes a missing one the failure it is for
+ * a package to publish.
+ */
+export function buildOtherAddons({ required = false, warn = console.warn } = {}) {
+  for (const target of Object.values(TARGETS).filter((other) => other !== hostTarget())) {
+    if (!required && !hasCompiler(target)) {
+      // An addon left by an earlier build would be packed as this source's: it goes.
+      rmSync(addonFile(target), { force: true });
+      warn(
+        `build: this package has no linux-${target.arch} addon (no ${target.gnuTriplet}-gcc here; apt-get install ${target.aptPackage} to include it)`,
+      );
+      continue;
+    }
+    buildNative({ target });
+  }
+}
+
+/** Whether this machine has a C compiler for `target` (the host's own, or a cross-compiler). */
+export function hasCompiler(target) {
+  return compilerFor(target) !== undefined;
+}
+
+function compilerCandidates(target) {
+  const native = process.platform === 'linux' && process.arch === target.arch;
+  return [`${target.gnuTriplet}-gcc`, ...(native ? ['cc', 'gcc'] : [])];
+}
+
+function compilerFor(target) {
+  return compilerCandidates(target).find((compiler) => !spawnSync(compiler, ['--version'], { stdio: 'ignore' }).error);
+}
+
 function findCompiler(target) {
   const native = process.platform === 'linux' && process.arch === target.arch;
-  const candidates = [`${target.gnuTriplet}-gcc`, ...(native ? ['cc', 'gcc'] : [])];
-  for (const compiler of candidates) {
-    if (!spawnSync(compiler, ['--version'], { stdio: 'ignore' }).error) return compiler;
-  }
+  const candidates = compilerCandidates(target);
+  const found = compilerFor(target);
+  if (found !== undefined) return found;
   const install = native ? 'gcc libc6-dev' : target.aptPackage;
   throw new Error(`no C compiler for linux-${target.arch} found (tried ${candidates.join(', ')}): apt-get install ${install}`);
 }

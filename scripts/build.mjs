@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
+import { buildNative, buildOtherAddons, hostTarget } from './build-native.mjs';
 
 export const BUNDLE_FILE = 'dist/sidecar-init.cjs';
 
@@ -149,10 +149,16 @@ function writeNotices(metafile, file) {
 
 if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) {
   await buildBundle();
-  // --all (npm pack): every platform's addon, so `npm install -g` needs no compiler anywhere.
-  for (const target of process.argv.includes('--all') ? Object.values(TARGETS) : [hostTarget()]) {
+  try {
+    buildNative({ target: hostTarget() });
+  } catch (error) {
+    console.error(`build: ${error instanceof Error ? error.message : String(error)}`);
+    process.exit(1);
+  }
+  // --all (npm pack): the other platforms' addons too, those this machine can compile.
+  if (process.argv.includes('--all')) {
     try {
-      buildNative({ target });
+      buildOtherAddons({ required: process.env.SIDECAR_INIT_REQUIRE_ALL_ADDONS === '1' });
     } catch (error) {
       console.error(`build: ${error instanceof Error ? error.message : String(error)}`);
       process.exit(1);

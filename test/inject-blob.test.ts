@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isNamelessNoteWarning } from '../scripts/inject-blob.mjs';
 import { REPO_ROOT } from './support/docs.ts';
 import { NODE } from './support/supervisor.ts';
 
@@ -11,7 +10,11 @@ import { NODE } from './support/supervisor.ts';
 // nameless note section it makes; they are dropped, and nothing else is.
 
 describe('putting the blob into Node', () => {
-  it('drops exactly the nameless-note warnings of LIEF', () => {
+  it('drops exactly the nameless-note warnings of LIEF', async () => {
+    // A plain script of the build, loaded by its path (it has no types).
+    const { isNamelessNoteWarning } = (await import(join(REPO_ROOT, 'scripts/inject-blob.mjs'))) as {
+      isNamelessNoteWarning(text: string): boolean;
+    };
     expect(isNamelessNoteWarning("warning: Can't find string offset for section name '.note.100'")).toBe(true);
     expect(isNamelessNoteWarning("warning: Can't find string offset for section name '.note'")).toBe(true);
     expect(isNamelessNoteWarning("warning: Can't find string offset for section name '.text'")).toBe(false);

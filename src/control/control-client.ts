@@ -45,7 +45,7 @@ export async function runCtl(options: CtlOptions): Promise<CtlOutput> {
 }
 
 const DEFAULT_SOCKET_HINT =
-  " (is sidecar-init running as this uid, without --control PATH or --control none? kubectl exec runs as the container's user; else give --control PATH)";
+  " (is sidecar-init running as this uid, without --control PATH or --control none, with a writable /tmp? kubectl exec runs as the container's user; else give --control PATH)";
 
 function failed(error: string, code = 1): CtlOutput {
   return { code, stdout: '', stderr: `sidecar-init ctl: ${error}\n` };

@@ -62,6 +62,68 @@ const PINO_UNUSED_PARTS = {
 };
 export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
 
+/**
+ * Packages a plain run never evaluates, each bundled into an asset of its own
+ * (dist/assets/NAME.cjs; in the executable, the asset NAME.cjs) and compiled
+ * on first use: yaml only with a config file, execa with the first bounded
+ * command (an exec probe or hook, a drain). In the bundle their source would be
+ * on PID 1's heap all the same (V8 keeps a script's source to compile its
+ * functions lazily), and yaml was evaluated at every start, a file or not.
+ * Each import of them in src/ resolves to a stub whose exports are getters
+ * that load the asset on first access (__sidecar_init_load_asset, the banner's),
+ * so a module may import them at its top as usual.
+ */
+export const LAZY_PACKAGES = ['yaml', 'execa'];
+export const ASSETS_DIR = 'dist/assets';
+const LAZY_FILTER = new RegExp(`^(${LAZY_PACKAGES.join('|')})$`);
+
+/** The loader the stubs call: the asset's module, compiled once, as the executable's loader compiles the bundle. */
+const ASSET_LOADER = `var __sidecar_init_assets={};function __sidecar_init_load_asset(name){if(name in __sidecar_init_assets)return __sidecar_init_assets[name];var file=name+'.cjs',sea=require('node:sea'),loaded;if(sea.isSea()){var asset={exports:{}};new(require('node:vm').Script)('(function (exports, require, module) {'+sea.getAsset(file,'utf8')+'\\n})',{filename:file}).runInThisContext()(asset.exports,require,asset);loaded=asset.exports}else loaded=require(require('node:path').join(__dirname,'assets',file));return __sidecar_init_assets[name]=loaded}`;
+
+async function lazyPackagesPlugin() {
+  const names = Object.fromEntries(
+    await Promise.all(LAZY_PACKAGES.map(async (name) => [name, Object.keys(await import(name)).filter((key) => key !== 'default')])),
+  );
+  return {
+    name: 'lazy-packages',
+    setup(build) {
+      build.onResolve({ filter: LAZY_FILTER }, (args) =>
+        /(^|\/)node_modules\//.test(args.importer) ? undefined : { path: args.path, namespace: 'lazy-package' },
+      );
+      build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (args) => ({
+        contents: [
+          "Object.defineProperty(exports, '__esModule', { value: true });",
+          `for (const name of ${JSON.stringify(names[args.path])})`,
+          `  Object.defineProperty(exports, name, { enumerable: true, get: () => __sidecar_init_load_asset(${JSON.stringify(args.path)})[name] });`,
+        ].join('\n'),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/** Each lazy package as its own CommonJS asset; the inputs of their metafiles, for the notices and the SBOM. */
+async function buildLazyPackages(dir, minify) {
+  const inputs = {};
+  for (const name of LAZY_PACKAGES) {
+    const result = await build({
+      stdin: { contents: `export * from ${JSON.stringify(name)};`, resolveDir: ROOT, loader: 'js', sourcefile: `${name}-asset.js` },
+      outfile: join(dir, `${name}.cjs`),
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: 'node22',
+      minify,
+      keepNames: true,
+      metafile: true,
+      legalComments: 'none',
+      logLevel: 'warning',
+    });
+    for (const [input, value] of Object.entries(result.metafile.inputs)) if (input.includes('node_modules/')) inputs[input] = value;
+  }
+  return inputs;
+}
+
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const UNKNOWN = 'unknown';
 
@@ -119,12 +181,15 @@ export async function buildBundle({ outfile = BUNDLE_FILE, minify = true } = {})
     // CommonJS has no import.meta; the few modules that locate files beside
     // themselves get the bundle's own URL (in the executable: the executable).
     define: { 'import.meta.url': '__sidecar_init_bundle_url', __SIDECAR_INIT_BUILD__: JSON.stringify(buildStamp()) },
-    banner: { js: "var __sidecar_init_bundle_url=require('node:url').pathToFileURL(__filename).href;" },
-    plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS],
+    banner: { js: `var __sidecar_init_bundle_url=require('node:url').pathToFileURL(__filename).href;${ASSET_LOADER}` },
+    plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS, await lazyPackagesPlugin()],
     logLevel: 'warning',
   });
-  writeNotices(result.metafile, join(dirname(outfile), NOTICES_FILE));
-  return result;
+  const assetInputs = await buildLazyPackages(join(dirname(outfile), 'assets'), minify);
+  // What the notices and the SBOM list: everything the bundle and its assets carry.
+  const metafile = { ...result.metafile, inputs: { ...result.metafile.inputs, ...assetInputs } };
+  writeNotices(metafile, join(dirname(outfile), NOTICES_FILE));
+  return { ...result, metafile };
 }
 
 /**

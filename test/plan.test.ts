@@ -83,6 +83,13 @@ describe('sidecar-init plan', () => {
     expect(run.code).toBe(2);
     expect(run.stderr()).toContain('--output loud: "loud" is not an output mode; use inherit, prefix or json');
     expect(run.stdout()).toBe('');
+    // plan and validate never start anything, so they do not say that nothing was started; a run does.
+    expect(run.stderr()).toMatch(/^sidecar-init: 1 configuration problem; no plan to print:\n/);
+    const checked = track(await runSupervisor(['validate', '--output', 'loud', '--', 'true'], { env: { EVENTS: events.file } }));
+    expect(checked.stderr()).toMatch(/^sidecar-init: 1 configuration problem; the configuration is not valid:\n/);
+    const ran = track(await runSupervisor(['--output', 'loud', '--', 'true'], { env: { EVENTS: events.file } }));
+    expect(ran.stderr()).toMatch(/^sidecar-init: 1 configuration problem; nothing was started:\n/);
+    expect([checked.code, ran.code]).toEqual([2, 2]);
   });
 
   it('plans 10,000 sidecars in a chain of after (plan, plan --json and validate agree), in linear time', { timeout: 120_000 }, async () => {

@@ -54,7 +54,9 @@ function filesUnder(dir: string): string[] {
 }
 
 function addressesIn(text: string): string[] {
-  return [...text.matchAll(STATUS_ADDRESS)].map((match) => match[1] ?? '').filter((address) => !/host|port/i.test(address));
+  return [...text.matchAll(STATUS_ADDRESS)]
+    .map((match) => match[1] ?? '') // An address or a port (":9797", "127.0.0.1:9797", "9797"), not the words of a sentence about the flag.
+    .filter((address) => /^(\S*:)?\d+$/.test(address));
 }
 
 describe('the status server port in examples', () => {

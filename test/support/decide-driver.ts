@@ -53,5 +53,7 @@ export function createDriver(testPlan: Plan) {
     get state() {
       return state;
     },
+    /** What the reducer decides with, as the runner gives it (forwardRoute takes it too). */
+    context,
   };
 }

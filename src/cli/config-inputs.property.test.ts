@@ -71,7 +71,8 @@ describe('configuration from random files, flags and variables', () => {
       }),
       propertyParameters(RUNS),
     );
-  });
+    // Thousands of configurations: some 20 s alone, over a minute on a loaded machine; the bound only says it ends.
+  }, 300_000);
 
   // Shapes random text rarely reaches: each is answered with located problems, not a crash or a hang.
   it.each([

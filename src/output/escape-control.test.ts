@@ -114,7 +114,8 @@ describe('renderTextLogLine', () => {
       note: 'bare\u001bvalue',
     };
     expect(renderTextLogLine(JSON.stringify(record))).toBe(
-      't INFO  mesh         external-found found \\x1b[2J\\x07\\r\\nFATAL forged (PID 7) processes=[{"pid":7,"comm":"\\u001b[2J\\u0007\\r\\nFATAL forged\\u009b"}] note="bare\\u001bvalue"\n',
+      // sidecar-init's own line about an external: sidecar-init is its subject, the process a field.
+      't INFO  sidecar-init found \\x1b[2J\\x07\\r\\nFATAL forged (PID 7) proc=mesh processes=[{"pid":7,"comm":"\\u001b[2J\\u0007\\r\\nFATAL forged\\u009b"}] note="bare\\u001bvalue"\n',
     );
   });
 });

@@ -80,9 +80,14 @@ const LAZY_FILTER = new RegExp(`^(${LAZY_PACKAGES.join('|')})$`);
 /** The loader the stubs call: the asset's module, compiled once, as the executable's loader compiles the bundle. */
 const ASSET_LOADER = `var __sidecar_init_assets={};function __sidecar_init_load_asset(name){if(name in __sidecar_init_assets)return __sidecar_init_assets[name];var file=name+'.cjs',sea=require('node:sea'),loaded;if(sea.isSea()){var asset={exports:{}};new(require('node:vm').Script)('(function (exports, require, module) {'+sea.getAsset(file,'utf8')+'\\n})',{filename:file}).runInThisContext()(asset.exports,require,asset);loaded=asset.exports}else loaded=require(require('node:path').join(__dirname,'assets',file));return __sidecar_init_assets[name]=loaded}`;
 
+// The stubs' export names come from importing each package with the Node that
+// builds (the one the project carries: npm run puts it first on PATH; execa
+// needs Node >= 22). 'module.exports' is what Node 24 adds for a CommonJS
+// package (yaml), not an export: left out, the names are the same whichever
+// Node >= 22 builds.
 async function lazyPackagesPlugin() {
   const names = Object.fromEntries(
-    await Promise.all(LAZY_PACKAGES.map(async (name) => [name, Object.keys(await import(name)).filter((key) => key !== 'default')])),
+    await Promise.all(LAZY_PACKAGES.map(async (name) => [name, Object.keys(await import(name)).filter((key) => key !== 'default' && key !== 'module.exports')])),
   );
   return {
     name: 'lazy-packages',

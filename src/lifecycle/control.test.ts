@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { ExternalSpec } from '../plan/plan.ts';
 import type { ControlCommand, Effect, LifecycleEventBody } from './events.ts';
 
 // Each rule of control.ts on its own: what a request is refused with, in which
@@ -16,16 +15,6 @@ const control = (id: number, command: ControlCommand): LifecycleEventBody => ({ 
 const replyOf = (effects: readonly Effect[]) => effects.find((effect) => effect.type === 'control-reply');
 const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
 
-const MESH: ExternalSpec = {
-  preset: 'istio',
-  match: { comm: 'pilot-agent', maxMatches: 1 },
-  stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
-  stopOnFailure: true,
-  optional: false,
-  allowHost: false,
-  notFoundHint: undefined,
-};
-
 /** A driver with the app and one sidecar `s` running; `s` may have hooks. */
 function running(sidecar: Parameters<typeof proc>[2] = {}) {
   const d = createDriver(plan([proc('s', 'sidecar', sidecar), proc('app', 'app')]));
@@ -35,9 +24,7 @@ function running(sidecar: Parameters<typeof proc>[2] = {}) {
 
 describe('control requests, rule by rule', () => {
   it('refuses every request for an external, naming what it is, whatever its state', () => {
-    const d = createDriver(
-      plan([proc('mesh', 'external', { probe: true, external: MESH, restart: { ...proc('mesh', 'init').restart } }), proc('app', 'app')]),
-    );
+    const d = createDriver(plan([testExternal('mesh'), proc('app', 'app')]));
     d.send({ type: 'boot' });
     const refusal = 'mesh is an external, a process of another container: sidecar-init never starts or signals it on request';
     for (const command of [
@@ -150,13 +137,7 @@ describe('control requests, rule by rule', () => {
   });
 
   it('names the processes it can act on, not the externals, when a name is unknown', () => {
-    const d = createDriver(
-      plan([
-        proc('mesh', 'external', { probe: true, external: MESH, restart: { ...proc('mesh', 'init').restart } }),
-        proc('s', 'sidecar'),
-        proc('app', 'app'),
-      ]),
-    );
+    const d = createDriver(plan([testExternal('mesh'), proc('s', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' });
     expect(replyOf(d.send(control(1, { kind: 'stop', name: 'nope' })))).toMatchObject({
       ok: false,

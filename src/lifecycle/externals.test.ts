@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ExternalSpec } from '../plan/plan.ts';
-import { TEST_GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_GRACE_MS, TEST_ISTIO_EXTERNAL, testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import { KILL_AFTER_GRACE_MS } from './decide.ts';
 import { createDriver } from '../../test/support/decide-driver.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
@@ -9,23 +8,12 @@ import type { Effect, LifecycleEventBody } from './events.ts';
 // in its turn, gates what comes after it like a sidecar, and is stopped in its
 // reverse turn through the stop executor, within the one budget.
 
-const ISTIO: ExternalSpec = {
-  preset: 'istio',
-  match: { comm: 'pilot-agent', maxMatches: 1 },
-  stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
-  stopOnFailure: true,
-  optional: false,
-  allowHost: false,
-  notFoundHint: undefined,
-};
-
-const external = (name: string, overrides: Partial<ExternalSpec> = {}) =>
-  proc(name, 'external', { probe: true, external: { ...ISTIO, ...overrides }, restart: { ...proc(name, 'init').restart } });
+const external = testExternal;
 
 /** An external without a probe of its own: its readiness is the presence of a matching process. */
 function presenceExternal(name: string) {
   const spec = external(name);
-  const readiness = spec.readiness && { ...spec.readiness, probe: { kind: 'process' as const, match: ISTIO.match } };
+  const readiness = spec.readiness && { ...spec.readiness, probe: { kind: 'process' as const, match: TEST_ISTIO_EXTERNAL.match } };
   return { ...spec, readiness };
 }
 

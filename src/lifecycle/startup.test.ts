@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { ExternalSpec, LivenessSpec } from '../plan/plan.ts';
+import type { LivenessSpec } from '../plan/plan.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
 
 // Each rule of startup.ts on its own: what gates a start, what a late or stale
@@ -24,16 +24,6 @@ const liveness: LivenessSpec = {
   initialDelayMs: 0,
 };
 const unhealthy = (effects: readonly Effect[]) => effects.filter((effect) => effect.type === 'signal' && effect.purpose === 'unhealthy');
-const MESH: ExternalSpec = {
-  preset: 'istio',
-  match: { comm: 'pilot-agent', maxMatches: 1 },
-  stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
-  stopOnFailure: true,
-  optional: false,
-  allowHost: false,
-  notFoundHint: undefined,
-};
-
 describe('startup, rule by rule', () => {
   it('spawns nothing more once teardown began, whatever becomes ready then', () => {
     const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true }), proc('app', 'app')]));
@@ -132,9 +122,7 @@ describe('startup, rule by rule', () => {
   });
 
   it('logs an external up as it does a sidecar, once it is found and ready', () => {
-    const d = createDriver(
-      plan([proc('mesh', 'external', { probe: true, external: MESH, restart: { ...proc('mesh', 'init').restart } }), proc('app', 'app')]),
-    );
+    const d = createDriver(plan([testExternal('mesh'), proc('app', 'app')]));
     d.send({ type: 'boot' }, { type: 'external-found', name: 'mesh' }, ready('mesh'));
     expect(d.lines).toContainEqual({ kind: 'up', name: 'mesh' });
   });

@@ -1,6 +1,6 @@
 import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../../src/plan/plan.ts';
 import { buildPlan } from '../../src/config/build-plan.ts';
-import type { Plan, ProcessSpec, Role } from '../../src/plan/plan.ts';
+import type { ExternalSpec, Plan, ProcessSpec, Role } from '../../src/plan/plan.ts';
 
 // Plans for the lifecycle's unit tests, with the same defaults normalization gives
 // (load-plan.test.ts checks testProcess against a loaded plan).
@@ -56,4 +56,24 @@ export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<
     globals: { grace: TEST_GRACE_MS, logLevel: 'info', terminationLog: { kind: 'none' } },
   });
   return { ...plan, ...overrides };
+}
+
+/** The Istio proxy of another container, as the istio preset describes it. */
+export const TEST_ISTIO_EXTERNAL: ExternalSpec = {
+  preset: 'istio',
+  match: { comm: 'pilot-agent', maxMatches: 1 },
+  stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
+  stopOnFailure: true,
+  optional: false,
+  allowHost: false,
+  notFoundHint: undefined,
+};
+
+/** An external with a readiness probe of its own (an external is never restarted). */
+export function testExternal(name: string, overrides: Partial<ExternalSpec> = {}): TestProcess {
+  return testProcess(name, 'external', {
+    probe: true,
+    external: { ...TEST_ISTIO_EXTERNAL, ...overrides },
+    restart: { ...testProcess(name, 'init').restart },
+  });
 }

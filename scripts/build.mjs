@@ -87,7 +87,12 @@ const ASSET_LOADER = `var __sidecar_init_assets={};function __sidecar_init_load_
 // Node >= 22 builds.
 async function lazyPackagesPlugin() {
   const names = Object.fromEntries(
-    await Promise.all(LAZY_PACKAGES.map(async (name) => [name, Object.keys(await import(name)).filter((key) => key !== 'default' && key !== 'module.exports')])),
+    await Promise.all(
+      LAZY_PACKAGES.map(async (name) => [
+        name,
+        Object.keys(await import(name)).filter((key) => key !== 'default' && key !== 'module.exports'),
+      ]),
+    ),
   );
   return {
     name: 'lazy-packages',

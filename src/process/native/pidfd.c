@@ -18,14 +18,7 @@
 
 #include <node_api.h>
 
-/* The numbers are the same on every architecture (Linux 5.1 / 5.3 added them
- * to the common syscall table). */
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
+#include "pidfd-syscalls.h"
 
 napi_status define_pidfd(napi_env env, napi_value exports);
 

@@ -37,12 +37,7 @@
 
 #include <node_api.h>
 
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
+#include "pidfd-syscalls.h"
 
 napi_status define_signal_forward(napi_env env, napi_value exports);
 

@@ -74,6 +74,17 @@ export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
  * so a module may import them at its top as usual.
  */
 export const LAZY_PACKAGES = ['yaml', 'execa'];
+
+/** What the bundle and each lazy asset are built with alike: CommonJS for Node 22, names kept, no legal comments (the notices file has them). */
+const COMMON_BUILD_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: 'node22',
+  keepNames: true,
+  metafile: true,
+  legalComments: 'none',
+};
 export const ASSETS_DIR = 'dist/assets';
 const LAZY_FILTER = new RegExp(`^(${LAZY_PACKAGES.join('|')})$`);
 
@@ -119,14 +130,8 @@ async function buildLazyPackages(dir, minify) {
     const result = await build({
       stdin: { contents: `export * from ${JSON.stringify(name)};`, resolveDir: ROOT, loader: 'js', sourcefile: `${name}-asset.js` },
       outfile: join(dir, `${name}.cjs`),
-      bundle: true,
-      platform: 'node',
-      format: 'cjs',
-      target: 'node22',
+      ...COMMON_BUILD_OPTIONS,
       minify,
-      keepNames: true,
-      metafile: true,
-      legalComments: 'none',
       logLevel: 'warning',
     });
     for (const [input, value] of Object.entries(result.metafile.inputs)) if (input.includes('node_modules/')) inputs[input] = value;
@@ -179,15 +184,9 @@ export async function buildBundle({ outfile = BUNDLE_FILE, minify = true } = {})
   const result = await build({
     entryPoints: ['src/main.ts'],
     outfile,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node22',
+    ...COMMON_BUILD_OPTIONS,
     // Unminified only for a profile (bench/start-profile.ts), whose frames then carry module names.
     minify,
-    keepNames: true,
-    metafile: true,
-    legalComments: 'none',
     // CommonJS has no import.meta; the few modules that locate files beside
     // themselves get the bundle's own URL (in the executable: the executable).
     define: { 'import.meta.url': '__sidecar_init_bundle_url', __SIDECAR_INIT_BUILD__: JSON.stringify(buildStamp()) },

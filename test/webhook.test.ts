@@ -55,6 +55,11 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** `sidecar-init webhook` with this suite's certificate and image, then `extra`. */
+function webhookFlags(...extra: string[]): string[] {
+  return ['webhook', '--cert', certificate.certFile, '--key', certificate.keyFile, '--image', INSTALL_IMAGE, ...extra];
+}
+
 async function review(pod: unknown, to: RunningWebhook = webhook, options: PostOptions = {}) {
   const { uid, body } = podReview(pod);
   const answer = await post(to.port, certificate.ca, body, '/mutate', 'POST', options);
@@ -169,30 +174,10 @@ describe('sidecar-init webhook over HTTPS', () => {
   });
 
   it('refuses --install-mode image-volume without --volume-image, and an unknown mode, with exit 2', async () => {
-    const missing = await runSupervisor([
-      'webhook',
-      '--cert',
-      certificate.certFile,
-      '--key',
-      certificate.keyFile,
-      '--image',
-      INSTALL_IMAGE,
-      '--install-mode',
-      'image-volume',
-    ]);
+    const missing = await runSupervisor(webhookFlags('--install-mode', 'image-volume'));
     expect(missing.code).toBe(2);
     expect(missing.stderr()).toMatch(/--install-mode image-volume needs --volume-image REF/);
-    const unknown = await runSupervisor([
-      'webhook',
-      '--cert',
-      certificate.certFile,
-      '--key',
-      certificate.keyFile,
-      '--image',
-      INSTALL_IMAGE,
-      '--install-mode',
-      'volume',
-    ]);
+    const unknown = await runSupervisor(webhookFlags('--install-mode', 'volume'));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr()).toMatch(/--install-mode "volume" is not one of/);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { load, problemsOf } from '../../test/support/config.ts';
+import { TEST_ISTIO_EXTERNAL } from '../../test/support/test-plan.ts';
 import type { ProcessSpec } from '../plan/plan.ts';
 
 // role external: a preset or a matcher, readiness merged with the preset's
@@ -23,15 +24,8 @@ describe('an external from the file', () => {
       `,
     });
     const mesh = externalOf(plan.processes);
-    expect(mesh?.external).toEqual({
-      preset: 'istio',
-      match: { comm: 'pilot-agent', maxMatches: 1 },
-      stop: { kind: 'stop', http: { url: 'http://127.0.0.1:15020/quitquitquit', method: 'POST' }, signal: undefined },
-      stopOnFailure: true,
-      optional: false,
-      allowHost: false,
-      notFoundHint: undefined,
-    });
+    // The lifecycle tests' Istio fixture is what the preset gives.
+    expect(mesh?.external).toEqual(TEST_ISTIO_EXTERNAL);
     expect(mesh?.readiness).toMatchObject({
       probe: { kind: 'http', url: 'http://127.0.0.1:15021/healthz/ready' },
       deadlineMs: 2_000,

@@ -6,8 +6,13 @@ import type { CliCommand } from './cli/parse-args.ts';
 import { type ConfigCheck, ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './plan/plan.ts';
-import type { AnnounceKit, ExternalKit } from './runner/ports.ts';
-import type { StatusSnapshot } from './status/status-snapshot.ts';
+import type { AnnounceKit, ExternalKit, SuperviseDeps } from './runner/ports.ts';
+import type { Supervision } from './runner/supervise.ts';
+import type { StatusSource } from './status/status-snapshot.ts';
+import type { StatusServerStart } from './status/serve-status.ts';
+import type { ControlServer } from './control/control-server.ts';
+import type { Reaper, ReaperMode } from './process/reaper.ts';
+import type { SignalForwarder } from './process/signal-forwarder.ts';
 import type { AnnouncementSource } from './announce/announcement-source.ts';
 import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
@@ -126,6 +131,10 @@ async function printPlan(command: CliCommand & { kind: 'plan' }): Promise<number
   return 0;
 }
 
+/**
+ * `sidecar-init [run]`: the plan, what must hold before anything starts, the
+ * run to its end, and the reason it ended written where Kubernetes shows it.
+ */
 async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   // A run checks that it may start each process as its user; validate may run anywhere, as anyone.
   const plan = await planOrReport({ ...command, identity: { uid: process.geteuid?.() ?? 0, gid: process.getegid?.() ?? 0 } });
@@ -133,70 +142,113 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
+  const log = await openRunLog(plan);
+  const crash = await crashHandlerFor(log);
+  exitOnUncaughtErrors(crash, log);
+  let exitCode: number;
+  try {
+    const ended = await runPlan(plan, log.logger, native);
+    // Last, once everything is down: Kubernetes shows it as the container's termination message.
+    await log.writeTerminationMessage(ended.message);
+    exitCode = ended.exitCode;
+  } catch (error) {
+    exitCode = await crash(error);
+  }
+  await log.flush();
+  return exitCode;
+}
+
+/** How a run ended: its exit code, and the text of the `finished` line that explains it. */
+interface RunEnd {
+  readonly exitCode: number;
+  readonly message: string;
+}
+
+/**
+ * Runs the plan to its end, in the order a pod needs: orphans reaped from the
+ * first moment, the start line, the ports the runner uses, the status server
+ * (before anything starts), the lifecycle, the control socket; then, once the
+ * last planned process is down, the shutdown of all of it.
+ */
+async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<RunEnd> {
+  const reaper = await startReaper(native, logger);
+  await logStarting(plan, reaper.mode, logger);
+  const kits = await assembleKits(plan, logger, native);
+  const statusSource = sourceOnceStarted(reaper);
+  const status = await openStatusServer(plan, statusSource, logger);
+  if (status.kind === 'failed') return refuseToStart(reaper, status.reason, logger);
+  const supervision = await startLifecycle(plan, kits, (started) => statusSource.answerFrom(started));
+  // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
+  const controlSocket = await openControlSocket(plan, supervision, reaper, logger);
+  const exitCode = await supervision.done;
+  await shutDown({ supervision, reaper, status, controlSocket, announce: kits.announce }, logger);
+  logger.info({ event: 'exit', exitCode }, `exiting with code ${exitCode}`);
+  return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
+}
+
+/** The run's log, and the two lines that outlive it: the termination message and the flush at exit. */
+interface RunLog {
+  readonly logger: Logger;
+  writeTerminationMessage(message: string): Promise<void>;
+  /** Waits for the last lines, at most LOG_FLUSH_DEADLINE_MS: a stalled log reader cannot hold the exit. */
+  flush(): Promise<void>;
+}
+
+async function openRunLog(plan: Plan): Promise<RunLog> {
   const { resolveLogFormat } = await import('./log/log-format.ts');
   const { createLogger, flushLog } = await import('./log/logger.ts');
-  const { killDescendantsNow } = await import('./process/kill-descendants.ts');
   const { writeTerminationMessage } = await import('./log/termination-message.ts');
   const logger = createLogger(plan.logLevel, resolveLogFormat(plan.logFormat));
-  // A failure of the supervisor itself must not leave its children running
-  // (each in its own session, a Job would hang): kill them all, exit non-zero.
-  const crash = async (error: unknown): Promise<number> => {
+  return {
+    logger,
+    writeTerminationMessage: (message) => writeTerminationMessage(plan.terminationLog, message, logger),
+    flush: () => flushLog(LOG_FLUSH_DEADLINE_MS),
+  };
+}
+
+/**
+ * A failure of the supervisor itself must not leave its children running
+ * (each in its own session, a Job would hang): kill them all, say why, exit
+ * non-zero. Loaded before anything starts, so it is there when it is needed.
+ */
+async function crashHandlerFor(log: RunLog): Promise<(error: unknown) => Promise<number>> {
+  const { killDescendantsNow } = await import('./process/kill-descendants.ts');
+  return async (error) => {
     const killed = killDescendantsNow();
-    logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
+    log.logger.fatal({ event: 'internal-error', err: error, killed }, 'sidecar-init failed; killed every process it started');
     const reason = error instanceof Error ? error.message : String(error);
-    await writeTerminationMessage(plan.terminationLog, `sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`, logger);
+    await log.writeTerminationMessage(`sidecar-init failed (exit code ${EXIT_INTERNAL}): ${reason}`);
     return EXIT_INTERNAL;
   };
+}
+
+/** An error nothing caught, thrown or rejected anywhere in the run, ends it as a crash does, at once. */
+function exitOnUncaughtErrors(crash: (error: unknown) => Promise<number>, log: RunLog): void {
   const crashAndExit = (error: unknown): void => {
     void crash(error).then(async (code) => {
-      await flushLog(LOG_FLUSH_DEADLINE_MS);
+      await log.flush();
       exitProcess(code);
     });
   };
   process.on('uncaughtException', crashAndExit);
   process.on('unhandledRejection', crashAndExit);
-  let exitCode: number;
-  try {
-    const finished = await supervise(plan, logger, native);
-    // Last, once everything is down: Kubernetes shows it as the container's termination message.
-    await writeTerminationMessage(plan.terminationLog, finished.message, logger);
-    exitCode = finished.exitCode;
-  } catch (error) {
-    exitCode = await crash(error);
-  }
-  await flushLog(LOG_FLUSH_DEADLINE_MS);
-  return exitCode;
 }
 
-/** Runs the plan to its end: the exit code, and the text of the `finished` line that explains it. */
-async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<{ exitCode: number; message: string }> {
+/** The reaper as the run uses it: started, counting the orphans it reaped for the status. */
+interface RunningReaper {
+  readonly reaper: Reaper;
+  readonly mode: ReaperMode;
+  /** Orphans reaped so far (processes sidecar-init adopted, not its own children). */
+  reapedOrphans(): number;
+  /** Stops reaping and writes the `reaped` line still waiting for its interval. */
+  stop(): void;
+}
+
+/** From now on every orphan the kernel hands sidecar-init is reaped, and counted in at most one `reaped` line per interval. */
+async function startReaper(native: NativeProcessApi, logger: Logger): Promise<RunningReaper> {
   const { createBatchedCount } = await import('./log/batched-count.ts');
-  const { startSupervision } = await import('./runner/supervise.ts');
-  const { flushOutput } = await import('./output/pipe-output.ts');
-  const { serveStatus } = await import('./status/serve-status.ts');
-  const { serveControlSocket } = await import('./control/serve-control-socket.ts');
-  const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   const { createReaper } = await import('./process/reaper.ts');
-  const { subscribeSignals } = await import('./process/signals.ts');
-  const { createSignalForwarder } = await import('./process/signal-forwarder.ts');
-  const { FORWARDED_SIGNALS } = await import('./plan/signal-sets.ts');
-  const { nativeChildren, createSpawner, libuvChildren } = await import('./process/spawn.ts');
-  const { detectForegroundTerminal } = await import('./process/terminal.ts');
-  const { sweepDescendants } = await import('./process/sweep.ts');
-  const { runDrain } = await import('./hooks/run-drain.ts');
-  const { runHook } = await import('./hooks/run-hook.ts');
-  const { createProbe } = await import('./probes/create-probe.ts');
-  const { createLogMatcher } = await import('./probes/log-matcher.ts');
-  const { openReadinessChannel } = await import('./probes/open-channel.ts');
-  const { watchLiveness } = await import('./probes/watch-liveness.ts');
-  const { watchReadiness } = await import('./probes/watch-readiness.ts');
-  // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
-  // Loaded only with --announce or --until: most runs coordinate with no other container.
-  const announcements = lazyAnnouncementSource(plan, logger);
-  const announce =
-    plan.announce === undefined && plan.until === undefined ? undefined : await createAnnounceKit(plan, logger, announcements);
-  const externals = await externalKitFor(plan, announcements);
-  const spawner = createSpawner({ terminal: detectForegroundTerminal() });
+  const { libuvChildren, nativeChildren } = await import('./process/spawn.ts');
   let reapedOrphans = 0;
   const reaped = createBatchedCount(REAPED_LOG_INTERVAL_MS, (count) =>
     logger.info({ event: 'reaped', count }, `reaped ${countNoun(count, 'orphan')}`),
@@ -212,38 +264,53 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
     onError: (error) => logger.error({ event: 'reap-failed', err: error }, 'reaping orphans failed; retrying on the next SIGCHLD'),
   });
   reaper.start();
+  return {
+    reaper,
+    mode: reaper.mode,
+    reapedOrphans: () => reapedOrphans,
+    stop: () => {
+      reaper.stop();
+      reaped.flush();
+    },
+  };
+}
+
+/** The start line: what will start, how sidecar-init reaps, and which processes it can see. */
+async function logStarting(plan: Plan, mode: ReaperMode, logger: Logger): Promise<void> {
+  const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
   // Which processes sidecar-init can see and reap: all of the container's (PID 1), its own (a
   // subreaper), or also other containers' (a shared process namespace, where externals live).
   const namespace = await detectNamespaceMode();
   logger.info(
-    { event: 'starting', mode: reaper.mode, namespace: namespace.kind, graceMs: plan.graceMs },
+    { event: 'starting', mode, namespace: namespace.kind, graceMs: plan.graceMs },
     `starting ${describePlan(plan)}; ${describeNamespaceMode(namespace)}`,
   );
-  // Before anything starts, loaded only when an address is configured: the
-  // container's probes ask this server, so one that cannot listen fails the
-  // start (exit 2, nothing started) instead of leaving the pod unready for its
-  // life. It answers from the supervision, created at once after it listens.
-  let started: { status(reapedOrphans: number): StatusSnapshot } | undefined;
-  const status = await serveStatus(
-    plan.statusAddr,
-    {
-      snapshot: () => {
-        if (started === undefined) throw new Error('sidecar-init is starting');
-        return started.status(reapedOrphans);
-      },
-    },
-    logger,
-  );
-  if (status.kind === 'failed') {
-    reaper.stop();
-    logger.info({ event: 'exit', exitCode: EXIT_USAGE }, `exiting with code ${EXIT_USAGE}`);
-    return { exitCode: EXIT_USAGE, message: status.reason };
-  }
+}
 
-  // A signal for the app goes from the addon's handler, whatever the event loop is doing.
-  const forwarder = createSignalForwarder(native, FORWARDED_SIGNALS);
-  const supervision = startSupervision(plan, {
-    spawner,
+/** Every port the runner uses, with the addon's signal forwarder, which the lifecycle's start turns on. */
+type Kits = SuperviseDeps & { readonly forwarder: SignalForwarder & { start(): void } };
+
+/**
+ * The one place where the runner's ports (runner/ports.ts) meet the edges that
+ * implement them. What only some plans use is loaded only for them: the
+ * externals' kit for a plan with externals, the announce kit with --announce or --until.
+ */
+async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<Kits> {
+  const { createSpawner } = await import('./process/spawn.ts');
+  const { detectForegroundTerminal } = await import('./process/terminal.ts');
+  const { createSignalForwarder } = await import('./process/signal-forwarder.ts');
+  const { FORWARDED_SIGNALS } = await import('./plan/signal-sets.ts');
+  const { runDrain } = await import('./hooks/run-drain.ts');
+  const { runHook } = await import('./hooks/run-hook.ts');
+  const { createProbe } = await import('./probes/create-probe.ts');
+  const { createLogMatcher } = await import('./probes/log-matcher.ts');
+  const { openReadinessChannel } = await import('./probes/open-channel.ts');
+  const { watchLiveness } = await import('./probes/watch-liveness.ts');
+  const { watchReadiness } = await import('./probes/watch-readiness.ts');
+  const announcements = lazyAnnouncementSource(plan, logger);
+  return {
+    // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
+    spawner: createSpawner({ terminal: detectForegroundTerminal() }),
     probes: {
       create: (probe, owner, logMatcher, channel) =>
         createProbe(probe, { env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
@@ -253,36 +320,98 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
       watchLiveness,
     },
     hooks: { run: runHook, drain: runDrain },
-    externals,
-    announce,
+    externals: await externalKitFor(plan, announcements),
+    announce: await announceKitFor(plan, logger, announcements),
     logger,
-    forwarder,
-  });
+    // A signal for the app goes from the addon's handler, whatever the event loop is doing.
+    forwarder: createSignalForwarder(native, FORWARDED_SIGNALS),
+  };
+}
+
+/** The status server's source before the lifecycle exists: each request is told sidecar-init is starting until `answerFrom`. */
+function sourceOnceStarted(reaper: RunningReaper): StatusSource & { answerFrom(supervision: Supervision): void } {
+  let started: Supervision | undefined;
+  return {
+    snapshot: () => {
+      if (started === undefined) throw new Error('sidecar-init is starting');
+      return started.status(reaper.reapedOrphans());
+    },
+    answerFrom: (supervision) => {
+      started = supervision;
+    },
+  };
+}
+
+/**
+ * Before anything starts, loaded only when an address is configured: the
+ * container's probes ask this server, so one that cannot listen fails the
+ * start (exit 2, nothing started) instead of leaving the pod unready for its life.
+ */
+async function openStatusServer(plan: Plan, source: StatusSource, logger: Logger): Promise<StatusServerStart> {
+  const { serveStatus } = await import('./status/serve-status.ts');
+  return await serveStatus(plan.statusAddr, source, logger);
+}
+
+/** Nothing was started: the reaper stops, and the reason ends the run with exit code 2. */
+function refuseToStart(reaper: RunningReaper, reason: string, logger: Logger): RunEnd {
+  reaper.stop();
+  logger.info({ event: 'exit', exitCode: EXIT_USAGE }, `exiting with code ${EXIT_USAGE}`);
+  return { exitCode: EXIT_USAGE, message: reason };
+}
+
+/** The lifecycle, booted; `onStarted` hears of it before the boot, so the status answers from its first event. */
+async function startLifecycle(plan: Plan, kits: Kits, onStarted: (supervision: Supervision) => void): Promise<Supervision> {
+  const { startSupervision } = await import('./runner/supervise.ts');
+  const { subscribeSignals } = await import('./process/signals.ts');
+  const supervision = startSupervision(plan, kits);
   // Listeners stay installed until the process exits: as PID 1 an unhandled
   // signal would vanish, and elsewhere SIGTERM's default action would kill the
   // supervisor mid-teardown and lose the app's exit code.
   subscribeSignals(supervision.receiveSignal);
   // On top of the listeners' handlers, which it calls after passing a signal on.
-  forwarder.start();
-  started = supervision;
+  kits.forwarder.start();
+  onStarted(supervision);
   supervision.dispatch({ type: 'boot' });
-  // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
-  const controlSocket = await serveControlSocket(plan.control, supervision, () => reapedOrphans, logger);
-  const exitCode = await supervision.done;
+  return supervision;
+}
 
+async function openControlSocket(
+  plan: Plan,
+  supervision: Supervision,
+  reaper: RunningReaper,
+  logger: Logger,
+): Promise<ControlServer | undefined> {
+  const { serveControlSocket } = await import('./control/serve-control-socket.ts');
+  return await serveControlSocket(plan.control, supervision, reaper.reapedOrphans, logger);
+}
+
+/** What is still open once the last planned process is down. */
+interface Running {
+  readonly supervision: Supervision;
+  readonly reaper: RunningReaper;
+  readonly status: StatusServerStart;
+  readonly controlSocket: ControlServer | undefined;
+  readonly announce: AnnounceKit | undefined;
+}
+
+/**
+ * Once the last planned process is down: leftovers swept within what is left
+ * of the grace budget, the reaper stopped, the last output written, the
+ * servers closed, and the final state announced.
+ */
+async function shutDown({ supervision, reaper, status, controlSocket, announce }: Running, logger: Logger): Promise<void> {
+  const { sweepDescendants } = await import('./process/sweep.ts');
+  const { flushOutput } = await import('./output/pipe-output.ts');
   // A second SIGTERM/SIGINT (during teardown or now) skips what is left of the budget here too.
-  const swept = await sweepDescendants({ reaper, graceMs: supervision.remainingGraceMs(), hurry: supervision.hurry });
+  const swept = await sweepDescendants({ reaper: reaper.reaper, graceMs: supervision.remainingGraceMs(), hurry: supervision.hurry });
   if (swept.terminated + swept.killed > 0) logger.warn({ event: 'swept', ...swept }, 'stopped leftover processes');
   reaper.stop();
-  reaped.flush();
   // The last lines of prefixed or json output are still on their way through; a reader that never reads cannot hold the exit.
   await flushOutput(OUTPUT_FLUSH_MS);
   if (status.kind === 'listening') await status.server.close();
   await controlSocket?.close();
   // Other containers wait for the final state: written before the exit, never after.
   await announce?.announcer?.flush();
-  logger.info({ event: 'exit', exitCode }, `exiting with code ${exitCode}`);
-  return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
 }
 
 /**
@@ -291,7 +420,7 @@ async function supervise(plan: Plan, logger: Logger, native: NativeProcessApi): 
  * without externals never loads the check.
  */
 async function externalsRefused(plan: Plan): Promise<boolean> {
-  if (!plan.processes.some((spec) => spec.external !== undefined)) return false;
+  if (!hasExternals(plan)) return false;
   const { refuseHostExternals } = await import('./externals/host-namespace.ts');
   const refusal = refuseHostExternals(plan);
   if (refusal !== undefined) writeAllSync(STDERR_FD, `sidecar-init: ${refusal}\n`);
@@ -305,7 +434,7 @@ async function externalsRefused(plan: Plan): Promise<boolean> {
  * plan without externals never uses.
  */
 async function externalKitFor(plan: Plan, announcements: () => Promise<AnnouncementSource>): Promise<ExternalKit> {
-  if (!plan.processes.some((spec) => spec.external !== undefined)) return NO_EXTERNALS;
+  if (!hasExternals(plan)) return NO_EXTERNALS;
   const { createExternalKit } = await import('./externals/external-kit.ts');
   return createExternalKit(await announcements());
 }
@@ -325,6 +454,11 @@ function lazyAnnouncementSource(plan: Plan, logger: Logger): () => Promise<Annou
   };
 }
 
+/** Whether the plan has an external entry: what decides if the externals' code is loaded at all. */
+function hasExternals(plan: Plan): boolean {
+  return plan.processes.some((spec) => spec.external !== undefined);
+}
+
 /** The lifecycle asks for externals only when the plan has one. */
 const NO_EXTERNALS: ExternalKit = { search: noExternal, presenceProbe: noExternal, announcedProbe: noExternal, stop: noExternal };
 
@@ -332,7 +466,13 @@ function noExternal(): never {
   throw new Error('an external was asked for, but the plan has no external entry');
 }
 
-async function createAnnounceKit(plan: Plan, logger: Logger, announcements: () => Promise<AnnouncementSource>): Promise<AnnounceKit> {
+/** --announce and --until's kit, loaded only with one of them: most runs coordinate with no other container. */
+async function announceKitFor(
+  plan: Plan,
+  logger: Logger,
+  announcements: () => Promise<AnnouncementSource>,
+): Promise<AnnounceKit | undefined> {
+  if (plan.announce === undefined && plan.until === undefined) return undefined;
   const { createAnnouncer } = await import('./announce/announce.ts');
   const file = plan.announce;
   const announcer =

@@ -59,7 +59,7 @@ module.exports = {
     {
       name: 'the-runner-uses-edges-through-ports',
       comment:
-        "src/runner/ performs the reducer's effects through the ports main.ts hands it (ports.ts): it may import the " +
+        "src/runner/ performs the reducer's effects through the ports main.ts hands it (ports.ts, every kit an interface): it may import the " +
         'reducer, src/plan/ and src/support/, and only the types of the edges, so that an edge is swapped or faked without the runner.',
       severity: 'error',
       from: { path: '^src/runner/', pathNot: TEST_FILE },
@@ -77,6 +77,19 @@ module.exports = {
         pathNot: TEST_FILE,
       },
       to: { path: '^src/(config|lifecycle|runner)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'edges-see-the-runner-only-through-its-ports',
+      comment:
+        'The runner declares what it needs of each edge, and what it offers the servers, in src/runner/ports.ts; an edge ' +
+        "implements its port or reads its source from there and never names the runner's own modules (supervise.ts, the " +
+        'effect handlers), not even as types: the runner changes behind its ports without touching an edge.',
+      severity: 'error',
+      from: {
+        path: '^src/(process|probes|hooks|externals|http|attempt|output|log|status|control|announce|install)/',
+        pathNot: TEST_FILE,
+      },
+      to: { path: '^src/runner/', pathNot: '^src/runner/ports\\.ts$' },
     },
     {
       name: 'edges-never-read-config',

@@ -6,9 +6,8 @@ import type { CliCommand } from './cli/parse-args.ts';
 import { type ConfigCheck, ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
 import type { Plan } from './plan/plan.ts';
-import type { AnnounceKit, ExternalKit, SuperviseDeps } from './runner/ports.ts';
+import type { AnnounceKit, ControlSource, ExternalKit, StatusSource, SuperviseDeps } from './runner/ports.ts';
 import type { Supervision } from './runner/supervise.ts';
-import type { StatusSource } from './status/status-snapshot.ts';
 import type { StatusServerStart } from './status/serve-status.ts';
 import type { ControlServer } from './control/control-server.ts';
 import type { Reaper, ReaperMode } from './process/reaper.ts';
@@ -173,13 +172,13 @@ interface RunEnd {
 async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<RunEnd> {
   const reaper = await startReaper(native, logger);
   await logStarting(plan, reaper.mode, logger);
-  const kits = await assembleKits(plan, logger, native);
-  const statusSource = sourceOnceStarted(reaper);
+  const kits = await assembleKits(plan, logger, native, reaper);
+  const statusSource = sourceOnceStarted();
   const status = await openStatusServer(plan, statusSource, logger);
   if (status.kind === 'failed') return refuseToStart(reaper, status.reason, logger);
   const supervision = await startLifecycle(plan, kits, (started) => statusSource.answerFrom(started));
   // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
-  const controlSocket = await openControlSocket(plan, supervision, reaper, logger);
+  const controlSocket = await openControlSocket(plan, supervision, logger);
   const exitCode = await supervision.done;
   await shutDown({ supervision, reaper, status, controlSocket, announce: kits.announce }, logger);
   logger.info({ event: 'exit', exitCode }, `exiting with code ${exitCode}`);
@@ -295,7 +294,7 @@ type Kits = SuperviseDeps & { readonly forwarder: SignalForwarder & { start(): v
  * implement them. What only some plans use is loaded only for them: the
  * externals' kit for a plan with externals, the announce kit with --announce or --until.
  */
-async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<Kits> {
+async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi, reaper: RunningReaper): Promise<Kits> {
   const { createSpawner } = await import('./process/spawn.ts');
   const { detectForegroundTerminal } = await import('./process/terminal.ts');
   const { createSignalForwarder } = await import('./process/signal-forwarder.ts');
@@ -325,19 +324,20 @@ async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi
     logger,
     // A signal for the app goes from the addon's handler, whatever the event loop is doing.
     forwarder: createSignalForwarder(native, FORWARDED_SIGNALS),
+    reapedOrphans: reaper.reapedOrphans,
   };
 }
 
 /** The status server's source before the lifecycle exists: each request is told sidecar-init is starting until `answerFrom`. */
-function sourceOnceStarted(reaper: RunningReaper): StatusSource & { answerFrom(supervision: Supervision): void } {
-  let started: Supervision | undefined;
+function sourceOnceStarted(): StatusSource & { answerFrom(source: StatusSource): void } {
+  let started: StatusSource | undefined;
   return {
     snapshot: () => {
       if (started === undefined) throw new Error('sidecar-init is starting');
-      return started.status(reaper.reapedOrphans());
+      return started.snapshot();
     },
-    answerFrom: (supervision) => {
-      started = supervision;
+    answerFrom: (source) => {
+      started = source;
     },
   };
 }
@@ -375,14 +375,10 @@ async function startLifecycle(plan: Plan, kits: Kits, onStarted: (supervision: S
   return supervision;
 }
 
-async function openControlSocket(
-  plan: Plan,
-  supervision: Supervision,
-  reaper: RunningReaper,
-  logger: Logger,
-): Promise<ControlServer | undefined> {
+/** `sidecar-init ctl`'s socket, reading the lifecycle as its ControlSource, as the status server reads it as its StatusSource. */
+async function openControlSocket(plan: Plan, source: ControlSource, logger: Logger): Promise<ControlServer | undefined> {
   const { serveControlSocket } = await import('./control/serve-control-socket.ts');
-  return await serveControlSocket(plan.control, supervision, reaper.reapedOrphans, logger);
+  return await serveControlSocket(plan.control, source, logger);
 }
 
 /** What is still open once the last planned process is down. */

@@ -40,11 +40,14 @@ const TREE: Readonly<Record<string, string>> = {
   // Allowed: an edge uses the types of the runner's ports and the reducer's events.
   'src/runner/ports.ts': 'export interface Port { readonly name: string }\nexport const port = 1;\n',
   'src/externals/implements-port.ts': "import type { Port } from '../runner/ports.ts';\nexport const external: Port = { name: 'proxy' };\n",
+  'src/runner/supervise.ts': 'export interface Supervision { readonly done: Promise<number> }\n',
   // Violations, one per rule.
   'src/plan/uses-process.ts': "import { isOk } from '../process/status.ts';\nexport const used = isOk;\n",
   'src/lifecycle/uses-process-type.ts': "import type { Status } from '../process/status.ts';\nexport const ok = (s: Status) => s;\n",
   'src/config/uses-process.ts': "import { isOk } from '../process/status.ts';\nexport const used = isOk;\n",
   'src/runner/uses-process-code.ts': "import { isOk } from '../process/status.ts';\nexport const ok = isOk;\n",
+  'src/control/uses-runner-type.ts':
+    "import type { Supervision } from '../runner/supervise.ts';\nexport const used = (s: Supervision) => s.done;\n",
   'src/probes/uses-runner-code.ts': "import { port } from '../runner/ports.ts';\nexport const used = port;\n",
   'src/status/uses-config-type.ts': "import type { Config } from '../config/config.ts';\nexport const used = (c: Config) => c;\n",
   'src/config/config.ts': 'export type Config = number;\n',
@@ -128,6 +131,7 @@ describe('the folder rules', () => {
         'config-reads-only: src/config/uses-process.ts',
         'edges-never-import-the-core: src/probes/uses-runner-code.ts',
         'edges-never-read-config: src/status/uses-config-type.ts',
+        'edges-see-the-runner-only-through-its-ports: src/control/uses-runner-type.ts',
         'hooks-do-not-import-probes: src/hooks/uses-probe.ts',
         'no-unresolvable-imports: src/process/missing.ts',
         'nothing-imports-the-composition-root: src/process/imports-main.ts',

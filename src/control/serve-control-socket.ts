@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { defaultControlDir, defaultControlPath } from '../plan/control-socket.ts';
 import type { ControlSocket } from '../plan/plan.ts';
-import type { Supervision } from '../runner/supervise.ts';
+import type { ControlSource } from '../runner/ports.ts';
 import { judgeReadiness } from '../status/readiness-verdict.ts';
 import { statusDocument } from '../status/status-json.ts';
 import { prepareControlDir, removeControlDir } from './control-dir.ts';
@@ -18,16 +18,15 @@ import type { ControlHandlers, ControlServer } from './control-server.ts';
  */
 export async function serveControlSocket(
   control: ControlSocket,
-  supervision: Pick<Supervision, 'status' | 'control'>,
-  reapedOrphans: () => number,
+  source: ControlSource,
   logger: Logger,
 ): Promise<ControlServer | undefined> {
   const handlers: ControlHandlers = {
     status: () => {
-      const snapshot = supervision.status(reapedOrphans());
+      const snapshot = source.snapshot();
       return statusDocument(snapshot, judgeReadiness(snapshot).ready);
     },
-    act: (command, uid) => supervision.control(command, uid),
+    act: (command, uid) => source.control(command, uid),
   };
   switch (control.kind) {
     case 'none':

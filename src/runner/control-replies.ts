@@ -1,14 +1,10 @@
 import type { ControlCommand, Effect, LifecycleEventBody } from '../lifecycle/events.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
+import type { ControlReply } from './ports.ts';
 
 // Matches control requests with the reducer's replies: each request becomes a
 // 'control' event with an id, and the 'control-reply' effect with that id
 // answers it. Every request is logged with the uid that asked, once answered.
-
-export interface ControlReply {
-  readonly ok: boolean;
-  readonly message: string;
-}
 
 interface Pending {
   readonly command: ControlCommand;

@@ -2,33 +2,62 @@ import type { Logger } from 'pino';
 import type { Announcer } from '../announce/announcer.ts';
 import type { Announcement } from '../plan/announced-state.ts';
 import type { AnnouncementSource } from '../announce/announcement-source.ts';
-import type { ExternalMatch, ExternalSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
+import type {
+  DrainSpec,
+  ExternalMatch,
+  ExternalSpec,
+  HookSpec,
+  LivenessSpec,
+  Plan,
+  ProbeSpec,
+  ProcessSpec,
+  ReadinessSpec,
+} from '../plan/plan.ts';
 import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts';
-import type { runDrain } from '../hooks/run-drain.ts';
-import type { runHook } from '../hooks/run-hook.ts';
+import type { HookContext, HookOutcome } from '../hooks/hook.ts';
 import type { Child, Spawner } from '../process/child.ts';
 import type { SignalForwarder } from '../process/signal-forwarder.ts';
-import type { createLogMatcher, LogMatcher } from '../probes/log-matcher.ts';
-import type { openReadinessChannel } from '../probes/open-channel.ts';
+import type { LogMatcher } from '../probes/log-matcher.ts';
 import type { Probe } from '../probes/probe.ts';
-import type { ReadinessChannel } from '../probes/readiness-channel.ts';
-import type { watchLiveness } from '../probes/watch-liveness.ts';
-import type { watchReadiness } from '../probes/watch-readiness.ts';
+import type { ChannelEvents, ReadinessChannel } from '../probes/readiness-channel.ts';
+import type { StatusSnapshot } from '../status/status-snapshot.ts';
 import type { Aborts } from './aborts.ts';
-import type { ExternalStopOutcome, LifecycleEventBody } from '../lifecycle/events.ts';
+import type { ControlCommand, ExternalStopOutcome, LifecycleEventBody } from '../lifecycle/events.ts';
 import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleLog } from './lifecycle-log.ts';
 import type { Timers } from './timers.ts';
 
-/** What the runner uses to probe processes; main.ts wires the implementations. */
+// The ports: what the runner needs of the world, said in the runner's terms,
+// and what it offers the servers. Each edge implements its port and imports
+// nothing else of src/runner/ (a folder rule); main.ts assembles the kits in
+// one place (assembleKits) and hands them to startSupervision.
+
+/** What the runner uses to probe processes. */
 export interface ProbeKit {
-  /** A probe of `owner`: exec probes run with its env and cwd, log probes read its matcher. */
+  /** A probe of `owner`: exec probes run with its env and cwd, log probes read its matcher, notify and fd probes its channel. */
   create(probe: ProbeSpec, owner: ProcessSpec, logMatcher: LogMatcher | undefined, channel?: ReadinessChannel | undefined): Probe;
-  readonly createLogMatcher: typeof createLogMatcher;
+  /** The matcher a log probe reads, fed with every line of its process's output from the spawn on. */
+  createLogMatcher(pattern: string): LogMatcher;
   /** A notify or fd probe's channel for one run of owner, opened before its spawn; undefined for other probes. Throws when it cannot be opened. */
-  readonly openChannel: typeof openReadinessChannel;
-  readonly watchReadiness: typeof watchReadiness;
-  readonly watchLiveness: typeof watchLiveness;
+  openChannel(probe: ProbeSpec, owner: ProcessSpec, events: ChannelEvents): ReadinessChannel | undefined;
+  /**
+   * Probes at the readiness's periods until `signal` aborts, calling `onChange`
+   * on changes only (the first pass, a later failure, a recovery); never after
+   * the abort. The startup deadline is the lifecycle's, not the watch's.
+   */
+  watchReadiness(
+    probe: Probe,
+    readiness: Pick<ReadinessSpec, 'periodMs' | 'timeoutMs' | 'periodAfterStartMs'>,
+    onChange: (ready: boolean, detail: { readonly attempts: number; readonly lastFailure: string | undefined }) => void,
+    signal: AbortSignal,
+  ): void;
+  /** Calls `onFailed` once, after failureThreshold consecutive failures, and stops; nothing after `signal` aborts. */
+  watchLiveness(
+    probe: Probe,
+    liveness: Omit<LivenessSpec, 'probe'>,
+    onFailed: (detail: { readonly failures: number; readonly lastFailure: string }) => void,
+    signal: AbortSignal,
+  ): void;
 }
 
 /** One process of another container, as the runner sees it: found, and stopped within a budget. */
@@ -47,10 +76,10 @@ export interface ExternalKit {
   ): Promise<ExternalStopOutcome>;
 }
 
-/** What the runner uses to run preStop, postStart and the drain. */
+/** What the runner uses to run preStop, postStart and the drain; each never rejects, and ends its work when `signal` aborts. */
 export interface HookKit {
-  readonly run: typeof runHook;
-  readonly drain: typeof runDrain;
+  run(hook: HookSpec, context: HookContext, signal: AbortSignal): Promise<HookOutcome>;
+  drain(drain: DrainSpec, context: HookContext, signal: AbortSignal): Promise<HookOutcome>;
 }
 
 /** `--announce` and `--until`: the lifecycle's state written for other containers, and theirs watched. */
@@ -71,6 +100,24 @@ export interface SuperviseDeps {
   readonly logger: Logger;
   /** The addon's signal handler, given the app's route after every event; without it the listener forwards each signal. */
   readonly forwarder?: SignalForwarder | undefined;
+  /** Orphans the reaper has reaped so far (processes sidecar-init adopted, not its own children), for the status. */
+  reapedOrphans(): number;
+}
+
+/** What the status server reads: a fresh snapshot per request, one consistent moment, never a handle on the lifecycle. */
+export interface StatusSource {
+  snapshot(): StatusSnapshot;
+}
+
+/** The lifecycle's answer to a control command: done (ok), or refused and why. */
+export interface ControlReply {
+  readonly ok: boolean;
+  readonly message: string;
+}
+
+/** What the control socket reads: the status, and a command of a client with this uid, answered by the lifecycle. */
+export interface ControlSource extends StatusSource {
+  control(command: ControlCommand, uid: number): Promise<ControlReply>;
 }
 
 /**

@@ -1,12 +1,12 @@
 import type { Plan } from '../plan/plan.ts';
-import type { LastExit, StatusSnapshot } from '../status/status-snapshot.ts';
+import type { LastExit } from '../status/status-snapshot.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { createAborts } from './aborts.ts';
 import type { DecideContext } from '../lifecycle/decide.ts';
 import { decide, forwardRoute, isHurried } from '../lifecycle/decide.ts';
 import { createEventQueue } from './event-queue.ts';
-import { type ControlReply, createControlReplies } from './control-replies.ts';
-import type { ControlCommand, Effect, LifecycleEvent, LifecycleEventBody } from '../lifecycle/events.ts';
+import { createControlReplies } from './control-replies.ts';
+import type { Effect, LifecycleEvent, LifecycleEventBody } from '../lifecycle/events.ts';
 import { logFinished, logLine } from './lifecycle-lines.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { cancelDrain, cancelHook, startDrain, startHook } from './hook-effects.ts';
@@ -14,7 +14,7 @@ import { createLifecycleLog } from './lifecycle-log.ts';
 import { killExternal, stopExternalProcess, watchExternal } from './external-effects.ts';
 import { logSignalled, signalProcess, spawnProcess, sweepGroup } from './process-effects.ts';
 import { FORWARDED_SIGNALS } from '../plan/signal-sets.ts';
-import type { Runner, SuperviseDeps } from './ports.ts';
+import type { ControlSource, Runner, SuperviseDeps } from './ports.ts';
 import type { Child } from '../process/child.ts';
 import type { LifecycleState, ProcState } from '../lifecycle/state.ts';
 import { createInitialState } from '../lifecycle/state.ts';
@@ -25,9 +25,8 @@ import { watchUntil } from './announce-effects.ts';
 import { announcementOf } from '../lifecycle/announcement.ts';
 import { monotonicMs } from '../support/monotonic-clock.ts';
 
-export type { HookKit, ProbeKit, SuperviseDeps } from './ports.ts';
-
-export interface Supervision {
+/** What main.ts holds of a running lifecycle; the status server and the control socket read it as their sources (ports.ts). */
+export interface Supervision extends ControlSource {
   /** Feeds an event into the lifecycle's single queue. */
   dispatch(event: LifecycleEventBody): void;
   /** A signal sidecar-init received: passed on to the app at once when it is the app's, then decided on. */
@@ -41,12 +40,8 @@ export interface Supervision {
    * still waits on the budget (the final sweep of leftovers) must stop waiting.
    */
   readonly hurry: AbortSignal;
-  /** What the status server shows, as of now; `reapedOrphans` comes from the reaper, which the runner does not see. */
-  status(reapedOrphans: number): StatusSnapshot;
   /** The text of the `finished` line (exit code, reason, the process at fault) once done has resolved. */
   finishedMessage(): string | undefined;
-  /** A control socket request from a client with this uid; resolves with the lifecycle's answer. */
-  control(command: ControlCommand, uid: number): Promise<ControlReply>;
 }
 
 /** Every process has a state from the start; for the type checker only. */
@@ -55,9 +50,10 @@ const NOT_STARTED: ProcState = { status: 'pending' };
  * The runner: the only place where lifecycle decisions touch the world. Each
  * event goes through decide(), the transition is logged, and each effect goes
  * to its handler (process-effects.ts, watch-effects.ts, hook-effects.ts,
- * external-effects.ts, control-replies.ts, timers.ts), which feeds outcomes
- * back as events. Beside them, the --announce file hears the state after each
- * event, and announce-effects.ts watches the --until file from the start.
+ * external-effects.ts, control-replies.ts, timers.ts, and lifecycle-lines.ts
+ * for the 'log' and 'finish' lines), which feeds outcomes back as events.
+ * Beside them, the --announce file hears the state after each event, and
+ * announce-effects.ts watches the --until file from the start.
  */
 export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   const graph = createProcessGraph(plan);
@@ -227,7 +223,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
     remainingGraceMs: () =>
       state.teardownStartedAt === undefined ? plan.graceMs : Math.max(0, plan.graceMs - (monotonicMs() - state.teardownStartedAt)),
     finishedMessage: () => finishedMessage,
-    status: (reapedOrphans) =>
+    snapshot: () =>
       describeStatus(
         graph,
         state,
@@ -237,7 +233,7 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
           pidOf: lineView.pidOf,
           statusTextOf: (name) => runner.channels.get(name)?.status,
           finishedAt,
-          reapedOrphans,
+          reapedOrphans: deps.reapedOrphans(),
         },
         monotonicMs(),
       ),

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { StatusAddress } from '../plan/plan.ts';
 import { errorCode } from '../support/error-code.ts';
 import { formatAddress } from '../support/format-address.ts';
-import type { StatusSource } from './status-snapshot.ts';
+import type { StatusSource } from '../runner/ports.ts';
 
 export interface RunningStatusServer {
   /** Closes the server and its connections; sidecar-init calls it before it exits. */

@@ -2,7 +2,7 @@ import { formatPrometheusText, PROMETHEUS_CONTENT_TYPE } from './prometheus-text
 import { judgeReadiness } from './readiness-verdict.ts';
 import { statusDocument } from './status-json.ts';
 import { statusMetrics } from './status-metrics.ts';
-import type { StatusSource } from './status-snapshot.ts';
+import type { StatusSource } from '../runner/ports.ts';
 import { assertNever } from '../plan/assert-never.ts';
 
 // What each path answers, as a pure function of the request line and one

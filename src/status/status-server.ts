@@ -6,7 +6,7 @@ import type { ConnectionLimits, StatusConnection } from './status-connection.ts'
 import { openStatusConnection } from './status-connection.ts';
 import { answerStatusRequest } from './status-routes.ts';
 import type { StatusResponse } from './status-routes.ts';
-import type { StatusSource } from './status-snapshot.ts';
+import type { StatusSource } from '../runner/ports.ts';
 
 // The status server: /healthz, /readyz, /status and /metrics over plain HTTP,
 // off unless an address is given. It shares PID 1's event loop with signal

@@ -1,9 +1,10 @@
 import type { Role } from '../plan/plan.ts';
 
 // What the status server shows, as one read-only value the runner produces on
-// request. The server never reaches into the lifecycle: it asks for a snapshot
-// per request, so an answer is always one consistent moment, and nothing the
-// server does (or fails to do) can change what the supervisor decides.
+// request. The server never reaches into the lifecycle: it asks its
+// StatusSource (src/runner/ports.ts) for a snapshot per request, so an answer
+// is always one consistent moment, and nothing the server does (or fails to
+// do) can change what the supervisor decides.
 
 /** The supervisor's phase: nothing is ready before 'running' or from 'stopping' on. */
 export type StatusPhase = 'starting' | 'running' | 'stopping' | 'done';
@@ -57,11 +58,6 @@ export interface StatusSnapshot {
   readonly reapedOrphans: number;
   /** How long teardown has taken: growing while it runs, fixed once everything is down; undefined before it began. */
   readonly teardownSeconds: number | undefined;
-}
-
-/** The runner's side: a fresh snapshot each time it is asked. */
-export interface StatusSource {
-  snapshot(): StatusSnapshot;
 }
 
 /** Ready now: running and, with a probe, passing it. */

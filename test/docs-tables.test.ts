@@ -139,9 +139,9 @@ describe('docs/configuration.md', () => {
     const table = tableWithHeader('docs/configuration.md', ['field', 'value']);
     const documented = new Map(table.rows.map(([field = '', value = '']) => [plainCell(field), value]));
     expect([...documented.keys()].sort()).toEqual([...printed.keys()].sort());
-    // An object's fields, where the row writes them out as {a, b}; signalRewrites' keys are signals, not fields.
+    // An object's fields, where the row writes them out as {a, b}; rewrite's keys are signals, not fields.
     for (const [field, value] of printed) {
-      if (field === 'signalRewrites' || typeof value !== 'object' || value === null || Array.isArray(value)) continue;
+      if (field === 'rewrite' || typeof value !== 'object' || value === null || Array.isArray(value)) continue;
       const written = [...(documented.get(field) ?? '').matchAll(/\{([\w, ]+)\}/g)].map((match) => match[1]!.split(/,\s*/));
       expect(written, field).toContainEqual(Object.keys(value));
     }

@@ -43,7 +43,7 @@ describe('SIDECAR_INIT_<OPTION>', () => {
       logFormat: 'text',
       statusAddr: { host: '::', port: 9797 },
       drain: { kind: 'delay', ms: 3_000 },
-      signalRewrites: { SIGTERM: 'SIGQUIT', SIGHUP: null },
+      rewrite: { SIGTERM: 'SIGQUIT', SIGHUP: null },
     });
     // A process's own output wins over every default.
     expect(plan.processes.map((process) => [process.name, process.output, process.signalTarget])).toEqual([
@@ -62,7 +62,7 @@ describe('SIDECAR_INIT_<OPTION>', () => {
     });
     expect(plan.graceMs).toBe(5_000);
     expect(plan.statusAddr).toEqual({ host: '127.0.0.1', port: 0 });
-    expect(plan.signalRewrites).toEqual({ SIGINT: 'SIGTERM' });
+    expect(plan.rewrite).toEqual({ SIGINT: 'SIGTERM' });
     expect(plan.processes.map((process) => process.output)).toEqual(['inherit', 'inherit']);
   });
 

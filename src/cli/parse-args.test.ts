@@ -250,7 +250,7 @@ describe('parseArgs', () => {
     )
       throw new Error(command.kind === 'exit' ? command.output : `not a run: ${command.kind}`);
     const plan = loadPlan({ ...command, readFile });
-    expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGTERM: 'SIGQUIT' } });
+    expect(plan).toMatchObject({ drain: { kind: 'delay', ms: 5_000 }, rewrite: { SIGTERM: 'SIGQUIT' } });
     expect(plan.processes).toMatchObject([
       { name: 'proxy', restart: { policy: 'on-failure' }, stopSignal: 'SIGQUIT', signalTarget: 'process', successCodes: [] },
       { name: 'app', restart: { policy: 'never' }, stopSignal: undefined, signalTarget: 'process', successCodes: [143] },

@@ -1,10 +1,12 @@
-import { defaultControlPath } from '../plan/control-socket.ts';
+import { describeCommand } from '../config/command.ts';
 import { formatDuration } from '../config/duration.ts';
+import { planOptionLines } from '../config/global-options.ts';
 import type { Plan } from '../plan/plan.ts';
 import type { HookView, PlanView, ProcessView } from './plan-view.ts';
-import { describeCommand, planView } from './plan-view.ts';
+import { planView } from './plan-view.ts';
 
-// `sidecar-init plan`: the same facts as --json, for a person at a terminal.
+// `sidecar-init plan`: the same facts as --json, for a person at a terminal;
+// the options' lines are their rows' (global-options.ts).
 
 export function planText(plan: Plan): string {
   const view = planView(plan);
@@ -13,22 +15,7 @@ export function planText(plan: Plan): string {
   lines.push(...numbered(view.start));
   lines.push('stop (each wave once the one before is down):');
   lines.push(...numbered(view.stop));
-  lines.push(`grace budget: ${formatDuration(view.graceMs)}, from the first stop signal to exit`);
-  if (view.drain !== null) {
-    lines.push(`drain: ${'delayMs' in view.drain ? `wait ${formatDuration(view.drain.delayMs)}` : describeHookView(view.drain.hook)}`);
-  }
-  const rewrites = Object.entries(view.signalRewrites);
-  if (view.statusAddr !== null) lines.push(`status server: http://${view.statusAddr} (/healthz, /readyz, /status, /metrics)`);
-  if (view.controlPath !== null) {
-    // The default socket is where ctl looks without --control.
-    const ctl = view.controlPath === defaultControlPath(process.geteuid?.() ?? 0) ? '' : ` --control ${view.controlPath}`;
-    lines.push(`control socket: ${view.controlPath} (sidecar-init ctl${ctl} status)`);
-  }
-  if (view.announce !== null) lines.push(`announce: ${view.announce} keeps this run's state (starting, ready, stopping, exited)`);
-  if (view.until !== null) {
-    lines.push(`until: ${view.until.file} says ${view.until.state} (or later), then stops as if the app exited 0`);
-  }
-  if (rewrites.length > 0) lines.push(`signal rewrites: ${rewrites.map(([from, to]) => `${from} -> ${to ?? 'dropped'}`).join(', ')}`);
+  lines.push(...planOptionLines(plan));
   lines.push('');
   lines.push('processes (in start order):');
   for (const process of view.processes) lines.push(...processLines(process));

@@ -96,8 +96,8 @@ describe('planText', () => {
         '  1. job',
         '  2. proxy',
         'grace budget: 20s, from the first stop signal to exit',
-        'drain: wait 5s',
         `control socket: /tmp/sidecar-init-${process.geteuid?.() ?? 0}/control.sock (sidecar-init ctl status)`,
+        'drain: wait 5s',
         '',
         'processes (in start order):',
         '  proxy (sidecar)',
@@ -142,13 +142,13 @@ describe('describeProbe', () => {
 describe('the control socket in the plan', () => {
   it('is named with the command that reaches it, and is null without one', () => {
     const yaml = 'control: /run/sidecar-init.sock\nprocesses: [{ name: job, role: app, command: job }]';
-    expect(planView(load({ yaml })).controlPath).toBe('/run/sidecar-init.sock');
+    expect(planView(load({ yaml })).control).toBe('/run/sidecar-init.sock');
     expect(planText(load({ yaml }))).toContain(
       'control socket: /run/sidecar-init.sock (sidecar-init ctl --control /run/sidecar-init.sock status)',
     );
-    expect(planView(load({ yaml: 'processes: [{ name: job, role: app, command: job }]' })).controlPath).toBe(
+    expect(planView(load({ yaml: 'processes: [{ name: job, role: app, command: job }]' })).control).toBe(
       `/tmp/sidecar-init-${process.geteuid?.() ?? 0}/control.sock`,
     );
-    expect(planView(load({ yaml: 'control: none\nprocesses: [{ name: job, role: app, command: job }]' })).controlPath).toBeNull();
+    expect(planView(load({ yaml: 'control: none\nprocesses: [{ name: job, role: app, command: job }]' })).control).toBeNull();
   });
 });

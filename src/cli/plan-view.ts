@@ -1,7 +1,8 @@
 import { formatAddress } from '../support/format-address.ts';
-import { defaultControlPath } from '../plan/control-socket.ts';
+import { describeCommand } from '../config/command.ts';
 import { formatDuration } from '../config/duration.ts';
-import type { DrainSpec, HookSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
+import { hookJson, type PlanOptionsView, planOptionsView } from '../config/global-options.ts';
+import type { HookSpec, Plan, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
 import { describeMatch } from '../plan/process-match.ts';
 import { describeSigtermExit, presetOfExternal, stopMaySendSigterm } from '../plan/stop-exit-warning.ts';
 import { assertNever } from '../plan/assert-never.ts';
@@ -10,27 +11,15 @@ import { startWaves, stopWaves } from '../plan/waves.ts';
 
 // `sidecar-init plan --json`: what a run would do, as data, without starting
 // anything. A pure function of the Plan; times in milliseconds, probes and
-// hooks also as the one-line form a person would write.
+// hooks also as the one-line form a person would write. The options are
+// their rows' (global-options.ts), so none can be left out.
 
-export interface PlanView {
+/** The options (global-options.ts, one field per row), then the processes and the waves. */
+export interface PlanView extends PlanOptionsView {
   /** In start order (wave by wave, plan order within a wave). */
   readonly processes: readonly ProcessView[];
   readonly start: readonly (readonly string[])[];
   readonly stop: readonly (readonly string[])[];
-  readonly graceMs: number;
-  readonly drain: { readonly delayMs: number } | { readonly hook: HookView } | null;
-  readonly signalRewrites: Readonly<Record<string, string | null>>;
-  readonly logLevel: string;
-  /** null: chosen at start (text on a terminal, else json). */
-  readonly logFormat: string | null;
-  /** HOST:PORT, or null without a status server. */
-  readonly statusAddr: string | null;
-  /** The control socket for `sidecar-init ctl`. */
-  readonly controlPath: string | null;
-  /** --announce: the file this run's state is kept in, or null. */
-  readonly announce: string | null;
-  /** --until: the other container's file and the state that ends this run, or null. */
-  readonly until: { readonly file: string; readonly state: string } | null;
 }
 
 export interface ProcessView {
@@ -86,12 +75,7 @@ export interface ProcessView {
   } | null;
 }
 
-export interface HookView {
-  readonly kind: string;
-  /** `exec: CMD` or `http: METHOD URL`. */
-  readonly describe: string;
-  readonly timeoutMs: number;
-}
+export type HookView = ReturnType<typeof hookJson>;
 
 export function planView(plan: Plan): PlanView {
   const graph = createProcessGraph(plan);
@@ -101,15 +85,7 @@ export function planView(plan: Plan): PlanView {
     processes: start.flat().map((name) => processView(byName.get(name)!)),
     start,
     stop: stopWaves(graph),
-    graceMs: plan.graceMs,
-    drain: drainView(plan.drain),
-    signalRewrites: { ...plan.signalRewrites },
-    logLevel: plan.logLevel,
-    logFormat: plan.logFormat ?? null,
-    statusAddr: plan.statusAddr === undefined ? null : formatAddress(plan.statusAddr.host, plan.statusAddr.port),
-    controlPath: controlPathOf(plan.control),
-    announce: plan.announce ?? null,
-    until: plan.until === undefined ? null : { file: plan.until.file, state: plan.until.state },
+    ...planOptionsView(plan),
   };
 }
 
@@ -188,35 +164,8 @@ export function describeProbe(probe: ProbeSpec): string {
   }
 }
 
-export function describeHook(hook: HookSpec): string {
-  switch (hook.kind) {
-    case 'exec':
-      return `exec: ${describeCommand(hook.command)}`;
-    case 'http':
-      return `http: ${hook.method} ${hook.url}`;
-    default:
-      return assertNever(hook);
-  }
-}
-
-/** argv as a shell would need it typed: plain words as they are, others quoted (double quotes when that reads better). */
-export function describeCommand(command: readonly string[]): string {
-  return command.map(quoteWord).join(' ');
-}
-
-function quoteWord(word: string): string {
-  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
-  if (word.includes("'") && !/[$`"\\!]/.test(word)) return `"${word}"`;
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
-
 function hookView(hook: HookSpec | undefined): HookView | null {
-  return hook === undefined ? null : { kind: hook.kind, describe: describeHook(hook), timeoutMs: hook.timeoutMs };
-}
-
-function drainView(drain: DrainSpec | undefined): PlanView['drain'] {
-  if (drain === undefined) return null;
-  return drain.kind === 'delay' ? { delayMs: drain.ms } : { hook: hookView(drain.hook)! };
+  return hook === undefined ? null : hookJson(hook);
 }
 
 function externalView(external: ProcessSpec['external']): ProcessView['external'] {
@@ -246,16 +195,4 @@ function externalView(external: ProcessSpec['external']): ProcessView['external'
     allowHost: external.allowHost,
     announced: external.announced ?? null,
   };
-}
-
-/** Where the control socket will be: the default one's path is this uid's. */
-function controlPathOf(control: Plan['control']): string | null {
-  switch (control.kind) {
-    case 'path':
-      return control.path;
-    case 'default':
-      return defaultControlPath(process.geteuid?.() ?? 0);
-    case 'none':
-      return null;
-  }
 }

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import * as z from 'zod';
 import { ANNOUNCED_STATES, type AnnouncedState, isAnnouncedState } from '../plan/announced-state.ts';
-import type { UntilSpec } from '../plan/plan.ts';
+import { DEFAULTS, type UntilSpec } from '../plan/plan.ts';
 import { fail, ok, type Result } from './result.ts';
 import { listAlternatives, quote } from './message-text.ts';
 import { mapping, oneOf, parsedWith } from './schema-fields.ts';
@@ -13,9 +13,6 @@ import { mapping, oneOf, parsedWith } from './schema-fields.ts';
 // for and stopped through its file. Each FILE is resolved once, here, against
 // the directory sidecar-init starts in, so the plan (and `plan`) shows the
 // file a run uses.
-
-/** What --until waits for when no STATE is given: the other side is down. */
-export const DEFAULT_UNTIL_STATE: AnnouncedState = 'exited';
 
 const STATES = listAlternatives(ANNOUNCED_STATES);
 
@@ -40,7 +37,7 @@ export function parseUntil(text: string): Result<UntilSpec> {
   const fileText = equals < 0 ? text : text.slice(0, equals);
   const file = parseAnnouncedFile(fileText);
   if (!file.ok) return file;
-  if (equals < 0) return ok({ file: file.value, state: DEFAULT_UNTIL_STATE });
+  if (equals < 0) return ok({ file: file.value, state: DEFAULTS.untilState });
   const state = parseState(text.slice(equals + 1));
   return state.ok ? ok({ file: file.value, state: state.value }) : fail(`${state.message} (after the last "=" of FILE=STATE)`);
 }
@@ -51,8 +48,8 @@ const UntilObjectSchema = mapping({
   file: parsedWith(z.string(), parseAnnouncedFile).meta({ description: 'The other container’s --announce file.' }),
   state: oneOf('an announced state', ANNOUNCED_STATES)
     .optional()
-    .meta({ description: 'The state (or any later one) that ends this run.', default: DEFAULT_UNTIL_STATE }),
-}).transform(({ file, state }): UntilSpec => ({ file, state: state ?? DEFAULT_UNTIL_STATE }));
+    .meta({ description: 'The state (or any later one) that ends this run.', default: DEFAULTS.untilState }),
+}).transform(({ file, state }): UntilSpec => ({ file, state: state ?? DEFAULTS.untilState }));
 
 export const UntilSchema = z.union([
   parsedWith(z.string(), parseUntil).meta({ description: 'FILE or FILE=STATE.', examples: ['/handoff/app', '/handoff/app=ready'] }),

@@ -106,3 +106,14 @@ function readDoubleQuoted(text: string, start: number): { value: string; end: nu
 function unclosed(quoteChar: string, index: number, text: string): string {
   return `unbalanced quote: the ${quoteChar} at character ${index + 1} is never closed in: ${text}`;
 }
+
+/** argv as a shell would need it typed: plain words as they are, others quoted (double quotes when that reads better). */
+export function describeCommand(command: readonly string[]): string {
+  return command.map(quoteWord).join(' ');
+}
+
+function quoteWord(word: string): string {
+  if (/^[\w@%+=:,./-]+$/.test(word)) return word;
+  if (word.includes("'") && !/[$`"\\!]/.test(word)) return `"${word}"`;
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}

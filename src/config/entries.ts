@@ -1,4 +1,5 @@
 import { checkAfter } from './after.ts';
+import { DEFAULTS } from '../plan/plan.ts';
 import { checkFlagTargets } from './flag-targets.ts';
 import type { AppArgs, FlagConfig } from './flags.ts';
 import { createProcessDraft, type Entry, validateName } from './process.ts';
@@ -12,7 +13,6 @@ import { quote } from './message-text.ts';
 // switch to. Each field of one process has already been checked by its schema.
 
 /** The app given as operands is named like the file's app it replaces, or this. */
-export const DEFAULT_APP_NAME = 'app';
 
 export interface MergedEntries {
   /** The plan's entries in list order. */
@@ -32,7 +32,7 @@ export function mergeEntries(fileEntries: readonly Entry[], flagEntries: readonl
   if (app === undefined) return { entries: [...fileEntries, ...flagEntries], replaced: [] };
   const replaced = fileEntries.filter((entry) => entry.role === 'app');
   const fileName = replaced.length === 1 ? replaced[0]!.name : undefined;
-  const name = fileName !== undefined && validateName(fileName) === undefined ? fileName : DEFAULT_APP_NAME;
+  const name = fileName !== undefined && validateName(fileName) === undefined ? fileName : DEFAULTS.appName;
   const { command, origin } = app;
   const draft = command === undefined ? undefined : createProcessDraft(name, 'app', command);
   const appEntry: Entry = { name, role: 'app', origin, after: undefined, draft };

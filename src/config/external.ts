@@ -1,10 +1,16 @@
 import * as z from 'zod';
 import { PRESET_NAMES, PRESETS, isPresetName, type PresetMatch } from '../plan/presets.ts';
 import { CMDLINE_PATTERN, compileLinearPattern, type LinearPattern } from '../plan/linear-pattern.ts';
-import { DEFAULT_MAX_MATCHES } from '../plan/process-match.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { parseAnnouncedFile } from './announce.ts';
-import type { ExternalMatch, ExternalSpec, ExternalStopSpec, ProbeSpec, ReadinessSpec } from '../plan/plan.ts';
+import {
+  DEFAULTS,
+  type ExternalMatch,
+  type ExternalSpec,
+  type ExternalStopSpec,
+  type ProbeSpec,
+  type ReadinessSpec,
+} from '../plan/plan.ts';
 import { withReadinessDefaults } from './probe.ts';
 import { fail, ok, type Result } from './result.ts';
 import { quote } from './message-text.ts';
@@ -18,7 +24,6 @@ import { ID_RANGE, type WholeNumberRange, wholeNumber } from './whole-number.ts'
 // readiness field by field.
 
 const EXTERNAL_SPEC_HINT = `use a preset (${PRESET_NAMES.join(', ')}), a matcher (comm:NAME, cmdline:REGEX, uid:N) or announced:FILE`;
-const DEFAULT_STOP_METHOD = 'POST';
 
 const MAX_MATCHES_RANGE: WholeNumberRange = { what: 'a number of matches', min: 1 };
 
@@ -52,7 +57,7 @@ const MatchSchema = mapping({
     MAX_MATCHES_RANGE,
   )
     .optional()
-    .meta({ default: DEFAULT_MAX_MATCHES }),
+    .meta({ default: DEFAULTS.external.maxMatches }),
 })
   .refine(
     (match) => match.comm !== undefined || match.cmdline !== undefined || match.uid !== undefined,
@@ -70,7 +75,7 @@ const StopObjectSchema = mapping({
           .string()
           .check(checkedBy((method: string) => parseHttpMethod(method, 'stop endpoint')))
           .optional()
-          .meta({ default: DEFAULT_STOP_METHOD }),
+          .meta({ default: DEFAULTS.external.stopMethod }),
       }),
     ])
     .optional()
@@ -136,7 +141,7 @@ export function createExternal(
   if (fields.announced !== undefined) return createAnnouncedExternal(fields, fields.announced, readiness);
   const preset = fields.preset !== undefined && isPresetName(fields.preset) ? PRESETS[fields.preset] : undefined;
   const written = fields.match ?? (preset === undefined ? {} : compilePresetMatch(preset.match));
-  const match: ExternalMatch = { ...written, maxMatches: written.maxMatches ?? DEFAULT_MAX_MATCHES };
+  const match: ExternalMatch = { ...written, maxMatches: written.maxMatches ?? DEFAULTS.external.maxMatches };
   const presetProbe: ProbeSpec | undefined =
     preset === undefined ? undefined : { kind: 'http', url: preset.ready, headers: {}, expectStatus: undefined };
   const probe = readiness?.probe ?? presetProbe ?? { kind: 'process', match };
@@ -168,7 +173,7 @@ function createAnnouncedExternal(
   return {
     external: {
       preset: undefined,
-      match: { maxMatches: DEFAULT_MAX_MATCHES },
+      match: { maxMatches: DEFAULTS.external.maxMatches },
       stop: fields.stop === 'none' ? { kind: 'none' } : { kind: 'stop', http: undefined, signal: undefined },
       stopOnFailure: fields.stopOnFailure ?? true,
       optional: fields.optional ?? false,
@@ -194,13 +199,13 @@ function createStop(stop: ExternalFieldValues['stop'], presetQuitUrl: string | u
   if (http === undefined) {
     return {
       kind: 'stop',
-      http: presetQuitUrl === undefined ? undefined : { url: presetQuitUrl, method: DEFAULT_STOP_METHOD },
+      http: presetQuitUrl === undefined ? undefined : { url: presetQuitUrl, method: DEFAULTS.external.stopMethod },
       signal: stop?.signal,
     };
   }
   return typeof http === 'string'
-    ? { kind: 'stop', http: { url: http, method: DEFAULT_STOP_METHOD }, signal: stop?.signal }
-    : { kind: 'stop', http: { url: http.url, method: (http.method ?? DEFAULT_STOP_METHOD).toUpperCase() }, signal: stop?.signal };
+    ? { kind: 'stop', http: { url: http, method: DEFAULTS.external.stopMethod }, signal: stop?.signal }
+    : { kind: 'stop', http: { url: http.url, method: (http.method ?? DEFAULTS.external.stopMethod).toUpperCase() }, signal: stop?.signal };
 }
 
 /** What --external's SPEC stands for, as the file would write it (its cmdline as text: the schema compiles it). */
@@ -246,5 +251,5 @@ export function parseQuitUrl(text: string): Result<string> {
 }
 
 export function stopWithQuitUrl(stop: ExternalStopSpec, url: string): ExternalStopSpec {
-  return { kind: 'stop', http: { url, method: DEFAULT_STOP_METHOD }, signal: stop.kind === 'stop' ? stop.signal : undefined };
+  return { kind: 'stop', http: { url, method: DEFAULTS.external.stopMethod }, signal: stop.kind === 'stop' ? stop.signal : undefined };
 }

@@ -1,16 +1,22 @@
 import type { Accounts } from './accounts.ts';
 import type { CliInput, ProcessFlag } from './cli-input.ts';
 import { type Argv, parseCommand } from './command.ts';
-import { looksLikeDuration } from './duration.ts';
 import { parseExternalSpec } from './external.ts';
-import { type FileOption, type GivenOptions, type GlobalOption, optionFlag } from './global-options.ts';
+import type * as z from 'zod';
+import {
+  FILE_OPTIONS,
+  type FileOption,
+  type GivenOptions,
+  type GlobalOption,
+  type GlobalValues,
+  optionFlag,
+  type PlanOptionRow,
+} from './global-options.ts';
 import type { Role } from '../plan/plan.ts';
 import { createProcessSchema, type Entry } from './process.ts';
 import { type Origin, type Report, valueOrReport } from './problem.ts';
 import { ok, type Result } from './result.ts';
-import { GLOBAL_FIELDS, type GlobalValues } from './schema.ts';
 import { describeIssue, reportIssues } from './schema-fields.ts';
-import { parseRewriteFlags } from './signals.ts';
 import { TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName, type TargetFlagRow, type TargetFlagValue } from './target-flags.ts';
 import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
 
@@ -76,35 +82,23 @@ export function parseFlags(cli: CliInput, accounts: Accounts, report: Report): F
 
 type OriginOf = (option: GlobalOption) => (value: string) => Origin;
 
-/**
- * The options whose flag is written differently from their file key: --drain
- * takes a command where the file takes {exec: CMD}; --rewrite is repeated
- * FROM:TO where the file has a mapping, and each value is its own origin;
- * --announcer-uid is text where the file has a number.
- */
-const FLAG_READERS: { readonly [Option in FileOption]?: (given: string) => unknown } = {
-  drain: (text) => (looksLikeDuration(text) ? text : { exec: text }),
-  // A uid is a number in the file; from a flag, digits become one and anything else is refused by the field as not a number.
-  announcerUid: (text) => (/^-?\d+$/.test(text) ? Number(text) : text),
-};
-
-/** Each option given, checked by the file's own field for it (schema.ts); problems at the flag or variable that gave it. */
+/** Each option given, checked by the file's own field for it (its row's, global-options.ts); problems at the flag or variable that gave it. */
 function readGlobalOptions(options: Omit<GivenOptions, 'successCode'>, originOf: OriginOf, report: Report): GlobalValues {
   const values: Record<string, unknown> = {};
   for (const [option, given] of Object.entries(options) as [FileOption, string | boolean | readonly string[]][]) {
     const origin = originOf(option);
-    if (option === 'rewrite') {
-      const texts = given as readonly string[];
-      values.rewrite = parseRewriteFlags(texts, (index, message, first) =>
-        report(origin(texts[index]!), message, first === undefined ? undefined : origin(texts[first]!)),
+    const row: PlanOptionRow<z.ZodType, unknown> = FILE_OPTIONS[option];
+    if (typeof given === 'object') {
+      // A list's values are each their own origin: a problem names the one that has it.
+      values[option] = row.fromList?.(given, (index, message, first) =>
+        report(origin(given[index] ?? ''), message, first === undefined ? undefined : origin(given[first] ?? '')),
       );
       continue;
     }
-    const text = String(given);
-    const raw = typeof given === 'string' ? (FLAG_READERS[option]?.(given) ?? given) : given;
-    const result = GLOBAL_FIELDS[option].safeParse(raw, { error: describeIssue });
+    const raw = typeof given === 'string' ? (row.fromText?.(given) ?? given) : given;
+    const result = row.field.safeParse(raw, { error: describeIssue });
     if (result.success) values[option] = result.data;
-    else reportIssues(result.error.issues, report, () => origin(text));
+    else reportIssues(result.error.issues, report, () => origin(String(given)));
   }
   return values as GlobalValues;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS } from '../plan/plan.ts';
+import { DEFAULTS } from '../plan/plan.ts';
 import { APP_ONLY, appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
 
 describe('postStart and preStop', () => {
@@ -19,12 +19,12 @@ describe('postStart and preStop', () => {
     `;
     const [proxy, job] = load({ yaml }).processes;
     expect([proxy!.postStart, proxy!.preStop]).toEqual([
-      { kind: 'exec', command: ['sh', '-c', 'echo started'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS },
+      { kind: 'exec', command: ['sh', '-c', 'echo started'], timeoutMs: DEFAULTS.hook.timeoutMs },
       { kind: 'http', url: 'http://127.0.0.1:15000/drain_listeners', method: 'POST', timeoutMs: 20_000 },
     ]);
     expect([job!.preStop, job!.postStart]).toEqual([
-      { kind: 'exec', command: ['kill', '-USR1', '1'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS },
-      { kind: 'http', url: 'http://127.0.0.1:8080/warm', method: DEFAULT_HOOK_HTTP_METHOD, timeoutMs: DEFAULT_HOOK_TIMEOUT_MS },
+      { kind: 'exec', command: ['kill', '-USR1', '1'], timeoutMs: DEFAULTS.hook.timeoutMs },
+      { kind: 'http', url: 'http://127.0.0.1:8080/warm', method: DEFAULTS.hook.httpMethod, timeoutMs: DEFAULTS.hook.timeoutMs },
     ]);
   });
 
@@ -104,7 +104,7 @@ describe('drain', () => {
   it.each([
     ['drain: 5s', { kind: 'delay', ms: 5_000 }],
     ['drain: 0s', { kind: 'delay', ms: 0 }],
-    ['drain: { exec: "sleep 5" }', { kind: 'hook', hook: { kind: 'exec', command: ['sleep', '5'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS } }],
+    ['drain: { exec: "sleep 5" }', { kind: 'hook', hook: { kind: 'exec', command: ['sleep', '5'], timeoutMs: DEFAULTS.hook.timeoutMs } }],
     [
       'drain: { http: { url: "http://127.0.0.1:15000/healthcheck/fail", method: POST }, timeout: 3s }',
       { kind: 'hook', hook: { kind: 'http', url: 'http://127.0.0.1:15000/healthcheck/fail', method: 'POST', timeoutMs: 3_000 } },
@@ -120,10 +120,10 @@ describe('drain', () => {
       `curl -X POST 'http://127.0.0.1:15000/drain'`,
       {
         kind: 'hook',
-        hook: { kind: 'exec', command: ['curl', '-X', 'POST', 'http://127.0.0.1:15000/drain'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS },
+        hook: { kind: 'exec', command: ['curl', '-X', 'POST', 'http://127.0.0.1:15000/drain'], timeoutMs: DEFAULTS.hook.timeoutMs },
       },
     ],
-    ['5x', { kind: 'hook', hook: { kind: 'exec', command: ['5x'], timeoutMs: DEFAULT_HOOK_TIMEOUT_MS } }],
+    ['5x', { kind: 'hook', hook: { kind: 'exec', command: ['5x'], timeoutMs: DEFAULTS.hook.timeoutMs } }],
   ])('reads --drain %s as a delay when it is a duration, else as a command', (value, drain) => {
     expect(load({ cli: { drain: value, app: ['job'] } }).drain).toEqual(drain);
   });

@@ -1,9 +1,10 @@
 import * as z from 'zod';
-import { CommandSchema } from './command.ts';
+import { CommandSchema, describeCommand } from './command.ts';
 import { bareNumberMessage, durationText, looksLikeDuration, parseDuration, positiveDuration } from './duration.ts';
 import { HTTP_METHODS } from './literals.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
-import { DEFAULT_HOOK_HTTP_METHOD, DEFAULT_HOOK_TIMEOUT_MS, type DrainSpec, type HookSpec } from '../plan/plan.ts';
+import { DEFAULTS, type DrainSpec, type HookSpec } from '../plan/plan.ts';
+import { assertNever } from '../plan/assert-never.ts';
 import { fail, ok } from './result.ts';
 import { checkedBy, exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 
@@ -18,20 +19,20 @@ const HttpHookSchema = mapping({
     .string()
     .check(checkedBy((method: string) => parseHttpMethod(method, 'hook')))
     .optional()
-    .meta({ description: `${HTTP_METHODS.join(', ')}, in any case.`, default: DEFAULT_HOOK_HTTP_METHOD, examples: ['POST'] }),
+    .meta({ description: `${HTTP_METHODS.join(', ')}, in any case.`, default: DEFAULTS.hook.httpMethod, examples: ['POST'] }),
 });
 
 export const HookSchema = mapping({
   exec: CommandSchema.optional().meta({ description: "Run with the process's env and cwd; exit 0 is success." }),
   http: HttpHookSchema.optional().meta({ description: 'An HTTP request to a process in the container.' }),
-  timeout: positiveDuration('Bound on the hook; it counts as failed past it.', DEFAULT_HOOK_TIMEOUT_MS).optional(),
+  timeout: positiveDuration('Bound on the hook; it counts as failed past it.', DEFAULTS.hook.timeoutMs).optional(),
 })
   // Checked on what was written, even when a field has problems of its own.
   .check(z.superRefine(exactlyOneOf(['exec', 'http']), { when: () => true }))
   .meta({ oneOf: [{ required: ['exec'] }, { required: ['http'] }] })
-  .transform(({ exec, http, timeout = DEFAULT_HOOK_TIMEOUT_MS }): HookSpec => {
+  .transform(({ exec, http, timeout = DEFAULTS.hook.timeoutMs }): HookSpec => {
     if (exec !== undefined) return { kind: 'exec', command: exec, timeoutMs: timeout };
-    return { kind: 'http', url: http!.url, method: (http!.method ?? DEFAULT_HOOK_HTTP_METHOD).toUpperCase(), timeoutMs: timeout };
+    return { kind: 'http', url: http!.url, method: (http!.method ?? DEFAULTS.hook.httpMethod).toUpperCase(), timeoutMs: timeout };
   });
 
 /** `drain:` in the file: a duration (a plain delay) or a hook mapping; never a bare command string. */
@@ -48,3 +49,15 @@ export const DrainSchema = z.union(
   ],
   { error: (issue) => (typeof issue.input === 'number' ? bareNumberMessage(String(issue.input)) : undefined) },
 );
+
+/** A hook as `plan` shows it: `exec: CMD` or `http: METHOD URL`. */
+export function describeHook(hook: HookSpec): string {
+  switch (hook.kind) {
+    case 'exec':
+      return `exec: ${describeCommand(hook.command)}`;
+    case 'http':
+      return `http: ${hook.method} ${hook.url}`;
+    default:
+      return assertNever(hook);
+  }
+}

@@ -3,7 +3,7 @@ import { testProcess } from '../../test/support/test-plan.ts';
 import { EMPTY_CLI_INPUT } from './cli-input.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
-import { DEFAULT_GRACE_MS, DEFAULT_LOG_LEVEL, DEFAULT_PROBE_PERIOD_AFTER_START_MS, type Plan } from '../plan/plan.ts';
+import { DEFAULTS, type Plan } from '../plan/plan.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 
 const CONFIG_EXAMPLE = `
@@ -74,11 +74,13 @@ describe('loadPlan', () => {
   it('builds the plan of the configuration example, every default from plan.ts', () => {
     expect(load({ yaml: CONFIG_EXAMPLE })).toEqual({
       graceMs: 25_000,
-      logLevel: DEFAULT_LOG_LEVEL,
+      logLevel: DEFAULTS.logLevel,
       terminationLog: { kind: 'if-present', path: '/dev/termination-log' },
       drain: undefined,
-      signalRewrites: {},
+      rewrite: {},
       control: { kind: 'default' },
+      output: 'inherit',
+      singleChild: false,
       processes: [
         { ...testProcess('net-setup', 'init', { command: ['sh', '-c', 'iptables-restore < /etc/rules'] }), after: [] },
         {
@@ -91,7 +93,7 @@ describe('loadPlan', () => {
               periodMs: 100,
               timeoutMs: 1_000,
               deadlineMs: 60_000,
-              periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+              periodAfterStartMs: DEFAULTS.readiness.periodAfterStartMs,
             },
           }),
           after: ['net-setup'],
@@ -103,7 +105,7 @@ describe('loadPlan', () => {
 
   it('builds the plan of the README example of restarts, probes, dependencies and shutdown', () => {
     const plan = load({ yaml: README_EXAMPLE });
-    expect(plan).toMatchObject({ graceMs: 25_000, drain: { kind: 'delay', ms: 5_000 }, signalRewrites: { SIGHUP: null } });
+    expect(plan).toMatchObject({ graceMs: 25_000, drain: { kind: 'delay', ms: 5_000 }, rewrite: { SIGHUP: null } });
     expect(order(plan)).toEqual(['net-setup:init:', 'db:sidecar:', 'proxy:sidecar:net-setup', 'job:app:db,proxy']);
     const [setup, db, proxy, job] = plan.processes;
     expect(setup!.restart).toMatchObject({ policy: 'on-failure', maxRestarts: 3 });
@@ -122,8 +124,8 @@ describe('loadPlan', () => {
 
   it('builds a plan from flags alone, with the defaults from plan.ts', () => {
     const plan = load({ cli: { processes: [{ flag: '--sidecar', value: 'proxy=envoy' }], app: ['python', '-u', 'job.py'] } });
-    expect(plan.graceMs).toBe(DEFAULT_GRACE_MS);
-    expect(plan.logLevel).toBe(DEFAULT_LOG_LEVEL);
+    expect(plan.graceMs).toBe(DEFAULTS.graceMs);
+    expect(plan.logLevel).toBe(DEFAULTS.logLevel);
     expect(plan.processes.map((process) => [process.name, process.command])).toEqual([
       ['proxy', ['envoy']],
       ['app', ['python', '-u', 'job.py']],
@@ -182,7 +184,7 @@ describe('loadPlan', () => {
       periodMs: 1_000,
       timeoutMs: 1_000,
       deadlineMs: 5_000,
-      periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+      periodAfterStartMs: DEFAULTS.readiness.periodAfterStartMs,
     });
   });
 

@@ -1,5 +1,6 @@
 import { type Accounts, readAccountFiles } from './accounts.ts';
-import { buildPlan, mergeGlobals } from './build-plan.ts';
+import { buildPlan } from './build-plan.ts';
+import { mergeGlobals } from './global-options.ts';
 import type { CliInput } from './cli-input.ts';
 import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
 import { createConfigError } from './config-error.ts';

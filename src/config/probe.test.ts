@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../plan/plan.ts';
 import { parseProbe } from './probe.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
-import {
-  DEFAULT_LIVENESS_FAILURE_THRESHOLD,
-  DEFAULT_LIVENESS_INITIAL_DELAY_MS,
-  DEFAULT_LIVENESS_PERIOD_MS,
-  DEFAULT_LIVENESS_TIMEOUT_MS,
-} from '../plan/plan.ts';
 
 describe('parseProbe', () => {
   it('reads tcp://HOST:PORT, IPv6 in brackets too', () => {
@@ -302,10 +297,10 @@ describe('liveness', () => {
     const [proxy, job] = load({ yaml }).processes;
     expect(proxy!.liveness).toEqual({
       probe: { kind: 'tcp', host: '127.0.0.1', port: 15000 },
-      periodMs: DEFAULT_LIVENESS_PERIOD_MS,
-      timeoutMs: DEFAULT_LIVENESS_TIMEOUT_MS,
-      failureThreshold: DEFAULT_LIVENESS_FAILURE_THRESHOLD,
-      initialDelayMs: DEFAULT_LIVENESS_INITIAL_DELAY_MS,
+      periodMs: DEFAULTS.liveness.periodMs,
+      timeoutMs: DEFAULTS.liveness.timeoutMs,
+      failureThreshold: DEFAULTS.liveness.failureThreshold,
+      initialDelayMs: DEFAULTS.liveness.initialDelayMs,
     });
     expect(job!.liveness).toEqual({
       probe: { kind: 'http', url: 'http://127.0.0.1:8080/healthz', headers: {}, expectStatus: [200] },

@@ -4,18 +4,7 @@ import { CommandSchema, checkNoNul, splitCommand } from './command.ts';
 import { positiveDuration, duration } from './duration.ts';
 import { PROBE_KINDS } from './literals.ts';
 import { parseHttpUrl, parsePort } from './parse-http-url.ts';
-import {
-  DEFAULT_LIVENESS_FAILURE_THRESHOLD,
-  DEFAULT_LIVENESS_INITIAL_DELAY_MS,
-  DEFAULT_LIVENESS_PERIOD_MS,
-  DEFAULT_LIVENESS_TIMEOUT_MS,
-  DEFAULT_PROBE_DEADLINE_MS,
-  DEFAULT_PROBE_PERIOD_AFTER_START_MS,
-  DEFAULT_PROBE_PERIOD_MS,
-  DEFAULT_PROBE_TIMEOUT_MS,
-  type ProbeSpec,
-  type ReadinessSpec,
-} from '../plan/plan.ts';
+import { DEFAULTS, type ProbeSpec, type ReadinessSpec } from '../plan/plan.ts';
 import { fail, mapResult, ok, type Result } from './result.ts';
 import { quote } from './message-text.ts';
 import { closestMatch } from './closest-match.ts';
@@ -271,12 +260,12 @@ export const ProbeSchema = z.union([
  * options `--ready NAME=PROBE,KEY=DURATION` takes (ready-flag.ts).
  */
 export const READINESS_TIMINGS = {
-  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_PROBE_PERIOD_MS),
-  timeout: positiveDuration('Bound on one attempt.', DEFAULT_PROBE_TIMEOUT_MS),
-  deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULT_PROBE_DEADLINE_MS),
+  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULTS.readiness.periodMs),
+  timeout: positiveDuration('Bound on one attempt.', DEFAULTS.readiness.timeoutMs),
+  deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULTS.readiness.deadlineMs),
   periodAfterStart: positiveDuration(
     'Once started, readiness is still tracked at this period; a failure never restarts anything.',
-    DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+    DEFAULTS.readiness.periodAfterStartMs,
   ),
 } as const;
 
@@ -314,10 +303,10 @@ export function withReadinessDefaults<Probe extends ProbeSpec | undefined>(raw: 
 }): Omit<ReadinessSpec, 'probe'> & { readonly probe: Probe } {
   return {
     probe: raw.probe,
-    periodMs: raw.period ?? DEFAULT_PROBE_PERIOD_MS,
-    timeoutMs: raw.timeout ?? DEFAULT_PROBE_TIMEOUT_MS,
-    deadlineMs: raw.deadline ?? DEFAULT_PROBE_DEADLINE_MS,
-    periodAfterStartMs: raw.periodAfterStart ?? DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+    periodMs: raw.period ?? DEFAULTS.readiness.periodMs,
+    timeoutMs: raw.timeout ?? DEFAULTS.readiness.timeoutMs,
+    deadlineMs: raw.deadline ?? DEFAULTS.readiness.deadlineMs,
+    periodAfterStartMs: raw.periodAfterStart ?? DEFAULTS.readiness.periodAfterStartMs,
   };
 }
 
@@ -357,16 +346,16 @@ export const LivenessSchema = mapping({
   probe: ProbeSchema.meta({ description: 'Any probe but log, notify and fd.' })
     .refine((probe) => probe.kind !== 'log', LOG_LIVENESS_MESSAGE)
     .refine((probe) => probe.kind !== 'notify' && probe.kind !== 'fd', SELF_REPORTED_LIVENESS_MESSAGE),
-  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULT_LIVENESS_PERIOD_MS).optional(),
-  timeout: positiveDuration('Bound on one attempt.', DEFAULT_LIVENESS_TIMEOUT_MS).optional(),
+  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULTS.liveness.periodMs).optional(),
+  timeout: positiveDuration('Bound on one attempt.', DEFAULTS.liveness.timeoutMs).optional(),
   failureThreshold: wholeNumber('Consecutive failures that make the process be stopped and restarted.', FAILURE_THRESHOLD_RANGE)
     .optional()
-    .meta({ default: DEFAULT_LIVENESS_FAILURE_THRESHOLD }),
-  initialDelay: duration('Wait after the process has started before the first attempt.', DEFAULT_LIVENESS_INITIAL_DELAY_MS).optional(),
+    .meta({ default: DEFAULTS.liveness.failureThreshold }),
+  initialDelay: duration('Wait after the process has started before the first attempt.', DEFAULTS.liveness.initialDelayMs).optional(),
 }).transform((raw) => ({
   probe: raw.probe,
-  periodMs: raw.period ?? DEFAULT_LIVENESS_PERIOD_MS,
-  timeoutMs: raw.timeout ?? DEFAULT_LIVENESS_TIMEOUT_MS,
-  failureThreshold: raw.failureThreshold ?? DEFAULT_LIVENESS_FAILURE_THRESHOLD,
-  initialDelayMs: raw.initialDelay ?? DEFAULT_LIVENESS_INITIAL_DELAY_MS,
+  periodMs: raw.period ?? DEFAULTS.liveness.periodMs,
+  timeoutMs: raw.timeout ?? DEFAULTS.liveness.timeoutMs,
+  failureThreshold: raw.failureThreshold ?? DEFAULTS.liveness.failureThreshold,
+  initialDelayMs: raw.initialDelay ?? DEFAULTS.liveness.initialDelayMs,
 }));

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  DEFAULT_PROBE_DEADLINE_MS,
-  DEFAULT_PROBE_PERIOD_AFTER_START_MS,
-  DEFAULT_PROBE_PERIOD_MS,
-  DEFAULT_PROBE_TIMEOUT_MS,
-} from '../plan/plan.ts';
+import { DEFAULTS } from '../plan/plan.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 import { validateName } from './process.ts';
 
@@ -63,17 +58,17 @@ describe('a process from the file', () => {
     const [a, b] = load({ yaml }).processes;
     expect(a!.readiness).toEqual({
       probe: { kind: 'tcp', host: '127.0.0.1', port: 1 },
-      periodMs: DEFAULT_PROBE_PERIOD_MS,
-      timeoutMs: DEFAULT_PROBE_TIMEOUT_MS,
-      deadlineMs: DEFAULT_PROBE_DEADLINE_MS,
-      periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+      periodMs: DEFAULTS.readiness.periodMs,
+      timeoutMs: DEFAULTS.readiness.timeoutMs,
+      deadlineMs: DEFAULTS.readiness.deadlineMs,
+      periodAfterStartMs: DEFAULTS.readiness.periodAfterStartMs,
     });
     expect(b!.readiness).toEqual({
       probe: { kind: 'exec', command: ['true'] },
       periodMs: 250,
       timeoutMs: 90_000,
       deadlineMs: 7_200_000,
-      periodAfterStartMs: DEFAULT_PROBE_PERIOD_AFTER_START_MS,
+      periodAfterStartMs: DEFAULTS.readiness.periodAfterStartMs,
     });
   });
 

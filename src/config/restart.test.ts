@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../plan/plan.ts';
+import { DEFAULTS } from '../plan/plan.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 
 const DEFAULT_BACKOFF = {
-  initialBackoffMs: DEFAULT_BACKOFF_INITIAL_MS,
-  maxBackoffMs: DEFAULT_BACKOFF_MAX_MS,
-  resetAfterMs: DEFAULT_BACKOFF_RESET_AFTER_MS,
+  initialBackoffMs: DEFAULTS.backoff.initialBackoffMs,
+  maxBackoffMs: DEFAULTS.backoff.maxBackoffMs,
+  resetAfterMs: DEFAULTS.backoff.resetAfterMs,
 };
 
 describe('restart', () => {

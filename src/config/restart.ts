@@ -1,14 +1,7 @@
 import * as z from 'zod';
 import { formatDuration, positiveDuration } from './duration.ts';
 import { isRestartPolicy, RESTART_POLICIES } from './literals.ts';
-import {
-  DEFAULT_BACKOFF_INITIAL_MS,
-  DEFAULT_BACKOFF_MAX_MS,
-  DEFAULT_BACKOFF_RESET_AFTER_MS,
-  type RestartPolicy,
-  type RestartSpec,
-  type Role,
-} from '../plan/plan.ts';
+import { DEFAULTS, type RestartPolicy, type RestartSpec, type Role } from '../plan/plan.ts';
 import { fail, ok, type Result } from './result.ts';
 import { quote } from './message-text.ts';
 import { mapping } from './schema-fields.ts';
@@ -29,18 +22,18 @@ type Backoff = Pick<RestartSpec, 'initialBackoffMs' | 'maxBackoffMs' | 'resetAft
 export const BackoffSchema = mapping({
   initial: positiveDuration(
     'The delay before the second restart (the first is immediate); it doubles from here.',
-    DEFAULT_BACKOFF_INITIAL_MS,
+    DEFAULTS.backoff.initialBackoffMs,
   ).optional(),
-  max: positiveDuration('The longest delay between restarts.', DEFAULT_BACKOFF_MAX_MS).optional(),
+  max: positiveDuration('The longest delay between restarts.', DEFAULTS.backoff.maxBackoffMs).optional(),
   resetAfter: positiveDuration(
     'A run at least this long resets the delay and the restart count.',
-    DEFAULT_BACKOFF_RESET_AFTER_MS,
+    DEFAULTS.backoff.resetAfterMs,
   ).optional(),
 }).transform((raw, context): Backoff => {
   const backoff = {
-    initialBackoffMs: raw.initial ?? DEFAULT_BACKOFF_INITIAL_MS,
-    maxBackoffMs: raw.max ?? DEFAULT_BACKOFF_MAX_MS,
-    resetAfterMs: raw.resetAfter ?? DEFAULT_BACKOFF_RESET_AFTER_MS,
+    initialBackoffMs: raw.initial ?? DEFAULTS.backoff.initialBackoffMs,
+    maxBackoffMs: raw.max ?? DEFAULTS.backoff.maxBackoffMs,
+    resetAfterMs: raw.resetAfter ?? DEFAULTS.backoff.resetAfterMs,
   };
   if (backoff.initialBackoffMs > backoff.maxBackoffMs) {
     // At the value that was written: initial, or a max below the default initial.
@@ -60,9 +53,9 @@ export function defaultRestartPolicy(role: Role): RestartPolicy {
 export function createRestart(role: Role, raw: { restart?: RestartPolicy; backoff?: Backoff; maxRestarts?: number } = {}): RestartSpec {
   return {
     policy: raw.restart ?? defaultRestartPolicy(role),
-    initialBackoffMs: raw.backoff?.initialBackoffMs ?? DEFAULT_BACKOFF_INITIAL_MS,
-    maxBackoffMs: raw.backoff?.maxBackoffMs ?? DEFAULT_BACKOFF_MAX_MS,
-    resetAfterMs: raw.backoff?.resetAfterMs ?? DEFAULT_BACKOFF_RESET_AFTER_MS,
+    initialBackoffMs: raw.backoff?.initialBackoffMs ?? DEFAULTS.backoff.initialBackoffMs,
+    maxBackoffMs: raw.backoff?.maxBackoffMs ?? DEFAULTS.backoff.maxBackoffMs,
+    resetAfterMs: raw.backoff?.resetAfterMs ?? DEFAULTS.backoff.resetAfterMs,
     maxRestarts: raw.maxRestarts,
   };
 }

@@ -97,12 +97,12 @@ describe('signal targets', () => {
 
 describe('rewrite', () => {
   it('is empty by default', () => {
-    expect(load({ yaml: appOnlyWith('grace: 5s') }).signalRewrites).toEqual({});
+    expect(load({ yaml: appOnlyWith('grace: 5s') }).rewrite).toEqual({});
   });
 
   it('reads names on both sides in any case, SIG optional, and none to drop a signal', () => {
     const plan = load({ yaml: appOnlyWith('rewrite: { SIGTERM: SIGQUIT, hup: none, USR1: sigusr2, INT: NONE }') });
-    expect(plan.signalRewrites).toEqual({ SIGTERM: 'SIGQUIT', SIGHUP: null, SIGUSR1: 'SIGUSR2', SIGINT: null });
+    expect(plan.rewrite).toEqual({ SIGTERM: 'SIGQUIT', SIGHUP: null, SIGUSR1: 'SIGUSR2', SIGINT: null });
   });
 
   it('reports each bad entry at its key: unknown names, an empty value, an uncatchable signal, a repeat', () => {
@@ -127,7 +127,7 @@ describe('rewrite', () => {
 
   it('from --rewrite overrides the file signal by signal', () => {
     const plan = load({ yaml: appOnlyWith('rewrite: { TERM: QUIT, HUP: none }'), cli: { rewrite: ['SIGTERM:SIGINT', 'usr1:none'] } });
-    expect(plan.signalRewrites).toEqual({ SIGTERM: 'SIGINT', SIGHUP: null, SIGUSR1: null });
+    expect(plan.rewrite).toEqual({ SIGTERM: 'SIGINT', SIGHUP: null, SIGUSR1: null });
   });
 
   it('from --rewrite reports a bad form, bad names and a repeat, with the flag', () => {

@@ -53,7 +53,7 @@ export function stopSignalField(description: string) {
 // in the file, `--rewrite SIGTERM:SIGQUIT` on the command line; `none` drops
 // the signal. Flags override the file signal by signal (load-plan.ts).
 
-export type SignalRewrites = Plan['signalRewrites'];
+export type SignalRewrites = Plan['rewrite'];
 
 const DROP = 'none';
 

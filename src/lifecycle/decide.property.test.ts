@@ -61,7 +61,7 @@ const planArbitrary = fc.record({
   useAfter: fc.boolean(),
   graceMs: fc.constantFrom(1_000, 5_000, 25_000),
   drain: fc.constantFrom(undefined, 300),
-  rewrites: fc.constantFrom<Plan['signalRewrites']>({}, { SIGTERM: 'SIGQUIT' }, { SIGHUP: null }, { SIGINT: 'SIGTERM' }, { SIGTERM: null }),
+  rewrites: fc.constantFrom<Plan['rewrite']>({}, { SIGTERM: 'SIGQUIT' }, { SIGHUP: null }, { SIGINT: 'SIGTERM' }, { SIGTERM: null }),
 });
 
 const LIVENESS = {
@@ -145,7 +145,7 @@ const worldArbitrary = planArbitrary.chain((shape) => {
   const plan = testPlan([...processes, app], {
     graceMs: shape.graceMs,
     drain: shape.drain === undefined ? undefined : { kind: 'delay', ms: shape.drain },
-    signalRewrites: shape.rewrites,
+    rewrite: shape.rewrites,
   });
   const ignoresTerm = new Set([
     ...shape.entries.map((entry, index) => (entry.ignoresTerm ? names[index] : undefined)),

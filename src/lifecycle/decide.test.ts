@@ -540,7 +540,7 @@ describe('termination by signal', () => {
   });
 
   it('rewrites the signal the app hears, and drops a forwarded one rewritten to none', () => {
-    const d = createDriver(plan([proc('app', 'app')], { signalRewrites: { SIGTERM: 'SIGQUIT', SIGHUP: null } }));
+    const d = createDriver(plan([proc('app', 'app')], { rewrite: { SIGTERM: 'SIGQUIT', SIGHUP: null } }));
     d.send({ type: 'boot' }, d.spawned('app'));
     expect(d.send({ type: 'signal', signal: 'SIGHUP' })).toEqual([]);
     expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toEqual([graceTimer, stop('app', 'SIGQUIT')]);
@@ -616,7 +616,7 @@ describe('termination by signal', () => {
   });
 
   it('asks for no second forward of a signal the runner already passed on, and still stops on a stop signal', () => {
-    const d = createDriver(plan([proc('app', 'app')], { signalRewrites: { SIGHUP: 'SIGUSR2' } }));
+    const d = createDriver(plan([proc('app', 'app')], { rewrite: { SIGHUP: 'SIGUSR2' } }));
     d.send({ type: 'boot' }, d.spawned('app'));
     expect(d.send({ type: 'signal', signal: 'SIGHUP', forwarded: true })).toEqual([]);
     expect(d.send({ type: 'signal', signal: 'SIGTERM', forwarded: false })).toEqual([graceTimer, stop('app')]);

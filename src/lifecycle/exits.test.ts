@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../plan/plan.ts';
 import { createDriver } from '../../test/support/decide-driver.ts';
 import { testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import { DEFAULT_BACKOFF_RESET_AFTER_MS } from '../plan/plan.ts';
 import type { LifecycleEventBody } from './events.ts';
 
 // Each rule of exits.ts on its own: which exit is news, what an exit cancels,
@@ -64,7 +64,7 @@ describe('exits, rule by rule', () => {
   it('a run that lasted past resetAfter starts the restart count again; short runs keep counting', () => {
     const d = createDriver(plan([proc('s', 'sidecar'), proc('app', 'app')]));
     // Not at time 0: a run's length is the time since its spawn, not the time itself.
-    d.advance(10 * DEFAULT_BACKOFF_RESET_AFTER_MS);
+    d.advance(10 * DEFAULTS.backoff.resetAfterMs);
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'));
     const crashAndComeBack = () => {
       d.send(d.exited('s', exited(1)));
@@ -75,7 +75,7 @@ describe('exits, rule by rule', () => {
     expect(crashAndComeBack()).toBe(1);
     d.advance(10);
     expect(crashAndComeBack()).toBe(2);
-    d.advance(DEFAULT_BACKOFF_RESET_AFTER_MS + 1);
+    d.advance(DEFAULTS.backoff.resetAfterMs + 1);
     expect(crashAndComeBack()).toBe(1);
   });
 

@@ -63,7 +63,7 @@ describe('teardown, rule by rule', () => {
   });
 
   it('sends the app nothing when its stop signal is rewritten to none', () => {
-    const d = createDriver(plan([proc('app', 'app')], { signalRewrites: { SIGTERM: null } }));
+    const d = createDriver(plan([proc('app', 'app')], { rewrite: { SIGTERM: null } }));
     d.send({ type: 'boot' }, d.spawned('app'));
     expect(ofType(d.send(sigterm), 'signal')).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import type { AnnouncedState } from './announced-state.ts';
-import type { ProcessMatch } from './process-match.ts';
+import type { LinearPattern } from './linear-pattern.ts';
 
 // The Plan is what the program runs: one normalized, validated, readonly value
 // built from the CLI and the YAML file before anything is spawned. Nothing after
@@ -57,7 +57,26 @@ export type ProbeSpec =
   /** An external's readiness when it has no probe: passes once a process matching it exists. Not written by users. */
   | { readonly kind: 'process'; readonly match: ExternalMatch };
 
-/** How an external's processes are found in /proc; every field given must match (its cmdline compiled once, here). */
+/**
+ * How an external's processes are told apart from every other process in the
+ * pod's PID namespace: every field given must match; at least one of comm,
+ * cmdline, uid is (config checks it). Its cmdline is compiled once, here.
+ */
+export interface ProcessMatch {
+  /** Exact /proc/PID/comm: the kernel keeps 15 bytes of it (truncateComm, process-match.ts). */
+  readonly comm?: string | undefined;
+  /** Tested against the arguments joined by single spaces (the NULs of /proc/PID/cmdline). */
+  readonly cmdline?: LinearPattern | undefined;
+  /** The real UID (first field of Uid: in /proc/PID/status). */
+  readonly uid?: number | undefined;
+  /**
+   * How many processes it may match, a matched process's own children (matched
+   * too, or not) not counted: more means the matcher is looser than meant, and
+   * sidecar-init refuses to signal any of them.
+   */
+  readonly maxMatches: number;
+}
+
 export type ExternalMatch = ProcessMatch;
 
 /**
@@ -220,9 +239,19 @@ export interface ProcessSpec {
   readonly external: ExternalSpec | undefined;
 }
 
-export interface Plan {
-  /** Whole budget from the first stop signal (or the app's exit) to the supervisor's exit. */
+/**
+ * The options that are not about one named process, each named as its key in
+ * the file (global-options.ts has a row for each, from which its flag, its
+ * variable, its help, its schema and what `plan` prints are derived). A
+ * duration is a number of milliseconds here where the file writes it with its
+ * unit, and its name says so: grace is graceMs, as every duration of the plan
+ * (periodMs, timeoutMs) and of `plan --json` carries its unit.
+ */
+export interface PlanOptions {
+  /** grace: the whole budget from the first stop signal (or the app's exit) to the supervisor's exit. */
   readonly graceMs: number;
+  /** Runs first on termination, before any stop signal. */
+  readonly drain: DrainSpec | undefined;
   readonly logLevel: LogLevel;
   /** undefined: decided at start, text when stderr is a terminal and json elsewhere. */
   readonly logFormat: LogFormat | undefined;
@@ -232,23 +261,29 @@ export interface Plan {
   readonly terminationLog: TerminationLog;
   /** The control socket (`sidecar-init ctl`). */
   readonly control: ControlSocket;
-  /** Every process in list order; exactly one has role 'app' and it is last. */
-  readonly processes: readonly ProcessSpec[];
-  readonly drain: DrainSpec | undefined;
-  /**
-   * Signals rewritten before they reach the app (dumb-init's --rewrite, by name);
-   * null drops the signal. A rewritten SIGTERM or SIGINT still starts termination.
-   */
-  readonly signalRewrites: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
   /** `--announce FILE`: the lifecycle's state is written there for other containers (kubexit-style coordination). */
-  readonly announce?: string | undefined;
+  readonly announce: string | undefined;
   /** `--until FILE[=STATE]`: run until another container's announce file reaches STATE, then end as if the app exited 0. */
-  readonly until?: UntilSpec | undefined;
+  readonly until: UntilSpec | undefined;
   /**
    * `--announcer-uid`: the uid that must own another container's announce file
    * (--until, announced:FILE) for what it says to count; undefined: sidecar-init's own.
    */
-  readonly announcerUid?: number | undefined;
+  readonly announcerUid: number | undefined;
+  /** The output of the processes without their own `output` (already applied to each ProcessSpec's). */
+  readonly output: OutputMode;
+  /**
+   * Signals rewritten before they reach the app (dumb-init's --rewrite, by name);
+   * null drops the signal. A rewritten SIGTERM or SIGINT still starts termination.
+   */
+  readonly rewrite: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
+  /** Each process alone is signalled, not its group, unless it sets signalGroup (already applied to each ProcessSpec's signalTarget). */
+  readonly singleChild: boolean;
+}
+
+export interface Plan extends PlanOptions {
+  /** Every process in list order; exactly one has role 'app' and it is last. */
+  readonly processes: readonly ProcessSpec[];
 }
 
 export interface UntilSpec {
@@ -266,19 +301,42 @@ export type TerminationLog =
   | { readonly kind: 'file'; readonly path: string }
   | { readonly kind: 'none' };
 
-export const DEFAULT_GRACE_MS = 25_000;
-export const DEFAULT_PROBE_PERIOD_MS = 100;
-export const DEFAULT_PROBE_TIMEOUT_MS = 1_000;
-export const DEFAULT_PROBE_DEADLINE_MS = 60_000;
-export const DEFAULT_PROBE_PERIOD_AFTER_START_MS = 1_000;
-export const DEFAULT_LIVENESS_PERIOD_MS = 1_000;
-export const DEFAULT_LIVENESS_TIMEOUT_MS = 1_000;
-export const DEFAULT_LIVENESS_FAILURE_THRESHOLD = 3;
-export const DEFAULT_LIVENESS_INITIAL_DELAY_MS = 0;
-export const DEFAULT_BACKOFF_INITIAL_MS = 1_000;
-export const DEFAULT_BACKOFF_MAX_MS = 60_000;
-export const DEFAULT_BACKOFF_RESET_AFTER_MS = 10 * 60_000;
-export const DEFAULT_HOOK_TIMEOUT_MS = 10_000;
-export const DEFAULT_HOOK_HTTP_METHOD = 'GET';
-export const DEFAULT_LOG_LEVEL: LogLevel = 'info';
-export const DEFAULT_OUTPUT_MODE: OutputMode = 'inherit';
+/**
+ * Every default of the plan, in one table: what a value left out of the file,
+ * the flags and the variables becomes. Help, the JSON Schema and `plan` read
+ * them from here.
+ */
+export const DEFAULTS = {
+  graceMs: 25_000,
+  logLevel: 'info',
+  output: 'inherit',
+  /** Kubernetes' default terminationMessagePath, written only when it is there. */
+  terminationLog: '/dev/termination-log',
+  /** What --until waits for when no STATE is given: the other side is down. */
+  untilState: 'exited',
+  /** A process named by neither the file nor a flag: the app given as operands. */
+  appName: 'app',
+  readiness: { periodMs: 100, timeoutMs: 1_000, deadlineMs: 60_000, periodAfterStartMs: 1_000 },
+  liveness: { periodMs: 1_000, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 0 },
+  /** The restart policy is the role's (restart.ts: always for a sidecar, never for an init step and the app). */
+  backoff: { initialBackoffMs: 1_000, maxBackoffMs: 60_000, resetAfterMs: 10 * 60_000 },
+  hook: { timeoutMs: 10_000, httpMethod: 'GET' },
+  external: {
+    /** How many processes a match may find (ProcessMatch.maxMatches). */
+    maxMatches: 1,
+    /** The method of an external's HTTP stop endpoint (Istio's /quitquitquit and the like take POST). */
+    stopMethod: 'POST',
+  },
+} as const satisfies {
+  readonly graceMs: number;
+  readonly logLevel: LogLevel;
+  readonly output: OutputMode;
+  readonly terminationLog: string;
+  readonly untilState: AnnouncedState;
+  readonly appName: string;
+  readonly readiness: Omit<ReadinessSpec, 'probe'>;
+  readonly liveness: Omit<LivenessSpec, 'probe'>;
+  readonly backoff: Omit<RestartSpec, 'policy' | 'maxRestarts'>;
+  readonly hook: { readonly timeoutMs: number; readonly httpMethod: string };
+  readonly external: { readonly maxMatches: number; readonly stopMethod: string };
+};

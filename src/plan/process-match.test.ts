@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { DEFAULTS } from './plan.ts';
 import { compileLinearPattern, CMDLINE_PATTERN } from './linear-pattern.ts';
-import { COMM_MAX_BYTES, DEFAULT_MAX_MATCHES, describeMatch, truncateComm } from './process-match.ts';
+import { COMM_MAX_BYTES, describeMatch, truncateComm } from './process-match.ts';
 
 describe('truncateComm', () => {
   it('keeps a comm of up to 15 bytes and cuts a longer one to 15, as the kernel does', () => {
@@ -21,7 +22,7 @@ describe('describeMatch', () => {
   it('names each field given, in the README’s words, and maxMatches only when it is not 1', () => {
     const cmdline = compileLinearPattern('^envoy ', CMDLINE_PATTERN);
     if (!cmdline.ok) throw new Error(cmdline.message);
-    expect(DEFAULT_MAX_MATCHES).toBe(1);
+    expect(DEFAULTS.external.maxMatches).toBe(1);
     expect(describeMatch({ comm: 'envoy', maxMatches: 1 })).toBe('comm envoy');
     expect(describeMatch({ cmdline: cmdline.pattern, uid: 1337, maxMatches: 1 })).toBe('cmdline /^envoy /, uid 1337');
     expect(describeMatch({ comm: 'envoy', cmdline: cmdline.pattern, uid: 0, maxMatches: 3 })).toBe(

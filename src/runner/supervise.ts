@@ -57,7 +57,7 @@ const NOT_STARTED: ProcState = { status: 'pending' };
  */
 export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   const graph = createProcessGraph(plan);
-  const context: DecideContext = { graph, graceMs: plan.graceMs, hasDrain: plan.drain !== undefined, signalRewrites: plan.signalRewrites };
+  const context: DecideContext = { graph, graceMs: plan.graceMs, hasDrain: plan.drain !== undefined, signalRewrites: plan.rewrite };
   const log = createLifecycleLog(deps.logger, graph);
   const queue = createEventQueue(handle);
   const runner: Runner = {

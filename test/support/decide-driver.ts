@@ -18,7 +18,7 @@ export function createDriver(testPlan: Plan) {
     graph: createProcessGraph(testPlan),
     graceMs: testPlan.graceMs,
     hasDrain: testPlan.drain !== undefined,
-    signalRewrites: testPlan.signalRewrites,
+    signalRewrites: testPlan.rewrite,
   };
   let state: LifecycleState = createInitialState(testPlan);
   let now = 0;

@@ -67,7 +67,7 @@ export const SIGNALS_FROM_OUTSIDE: readonly NodeJS.Signals[] = ['SIGTERM', 'SIGI
 export function runWorld(input: WorldInput): WorldOutcome {
   const { plan } = input;
   const graph = createProcessGraph(plan);
-  const context: DecideContext = { graph, graceMs: plan.graceMs, hasDrain: plan.drain !== undefined, signalRewrites: plan.signalRewrites };
+  const context: DecideContext = { graph, graceMs: plan.graceMs, hasDrain: plan.drain !== undefined, signalRewrites: plan.rewrite };
   const random = createRandom(input.seed);
   const violations: string[] = [];
   const trace: string[] = [];

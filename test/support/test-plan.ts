@@ -1,6 +1,5 @@
-import { DEFAULT_BACKOFF_INITIAL_MS, DEFAULT_BACKOFF_MAX_MS, DEFAULT_BACKOFF_RESET_AFTER_MS } from '../../src/plan/plan.ts';
 import { buildPlan } from '../../src/config/build-plan.ts';
-import type { ExternalSpec, Plan, ProcessSpec, Role } from '../../src/plan/plan.ts';
+import { DEFAULTS, type ExternalSpec, type Plan, type ProcessSpec, type Role } from '../../src/plan/plan.ts';
 
 // Plans for the lifecycle's unit tests, with the same defaults normalization gives
 // (load-plan.test.ts checks testProcess against a loaded plan).
@@ -31,9 +30,9 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
     liveness: undefined,
     restart: {
       policy: role === 'sidecar' ? 'always' : 'never',
-      initialBackoffMs: DEFAULT_BACKOFF_INITIAL_MS,
-      maxBackoffMs: DEFAULT_BACKOFF_MAX_MS,
-      resetAfterMs: DEFAULT_BACKOFF_RESET_AFTER_MS,
+      initialBackoffMs: DEFAULTS.backoff.initialBackoffMs,
+      maxBackoffMs: DEFAULTS.backoff.maxBackoffMs,
+      resetAfterMs: DEFAULTS.backoff.resetAfterMs,
       maxRestarts: undefined,
     },
     fatal: false,

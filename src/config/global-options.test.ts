@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { parseControlPath } from './control-path.ts';
+import { parseControlPath } from './global-options.ts';
 
 describe('parseControlPath', () => {
   it('takes an absolute path of up to 100 bytes', () => {
-    expect(parseControlPath('/run/sidecar-init.sock')).toEqual({ ok: true, value: '/run/sidecar-init.sock' });
+    expect(parseControlPath('/run/sidecar-init.sock')).toEqual({ ok: true, value: { kind: 'path', path: '/run/sidecar-init.sock' } });
     const longest = `/${'s'.repeat(99)}`;
-    expect(parseControlPath(longest)).toEqual({ ok: true, value: longest });
+    expect(parseControlPath(longest)).toEqual({ ok: true, value: { kind: 'path', path: longest } });
+    expect(parseControlPath('none')).toEqual({ ok: true, value: { kind: 'none' } });
   });
 
   it('refuses a relative path, a NUL, a directory and a path too long for a socket, saying what to give', () => {

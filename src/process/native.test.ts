@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -58,6 +58,86 @@ describe('loadNativeProcessApi', () => {
     const native = loadNativeProcessApi({ [NATIVE_ADDON_ENV]: join(dir, 'reaper.node') });
     expect(native.reapPid(process.ppid)).toBeUndefined(); // not our child: ECHILD
     for (const pid of [0, -1, 1.5, Number.NaN]) expect(() => native.reapPid(pid)).toThrow(RangeError);
+  });
+
+  test('loading the addon changes no signal disposition, mask or handler; the terminal mode ignores SIGTTOU and SIGTTIN when it asks', () => {
+    // In a process of its own: the test's process has loaded the addon already.
+    const script = [
+      `const fs = require('node:fs');`,
+      `const read = () => Object.fromEntries(fs.readFileSync('/proc/self/status', 'latin1').split('\\n').filter((line) => /^Sig(Ign|Cgt|Blk):/.test(line)).map((line) => line.split(/:\\s+/)));`,
+      `const before = read();`,
+      `const addon = { exports: {} }; process.dlopen(addon, ${JSON.stringify(join(dir, 'reaper.node'))});`,
+      `const loaded = read();`,
+      `addon.exports.ignoreTerminalStops();`,
+      `console.log(JSON.stringify({ before, loaded, asked: read() }));`,
+    ].join('\n');
+    const { before, loaded, asked } = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8' })) as Record<
+      'before' | 'loaded' | 'asked',
+      Record<'SigIgn' | 'SigCgt' | 'SigBlk', string>
+    >;
+    expect(Object.keys(before)).toEqual(['SigBlk', 'SigIgn', 'SigCgt']);
+    expect(loaded).toEqual(before);
+    // The masks are hexadecimal, bit N-1 for signal N: SIGTTIN 21, SIGTTOU 22.
+    const ttinAndTtou = (1n << 20n) | (1n << 21n);
+    expect(BigInt(`0x${asked.SigIgn}`)).toBe(BigInt(`0x${before.SigIgn}`) | ttinAndTtou);
+    expect(BigInt(`0x${before.SigIgn}`) & ttinAndTtou).toBe(0n);
+  });
+
+  test('an argument of the wrong type is a TypeError naming the function and the argument', () => {
+    const native = loadNativeProcessApi({ [NATIVE_ADDON_ENV]: join(dir, 'reaper.node') }) as unknown as Record<
+      string,
+      (...args: unknown[]) => unknown
+    >;
+    const calls: [() => unknown, RegExp][] = [
+      [() => native.reapPid!('1'), /^reapPid: pid must be an integer, not a string$/],
+      [() => native.reapPid!(), /^reapPid: pid must be an integer, not undefined$/],
+      [() => native.pidfdSendSignal!(0, 'SIGTERM'), /^pidfdSendSignal: signal must be an integer, not a string$/],
+      [() => native.giveTerminal!(0, null), /^giveTerminal: pgrp must be an integer, not null$/],
+      [() => native.watchReadable!(0, 'later'), /^watchReadable: onReadable must be a function, not a string$/],
+      [
+        () => native.spawnForeground!('/bin/true', ['true'], [], '/', '0', -1, 0, true),
+        /^spawnForeground: uid must be an integer, not a string$/,
+      ],
+      [
+        () => native.spawnForeground!('/bin/true', ['true', 1], [], '/', -1, -1, 0, true),
+        /^spawnForeground: argv\[1\] must be a string, not a number$/,
+      ],
+      [() => native.setSignalRoute!(0, {}), /^setSignalRoute: routes must be an array, not an object$/],
+    ];
+    for (const [call, message] of calls) {
+      expect(call).toThrow(TypeError);
+      expect(call).toThrow(message);
+      expect(call).toThrow(expect.objectContaining({ code: 'ERR_INVALID_ARG_TYPE' }));
+    }
+    // The right type out of range is a RangeError.
+    expect(() => native.pidfdSendSignal!(0, 100_000)).toThrow(RangeError);
+  });
+
+  test('a failed system call throws an Error coded with its errno name, as Node codes its own', () => {
+    const native = loadNativeProcessApi({ [NATIVE_ADDON_ENV]: join(dir, 'reaper.node') }) as unknown as Record<
+      string,
+      (...args: unknown[]) => unknown
+    >;
+    const gone = spawnSync('true').pid;
+    expect(() => native.pidfdOpen!(gone)).toThrow(expect.objectContaining({ code: 'ESRCH', syscall: 'pidfd_open' }));
+    expect(() => native.unixDgramBind!(join(dir, 'no-such-folder', 'notify'))).toThrow(
+      expect.objectContaining({ code: 'ENOENT', syscall: 'bind' }),
+    );
+    const file = openSync(join(dir, 'reaper.node'), 'r');
+    try {
+      expect(() => native.peerCredentials!(file)).toThrow(
+        expect.objectContaining({ code: 'ENOTSOCK', syscall: 'getsockopt(SO_PEERCRED)' }),
+      );
+    } finally {
+      closeSync(file);
+    }
+    // The exec-failure pipe's errno, in a process of its own whose stdin is no terminal (the fork would hand it a group).
+    const script = [
+      `const addon = { exports: {} }; process.dlopen(addon, ${JSON.stringify(join(dir, 'reaper.node'))});`,
+      `try { addon.exports.spawnForeground('/nonexistent/program', ['program'], [], '/', -1, -1, 0, true); } catch (error) { console.log(JSON.stringify({ code: error.code, syscall: error.syscall, message: error.message })); }`,
+    ].join('\n');
+    const failed = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    expect(failed).toEqual({ code: 'ENOENT', syscall: 'exec', message: 'exec failed: No such file or directory (ENOENT, errno 2)' });
   });
 
   test('exitNow ends the process with its code even while a thread-pool write is stuck on a full pipe', () => {

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { EmbeddedAddonError, loadEmbeddedAddon } from './embedded-addon.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 
-/** The syscalls behind the reaper (src/process/native/reaper.c). */
+/** The syscalls behind the reaper (src/process/native/reaper.c, child-watch.c, signal-forward.c). */
 export interface NativeProcessApi {
   /** prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of our descendants are re-parented to us. */
   setChildSubreaper(): void;

@@ -11,6 +11,8 @@ import { loadNativeProcessApi } from './native.ts';
 /** The terminal functions of the native addon (src/process/native/terminal.c). */
 interface TerminalApi {
   foregroundGroup(fd: number): number;
+  /** SIGTTOU and SIGTTIN ignored from now on (terminal.c says why); loading the addon leaves them as they were. */
+  ignoreTerminalStops(): void;
   giveTerminal(fd: number, pgrp: number): void;
   spawnForeground(
     path: string,
@@ -41,7 +43,7 @@ export type ForegroundGroup = 'own' | 'caller';
 export interface ForegroundTerminal {
   /**
    * Forks and execs the app on the terminal; its pid and its group. Throws an
-   * Error with the errno on failure. Undefined once the terminal cannot be
+   * Error whose code is the errno name (ENOENT, EACCES) on failure. Undefined once the terminal cannot be
    * handed again: in 'caller' mode sidecar-init has left the caller's group,
    * so a second run (a restart) could not be born in it.
    */
@@ -63,7 +65,12 @@ export interface ForegroundTerminal {
  */
 export function detectForegroundTerminal(): ForegroundTerminal | undefined {
   const api = loadNativeProcessApi() as unknown as Partial<TerminalApi>;
-  if (typeof api.foregroundGroup !== 'function' || typeof api.spawnForeground !== 'function' || typeof api.giveTerminal !== 'function') {
+  if (
+    typeof api.foregroundGroup !== 'function' ||
+    typeof api.spawnForeground !== 'function' ||
+    typeof api.giveTerminal !== 'function' ||
+    typeof api.ignoreTerminalStops !== 'function'
+  ) {
     return undefined;
   }
   const terminal = api as TerminalApi;
@@ -78,6 +85,9 @@ export function detectForegroundTerminal(): ForegroundTerminal | undefined {
       const envp = Object.entries(env)
         .filter((entry): entry is [string, string] => entry[1] !== undefined)
         .map(([key, value]) => `${key}=${value}`);
+      // Once the app has the foreground sidecar-init is in the background of the terminal, where its
+      // own log lines would stop it under `stty tostop`: from here on they go through.
+      terminal.ignoreTerminalStops();
       const pid = terminal.spawnForeground(path, [...argv], envp, cwd, user?.uid ?? -1, user?.gid ?? -1, STDIN_FD, group === 'own');
       handedOver = true;
       return { pid, group };

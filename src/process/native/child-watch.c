@@ -29,10 +29,10 @@
 
 #include <node_api.h>
 
-#include "js-callback.h"
+#include "addon.h"
+#include "exited-child.h"
+#include "napi-util.h"
 #include "uv-declarations.h"
-
-napi_status define_child_watch(napi_env env, napi_value exports);
 
 /* Zombies reaped in one pass; the rest in the next turn of the loop, so that a
  * burst of thousands never holds the loop (signals, probes) for long. */
@@ -202,28 +202,20 @@ static void on_sigchld(uv_signal_t *signal, int signum) {
   settle(watch);
 }
 
-static napi_value throw_message(napi_env env, const char *message) {
-  napi_throw_error(env, NULL, message);
-  return NULL;
-}
-
 /* watchChildren(owned: Set<number>, claimed: Map<number, …>, onReaped(pairs: Int32Array, blocked: boolean), intervalMs): void */
 static napi_value watch_children(napi_env env, napi_callback_info info) {
-  size_t argc = 4;
   napi_value argv[4];
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 4) {
-    return throw_message(env, "watchChildren(owned, claimed, onReaped, intervalMs): four arguments");
-  }
-  if (active != NULL) return throw_message(env, "watchChildren: already watching");
-  napi_valuetype type, has_type, claimed_has_type;
   napi_value has, claimed_has;
   int64_t interval;
-  if (napi_typeof(env, argv[2], &type) != napi_ok || type != napi_function ||
-      napi_get_named_property(env, argv[0], "has", &has) != napi_ok || napi_typeof(env, has, &has_type) != napi_ok ||
-      has_type != napi_function || napi_get_named_property(env, argv[1], "has", &claimed_has) != napi_ok ||
-      napi_typeof(env, claimed_has, &claimed_has_type) != napi_ok || claimed_has_type != napi_function ||
-      napi_get_value_int64(env, argv[3], &interval) != napi_ok || interval < 0) {
-    return throw_message(env, "watchChildren: owned must be a Set, claimed a Map, onReaped a function, intervalMs a number >= 0");
+  if (!read_args(env, info, 4, argv)) return NULL;
+  if (active != NULL) return throw_message(env, "watchChildren: already watching");
+  /* Their own `has`, looked up once: the pass calls it with no JavaScript run. */
+  if (!read_object(env, argv[0], "watchChildren: owned") || napi_get_named_property(env, argv[0], "has", &has) != napi_ok ||
+      !read_function(env, has, "watchChildren: owned.has") || !read_object(env, argv[1], "watchChildren: claimed") ||
+      napi_get_named_property(env, argv[1], "has", &claimed_has) != napi_ok ||
+      !read_function(env, claimed_has, "watchChildren: claimed.has") || !read_function(env, argv[2], "watchChildren: onReaped") ||
+      !read_integer(env, argv[3], "watchChildren: intervalMs", 0, INT32_MAX, &interval)) {
+    return NULL;
   }
   uv_loop_t *loop;
   if (napi_get_uv_event_loop(env, (struct uv_loop_s **)&loop) != napi_ok) return throw_message(env, "watchChildren: no event loop");

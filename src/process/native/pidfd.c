@@ -11,61 +11,20 @@
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <node_api.h>
 
+#include "addon.h"
+#include "napi-util.h"
 #include "pidfd-syscalls.h"
-
-napi_status define_pidfd(napi_env env, napi_value exports);
-
-/* The errno names callers branch on; anything else is reported by number. */
-static const char *errno_name(int err) {
-  switch (err) {
-    case EPERM: return "EPERM";
-    case ESRCH: return "ESRCH";
-    case EINVAL: return "EINVAL";
-    case EBADF: return "EBADF";
-    case EMFILE: return "EMFILE";
-    case ENFILE: return "ENFILE";
-    case ENOSYS: return "ENOSYS";
-    case ENOMEM: return "ENOMEM";
-    default: return "EUNKNOWN";
-  }
-}
-
-/* Throws an Error whose .code is the errno name, e.g. { code: 'EPERM' }. */
-static napi_value throw_errno(napi_env env, const char *call, int err) {
-  char message[160];
-  snprintf(message, sizeof message, "%s failed: %s (%s, errno %d)", call, strerror(err), errno_name(err), err);
-  napi_throw_error(env, errno_name(err), message);
-  return NULL;
-}
-
-static int read_int_argument(napi_env env, napi_callback_info info, size_t index, int minimum, int *out) {
-  size_t argc = 2;
-  napi_value argv[2];
-  double number;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return 0;
-  /* Written so that NaN fails too. */
-  if (argc <= index || napi_get_value_double(env, argv[index], &number) != napi_ok || !(number >= minimum && number <= INT_MAX) ||
-      (double)(int)number != number) {
-    return 0;
-  }
-  *out = (int)number;
-  return 1;
-}
 
 /* pidfdOpen(pid): number, a file descriptor (close it with fs.closeSync). */
 static napi_value pidfd_open_js(napi_env env, napi_callback_info info) {
-  int pid;
-  if (!read_int_argument(env, info, 0, 1, &pid)) {
-    napi_throw_range_error(env, NULL, "pidfdOpen: pid must be a positive integer");
-    return NULL;
-  }
+  napi_value argv[1];
+  int64_t pid;
+  if (!read_args(env, info, 1, argv) || !read_integer(env, argv[0], "pidfdOpen: pid", 1, INT_MAX, &pid)) return NULL;
   long fd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
   if (fd < 0) return throw_errno(env, "pidfd_open", errno);
   napi_value value;
@@ -76,13 +35,13 @@ static napi_value pidfd_open_js(napi_env env, napi_callback_info info) {
 /* pidfdSendSignal(fd, signal): void. Signal 0 checks that the process still
  * exists and may be signalled, as kill(pid, 0). */
 static napi_value pidfd_send_signal_js(napi_env env, napi_callback_info info) {
-  int fd;
-  int signal;
-  if (!read_int_argument(env, info, 0, 0, &fd) || !read_int_argument(env, info, 1, 0, &signal) || signal >= NSIG) {
-    napi_throw_range_error(env, NULL, "pidfdSendSignal: fd must be a descriptor and signal a signal number");
+  napi_value argv[2];
+  int64_t fd, signal;
+  if (!read_args(env, info, 2, argv) || !read_integer(env, argv[0], "pidfdSendSignal: fd", 0, INT_MAX, &fd) ||
+      !read_integer(env, argv[1], "pidfdSendSignal: signal", 0, NSIG - 1, &signal)) {
     return NULL;
   }
-  if (syscall(SYS_pidfd_send_signal, fd, signal, NULL, 0) != 0) return throw_errno(env, "pidfd_send_signal", errno);
+  if (syscall(SYS_pidfd_send_signal, (int)fd, (int)signal, NULL, 0) != 0) return throw_errno(env, "pidfd_send_signal", errno);
   return NULL;
 }
 

@@ -7,8 +7,6 @@
  */
 #include <errno.h>
 #include <limits.h>
-#include <stdio.h>
-#include <string.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -16,22 +14,15 @@
 
 #include <node_api.h>
 
-#include "js-callback.h"
-
-static napi_value throw_errno(napi_env env, const char *call, int err) {
-  char message[128];
-  snprintf(message, sizeof message, "%s failed: %s (errno %d)", call, strerror(err), err);
-  napi_throw_error(env, NULL, message);
-  return NULL;
-}
+#include "addon.h"
+#include "exited-child.h"
+#include "napi-util.h"
 
 /* setChildSubreaper(): void. Orphans of our descendants are re-parented to us
  * instead of to PID 1 (prctl(2), Linux 3.4+). */
 static napi_value set_child_subreaper(napi_env env, napi_callback_info info) {
   (void)info;
-  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
-    return throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", errno);
-  }
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) return throw_errno(env, "prctl(PR_SET_CHILD_SUBREAPER)", errno);
   return NULL;
 }
 
@@ -39,28 +30,18 @@ static napi_value set_child_subreaper(napi_env env, napi_callback_info info) {
  * group: waitpid(-1) would also collect the children libuv spawned, and their
  * exit events (child_process 'exit') would never fire. */
 static napi_value reap_pid(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value arg;
-  double number;
-  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok) return NULL;
-  /* Written so that NaN fails too; pid 0 and negatives would wait on a group. */
-  if (argc < 1 || napi_get_value_double(env, arg, &number) != napi_ok ||
-      !(number >= 1 && number <= INT_MAX) || (double)(pid_t)number != number) {
-    napi_throw_range_error(env, NULL, "reapPid: pid must be a positive integer");
-    return NULL;
-  }
-
-  pid_t pid = (pid_t)number;
+  napi_value argv[1];
+  int64_t pid;
+  /* From 1: pid 0 and negatives would wait on a group. */
+  if (!read_args(env, info, 1, argv) || !read_integer(env, argv[0], "reapPid: pid", 1, INT_MAX, &pid)) return NULL;
   int status;
   pid_t result;
   do {
-    result = waitpid(pid, &status, WNOHANG);
+    result = waitpid((pid_t)pid, &status, WNOHANG);
   } while (result == -1 && errno == EINTR);
-
   /* 0: still running. ECHILD: not our child, or already reaped by someone else. */
   if (result == 0 || (result == -1 && errno == ECHILD)) return NULL;
   if (result == -1) return throw_errno(env, "waitpid", errno);
-
   napi_value value;
   if (napi_create_int32(env, status, &value) != napi_ok) return NULL;
   return value;
@@ -77,7 +58,6 @@ static napi_value peek_zombie(napi_env env, napi_callback_info info) {
   if (pid == -1 && errno == ECHILD) return NULL;
   if (pid == -1) return throw_errno(env, "waitid", errno);
   if (pid == 0) return NULL;
-
   napi_value value;
   if (napi_create_int32(env, pid, &value) != napi_ok) return NULL;
   return value;
@@ -87,38 +67,19 @@ static napi_value peek_zombie(napi_env env, napi_callback_info info) {
  * libuv's joins its thread pool, and a thread stuck writing to a stalled log
  * pipe would keep PID 1 (and so the Job) alive forever. */
 static napi_value exit_now(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value arg;
-  int32_t code = 1;
-  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) == napi_ok && argc >= 1) {
-    napi_get_value_int32(env, arg, &code);
-  }
-  _exit(code & 0xff);
+  napi_value argv[1];
+  int64_t code;
+  if (!read_args(env, info, 1, argv) || !read_integer(env, argv[0], "exitNow: code", INT_MIN, INT_MAX, &code)) return NULL;
+  /* The low byte, as process.exit and the kernel keep it. */
+  _exit((int)(code & 0xff));
 }
 
-/* pidfd.c: the pidfd syscalls, defined into the same addon. */
-napi_status define_pidfd(napi_env env, napi_value exports);
-/* terminal.c: the app as the terminal's foreground group, defined into the same addon. */
-napi_status define_terminal(napi_env env, napi_value exports);
-/* unix-socket.c: datagram sockets with credentials, peer credentials, readable watches. */
-napi_status define_unix_socket(napi_env env, napi_value exports);
-/* child-watch.c: the reaper's pass on every SIGCHLD. */
-napi_status define_child_watch(napi_env env, napi_value exports);
-/* signal-forward.c: a signal for the app passed on from the signal handler. */
-napi_status define_signal_forward(napi_env env, napi_value exports);
-
-NAPI_MODULE_INIT() {
+napi_status define_reaper(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
     {"setChildSubreaper", NULL, set_child_subreaper, NULL, NULL, NULL, napi_enumerable, NULL},
     {"reapPid", NULL, reap_pid, NULL, NULL, NULL, napi_enumerable, NULL},
     {"peekZombie", NULL, peek_zombie, NULL, NULL, NULL, napi_enumerable, NULL},
     {"exitNow", NULL, exit_now, NULL, NULL, NULL, napi_enumerable, NULL},
   };
-  if (napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties) != napi_ok ||
-      define_pidfd(env, exports) != napi_ok || define_terminal(env, exports) != napi_ok ||
-      define_unix_socket(env, exports) != napi_ok || define_child_watch(env, exports) != napi_ok ||
-      define_signal_forward(env, exports) != napi_ok) {
-    return NULL;
-  }
-  return exports;
+  return napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
 }

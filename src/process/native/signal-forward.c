@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -37,9 +38,9 @@
 
 #include <node_api.h>
 
+#include "addon.h"
+#include "napi-util.h"
 #include "pidfd-syscalls.h"
-
-napi_status define_signal_forward(napi_env env, napi_value exports);
 
 /* Replaced pidfds kept open, oldest closed first (see above). */
 #define RETIRED_MAX 8
@@ -96,45 +97,29 @@ static void on_signal(int signum, siginfo_t *info, void *context) {
   errno = saved;
 }
 
-static napi_value throw_message(napi_env env, const char *message) {
-  napi_throw_error(env, NULL, message);
-  return NULL;
-}
-
-static bool read_int(napi_env env, napi_value value, int *out) {
-  double number;
-  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= -2147483647.0 && number <= 2147483647.0) ||
-      (double)(int)number != number) {
-    return false;
-  }
-  *out = (int)number;
+/* A signal number, 1 to NSIG - 1. */
+static bool read_signal(napi_env env, napi_value value, const char *name, int *out) {
+  int64_t signum;
+  if (!read_integer(env, value, name, 1, NSIG - 1, &signum)) return false;
+  *out = (int)signum;
   return true;
-}
-
-static bool is_signal(int signum) {
-  return signum > 0 && signum < NSIG;
 }
 
 /* forwardSignals(signals: number[]): void. Each must already have a JavaScript listener (libuv's handler underneath). */
 static napi_value forward_signals(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value list;
   uint32_t length;
-  bool is_array = false;
-  if (napi_get_cb_info(env, info, &argc, &list, NULL, NULL) != napi_ok || argc < 1 || napi_is_array(env, list, &is_array) != napi_ok ||
-      !is_array || napi_get_array_length(env, list, &length) != napi_ok) {
-    return throw_message(env, "forwardSignals(signals): an array of signal numbers");
-  }
+  if (!read_args(env, info, 1, &list) || !read_array(env, list, "forwardSignals: signals", &length)) return NULL;
   for (uint32_t index = 0; index < length; index++) {
     napi_value element;
     int signum;
-    if (napi_get_element(env, list, index, &element) != napi_ok || !read_int(env, element, &signum) || !is_signal(signum)) {
-      return throw_message(env, "forwardSignals: each signal must be a signal number");
+    if (napi_get_element(env, list, index, &element) != napi_ok || !read_signal(env, element, "forwardSignals: signals[i]", &signum)) {
+      return NULL;
     }
     slot_t *slot = &slots[signum];
     if (slot->installed) continue;
     struct sigaction previous;
-    if (sigaction(signum, NULL, &previous) != 0) return throw_message(env, "forwardSignals: sigaction could not read the handler");
+    if (sigaction(signum, NULL, &previous) != 0) return throw_errno(env, "sigaction", errno);
     if (!(previous.sa_flags & SA_SIGINFO) && (previous.sa_handler == SIG_DFL || previous.sa_handler == SIG_IGN)) {
       return throw_message(env, "forwardSignals: listen for the signal first (process.on): JavaScript hears of it through that handler");
     }
@@ -145,7 +130,7 @@ static napi_value forward_signals(napi_env env, napi_callback_info info) {
     sigfillset(&action.sa_mask);
     action.sa_flags = SA_SIGINFO | SA_RESTART;
     slot->previous = previous;
-    if (sigaction(signum, &action, NULL) != 0) return throw_message(env, "forwardSignals: sigaction could not install the handler");
+    if (sigaction(signum, &action, NULL) != 0) return throw_errno(env, "sigaction", errno);
     slot->installed = true;
   }
   return NULL;
@@ -183,22 +168,23 @@ static void retire(int fd) {
  * stays JavaScript's.
  */
 static napi_value set_signal_route(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
   uint32_t length;
-  bool is_array = false;
-  int target;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 || !read_int(env, argv[0], &target) ||
-      napi_is_array(env, argv[1], &is_array) != napi_ok || !is_array || napi_get_array_length(env, argv[1], &length) != napi_ok ||
-      length % 2 != 0) {
-    return throw_message(env, "setSignalRoute(target, routes): a pid, -pgid or 0, and pairs [signal, sent as, ...]");
+  int64_t target64;
+  if (!read_args(env, info, 2, argv) || !read_integer(env, argv[0], "setSignalRoute: target", -INT_MAX, INT_MAX, &target64) ||
+      !read_array(env, argv[1], "setSignalRoute: routes", &length)) {
+    return NULL;
+  }
+  int target = (int)target64;
+  if (length % 2 != 0 || length > 2 * NSIG) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "setSignalRoute: routes must be pairs [signal, sent as, ...], at most one per signal");
+    return NULL;
   }
   int pairs[2 * NSIG];
-  if (length > 2 * NSIG) return throw_message(env, "setSignalRoute: more routes than signals");
   for (uint32_t index = 0; index < length; index++) {
     napi_value element;
-    if (napi_get_element(env, argv[1], index, &element) != napi_ok || !read_int(env, element, &pairs[index]) || !is_signal(pairs[index])) {
-      return throw_message(env, "setSignalRoute: each route is a pair of signal numbers");
+    if (napi_get_element(env, argv[1], index, &element) != napi_ok || !read_signal(env, element, "setSignalRoute: routes[i]", &pairs[index])) {
+      return NULL;
     }
   }
   /* Cleared first: a signal arriving now is JavaScript's, never sent to a target it was not routed to. */
@@ -232,12 +218,9 @@ static napi_value set_signal_route(napi_env env, napi_callback_info info) {
 
 /* takeForwarded(signal): 0 (JavaScript's to handle), 1 (passed on), 2 (the app was gone): one delivery's outcome. */
 static napi_value take_forwarded(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value arg;
   int signum;
-  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok || argc < 1 || !read_int(env, arg, &signum) || !is_signal(signum)) {
-    return throw_message(env, "takeForwarded(signal): a signal number");
-  }
+  if (!read_args(env, info, 1, &arg) || !read_signal(env, arg, "takeForwarded: signal", &signum)) return NULL;
   slot_t *slot = &slots[signum];
   int taken = TAKEN_NONE;
   int count = atomic_load(&slot->forwarded);

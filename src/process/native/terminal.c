@@ -24,6 +24,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
+#include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,14 +37,8 @@
 
 #include <node_api.h>
 
-napi_status define_terminal(napi_env env, napi_value exports);
-
-static napi_value throw_errno(napi_env env, const char *call, int err) {
-  char message[160];
-  snprintf(message, sizeof message, "%s failed: %s (errno %d)", call, strerror(err), err);
-  napi_throw_error(env, NULL, message);
-  return NULL;
-}
+#include "addon.h"
+#include "napi-util.h"
 
 /* tcsetpgrp from a background group sends SIGTTOU (default: stop) unless the
  * caller blocks it (tcsetpgrp(3)). */
@@ -64,11 +60,9 @@ static int set_foreground(int fd, pid_t pgrp) {
  * someone else, or a pipe). 0: our group is the foreground but our PID
  * namespace cannot name it (see the top of this file); -1: no terminal of ours. */
 static napi_value foreground_group(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value arg;
-  int32_t fd = 0;
-  if (napi_get_cb_info(env, info, &argc, &arg, NULL, NULL) != napi_ok) return NULL;
-  if (argc >= 1) napi_get_value_int32(env, arg, &fd);
+  int64_t fd;
+  if (!read_args(env, info, 1, &arg) || !read_integer(env, arg, "foregroundGroup: fd", 0, INT_MAX, &fd)) return NULL;
   pid_t group = -1;
   if (isatty(fd)) {
     pid_t foreground = tcgetpgrp(fd);
@@ -86,55 +80,36 @@ static napi_value foreground_group(napi_env env, napi_callback_info info) {
  * blocked meanwhile (set_foreground). ENOTTY and friends are ignored: the
  * terminal may be gone (a hung-up session), which is not an error of ours. */
 static napi_value give_terminal(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value args[2];
-  int32_t fd = 0, pgrp = 0;
-  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok) return NULL;
-  if (argc < 2) {
-    napi_throw_type_error(env, NULL, "giveTerminal(fd, pgrp)");
+  int64_t fd, pgrp;
+  if (!read_args(env, info, 2, args) || !read_integer(env, args[0], "giveTerminal: fd", 0, INT_MAX, &fd) ||
+      !read_integer(env, args[1], "giveTerminal: pgrp", 0, INT_MAX, &pgrp)) {
     return NULL;
   }
-  napi_get_value_int32(env, args[0], &fd);
-  napi_get_value_int32(env, args[1], &pgrp);
-  if (pgrp > 0) set_foreground(fd, pgrp);
+  if (pgrp > 0) set_foreground((int)fd, (pid_t)pgrp);
   return NULL;
 }
 
-static char *copy_string(napi_env env, napi_value value) {
-  size_t length;
-  if (napi_get_value_string_utf8(env, value, NULL, 0, &length) != napi_ok) return NULL;
-  char *text = malloc(length + 1);
-  if (text == NULL) return NULL;
-  napi_get_value_string_utf8(env, value, text, length + 1, &length);
-  return text;
-}
-
-/* A NULL-terminated copy of a JS string array (argv, envp). */
-static char **copy_strings(napi_env env, napi_value array) {
-  uint32_t length;
-  if (napi_get_array_length(env, array, &length) != napi_ok) return NULL;
-  char **strings = calloc(length + 1, sizeof *strings);
-  if (strings == NULL) return NULL;
-  for (uint32_t i = 0; i < length; i++) {
-    napi_value element;
-    if (napi_get_element(env, array, i, &element) != napi_ok || (strings[i] = copy_string(env, element)) == NULL) {
-      for (uint32_t j = 0; j < i; j++) free(strings[j]);
-      free(strings);
-      return NULL;
-    }
-  }
-  return strings;
-}
-
-static void free_strings(char **strings) {
-  if (strings == NULL) return;
-  for (char **s = strings; *s != NULL; s++) free(*s);
-  free(strings);
+/* ignoreTerminalStops(): void. Called once the app is to have the terminal:
+ * from then on sidecar-init is a background group of it, and a write there
+ * (its log) would stop it under `stty tostop` (SIGTTOU), as a read would
+ * (SIGTTIN); ignored, the write simply goes through. Children get default
+ * actions back (child_exec, and libuv for its own). Not done at load: only
+ * the terminal mode needs it, and loading the addon changes nothing. */
+static napi_value ignore_terminal_stops(napi_env env, napi_callback_info info) {
+  (void)info;
+  struct sigaction ignore;
+  memset(&ignore, 0, sizeof ignore);
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  if (sigaction(SIGTTOU, &ignore, NULL) != 0 || sigaction(SIGTTIN, &ignore, NULL) != 0) return throw_errno(env, "sigaction", errno);
+  return NULL;
 }
 
 /* After fork, before exec: only async-signal-safe calls (the parent is
  * multi-threaded). Any failure is written to the pipe as errno. */
-static void child_exec(int fd, bool own_group, const char *path, char **argv, char **envp, const char *cwd, int uid, int gid, int report) {
+static void child_exec(int fd, bool own_group, const char *path, char **argv, char **envp, const char *cwd, int64_t uid, int64_t gid,
+                       int report) {
   /* Signal state as a new process expects it: libuv does the same for its children. */
   for (int n = 1; n < NSIG; n++) {
     if (n != SIGKILL && n != SIGSTOP) signal(n, SIG_DFL);
@@ -177,28 +152,21 @@ static void child_exec(int fd, bool own_group, const char *path, char **argv, ch
  * throws with the errno of a failed chdir, setgid, setuid or exec (the child
  * is reaped here then). uid/gid -1: unchanged. */
 static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
-  size_t argc = 8;
   napi_value args[8];
-  if (napi_get_cb_info(env, info, &argc, args, NULL, NULL) != napi_ok) return NULL;
-  if (argc < 8) {
-    napi_throw_type_error(env, NULL, "spawnForeground(path, argv, envp, cwd, uid, gid, fd, ownGroup)");
+  int64_t uid, gid, fd;
+  bool own_group;
+  if (!read_args(env, info, 8, args) || !read_integer(env, args[4], "spawnForeground: uid", -1, UINT32_MAX - 1, &uid) ||
+      !read_integer(env, args[5], "spawnForeground: gid", -1, UINT32_MAX - 1, &gid) ||
+      !read_integer(env, args[6], "spawnForeground: fd", 0, INT_MAX, &fd) || !read_boolean(env, args[7], "spawnForeground: ownGroup", &own_group)) {
     return NULL;
   }
-  int32_t uid, gid, fd;
-  bool own_group = true;
-  napi_get_value_int32(env, args[4], &uid);
-  napi_get_value_int32(env, args[5], &gid);
-  napi_get_value_int32(env, args[6], &fd);
-  napi_get_value_bool(env, args[7], &own_group);
   /* Everything the child needs is allocated before fork: malloc is not safe after it. */
-  char *path = copy_string(env, args[0]);
-  char **argv = copy_strings(env, args[1]);
-  char **envp = copy_strings(env, args[2]);
-  char *cwd = copy_string(env, args[3]);
+  char *path = NULL, *cwd = NULL;
+  char **argv = NULL, **envp = NULL;
   napi_value result = NULL;
   int pipe_fds[2] = {-1, -1};
-  if (path == NULL || argv == NULL || envp == NULL || cwd == NULL) {
-    napi_throw_error(env, NULL, "spawnForeground: out of memory");
+  if (!read_string(env, args[0], "spawnForeground: path", &path) || !read_strings(env, args[1], "spawnForeground: argv", &argv) ||
+      !read_strings(env, args[2], "spawnForeground: envp", &envp) || !read_string(env, args[3], "spawnForeground: cwd", &cwd)) {
     goto done;
   }
   /* The classic exec-failure pipe: closed by a successful exec (CLOEXEC),
@@ -212,14 +180,14 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
     throw_errno(env, "fork", errno);
     goto done;
   }
-  if (pid == 0) child_exec(fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
+  if (pid == 0) child_exec((int)fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
   close(pipe_fds[1]);
   pipe_fds[1] = -1;
   if (own_group) {
     /* Both sides set the group, so neither order of running can leave a window
      * where the terminal's signals go to sidecar-init's group. */
     setpgid(pid, pid);
-    set_foreground(fd, pid);
+    set_foreground((int)fd, pid);
   } else {
     /* After the fork, so that the app is born in the foreground group. Until
      * here a Ctrl-C reached us too, as it did before the app started. */
@@ -237,7 +205,7 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
     /* The terminal goes back to the group that had it: ours when it was
      * moved (own group); when it was not, we have left that group, which
      * keeps it. */
-    if (own_group) set_foreground(fd, getpgrp());
+    if (own_group) set_foreground((int)fd, getpgrp());
     throw_errno(env, "exec", err);
     goto done;
   }
@@ -253,12 +221,8 @@ done:
 }
 
 napi_status define_terminal(napi_env env, napi_value exports) {
-  /* A write to the terminal from a background group (our log, once the app
-   * has the foreground) would stop sidecar-init under `stty tostop`; ignored,
-   * the write simply goes through. Children get default actions back. */
-  signal(SIGTTOU, SIG_IGN);
-  signal(SIGTTIN, SIG_IGN);
   napi_property_descriptor properties[] = {
+    {"ignoreTerminalStops", NULL, ignore_terminal_stops, NULL, NULL, NULL, napi_enumerable, NULL},
     {"foregroundGroup", NULL, foreground_group, NULL, NULL, NULL, napi_enumerable, NULL},
     {"giveTerminal", NULL, give_terminal, NULL, NULL, NULL, napi_enumerable, NULL},
     {"spawnForeground", NULL, spawn_foreground, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -23,7 +23,6 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,10 +32,9 @@
 
 #include <node_api.h>
 
-#include "js-callback.h"
+#include "addon.h"
+#include "napi-util.h"
 #include "uv-declarations.h"
-
-napi_status define_unix_socket(napi_env env, napi_value exports);
 
 /* A notify message is a few short assignments; systemd reads up to 4 KiB too (NOTIFY_BUFFER_MAX is larger, but only for fd names). */
 #define MESSAGE_MAX 4096
@@ -46,45 +44,28 @@ napi_status define_unix_socket(napi_env env, napi_value exports);
  * closed by the kernel, which would close it without close_if_socket. */
 #define FDS_CARRIED_MAX 253
 
-static napi_value throw_errno(napi_env env, const char *call, int err) {
-  char message[200];
-  char code[24];
-  snprintf(message, sizeof message, "%s failed: %s (errno %d)", call, strerror(err), err);
-  snprintf(code, sizeof code, "ERRNO_%d", err);
-  napi_throw_error(env, code, message);
-  return NULL;
-}
-
-static int get_int(napi_env env, napi_value value, int minimum, int *out) {
-  double number;
-  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= minimum && number <= INT_MAX) ||
-      (double)(int)number != number) {
-    return 0;
-  }
-  *out = (int)number;
-  return 1;
-}
-
-static napi_status set_int(napi_env env, napi_value object, const char *name, int64_t value) {
-  napi_value number;
-  napi_status status = napi_create_int64(env, value, &number);
-  if (status != napi_ok) return status;
-  return napi_set_named_property(env, object, name, number);
+/* A descriptor argument. */
+static bool read_fd(napi_env env, napi_value value, const char *name, int *out) {
+  int64_t fd;
+  if (!read_integer(env, value, name, 0, INT_MAX, &fd)) return false;
+  *out = (int)fd;
+  return true;
 }
 
 /* unixDgramBind(path): fd. A datagram socket bound at path, non-blocking,
  * close-on-exec (no child inherits it), with SO_PASSCRED on. */
 static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
+  char *path;
+  if (!read_args(env, info, 1, argv) || !read_string(env, argv[0], "unixDgramBind: path", &path)) return NULL;
   struct sockaddr_un address;
-  size_t length;
   memset(&address, 0, sizeof address);
   address.sun_family = AF_UNIX;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 ||
-      napi_get_value_string_utf8(env, argv[0], address.sun_path, sizeof address.sun_path, &length) != napi_ok ||
-      length == 0 || length >= sizeof address.sun_path - 1) {
-    napi_throw_range_error(env, NULL, "unixDgramBind: path must be a non-empty string shorter than 107 bytes");
+  size_t length = strlen(path);
+  if (length > 0 && length < sizeof address.sun_path - 1) memcpy(address.sun_path, path, length);
+  free(path);
+  if (length == 0 || length >= sizeof address.sun_path - 1) {
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "unixDgramBind: path must be a non-empty string shorter than 107 bytes");
     return NULL;
   }
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -125,13 +106,9 @@ static bool close_if_socket(int fd) {
  * or undefined when nothing is waiting. Never blocks (MSG_DONTWAIT). A message
  * without credentials has pid 0 (cannot happen with SO_PASSCRED on). */
 static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
   int fd;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || !get_int(env, argv[0], 0, &fd)) {
-    napi_throw_range_error(env, NULL, "unixDgramReceive: fd must be a descriptor");
-    return NULL;
-  }
+  if (!read_args(env, info, 1, argv) || !read_fd(env, argv[0], "unixDgramReceive: fd", &fd)) return NULL;
   char data[MESSAGE_MAX];
   union {
     char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * FDS_CARRIED_MAX)];
@@ -173,9 +150,9 @@ static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
   int truncated = (message.msg_flags & MSG_TRUNC) != 0;
   if (napi_create_object(env, &result) != napi_ok ||
       napi_create_buffer_copy(env, (size_t)size, data, &bytes, &buffer) != napi_ok ||
-      napi_set_named_property(env, result, "data", buffer) != napi_ok || set_int(env, result, "pid", credentials.pid) != napi_ok ||
-      set_int(env, result, "uid", (int64_t)credentials.uid) != napi_ok ||
-      set_int(env, result, "gid", (int64_t)credentials.gid) != napi_ok || napi_create_array(env, &list) != napi_ok) {
+      napi_set_named_property(env, result, "data", buffer) != napi_ok || set_number(env, result, "pid", credentials.pid) != napi_ok ||
+      set_number(env, result, "uid", (int64_t)credentials.uid) != napi_ok ||
+      set_number(env, result, "gid", (int64_t)credentials.gid) != napi_ok || napi_create_array(env, &list) != napi_ok) {
     for (int index = 0; index < fd_count; index++) close(fds[index]);
     return NULL;
   }
@@ -194,19 +171,15 @@ static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
 /* peerCredentials(fd): { pid, uid, gid } of a connected Unix stream socket's
  * peer, as the kernel recorded them at connect(2): SO_PEERCRED. */
 static napi_value peer_credentials(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
   napi_value argv[1];
   int fd;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 1 || !get_int(env, argv[0], 0, &fd)) {
-    napi_throw_range_error(env, NULL, "peerCredentials: fd must be a descriptor");
-    return NULL;
-  }
+  if (!read_args(env, info, 1, argv) || !read_fd(env, argv[0], "peerCredentials: fd", &fd)) return NULL;
   struct ucred credentials;
   socklen_t length = sizeof credentials;
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return throw_errno(env, "getsockopt(SO_PEERCRED)", errno);
   napi_value result;
-  if (napi_create_object(env, &result) != napi_ok || set_int(env, result, "pid", credentials.pid) != napi_ok ||
-      set_int(env, result, "uid", (int64_t)credentials.uid) != napi_ok || set_int(env, result, "gid", (int64_t)credentials.gid) != napi_ok) {
+  if (napi_create_object(env, &result) != napi_ok || set_number(env, result, "pid", credentials.pid) != napi_ok ||
+      set_number(env, result, "uid", (int64_t)credentials.uid) != napi_ok || set_number(env, result, "gid", (int64_t)credentials.gid) != napi_ok) {
     return NULL;
   }
   return result;
@@ -271,13 +244,10 @@ static void finalize_watch(napi_env env, void *data, void *hint) {
  * Node's loop each time fd is readable, until close(); close before closing fd.
  * The handle is unref'd: it never keeps the process alive by itself. */
 static napi_value watch_readable(napi_env env, napi_callback_info info) {
-  size_t argc = 2;
   napi_value argv[2];
   int fd;
-  napi_valuetype type;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || argc < 2 || !get_int(env, argv[0], 0, &fd) ||
-      napi_typeof(env, argv[1], &type) != napi_ok || type != napi_function) {
-    napi_throw_type_error(env, NULL, "watchReadable: expected a descriptor and a function");
+  if (!read_args(env, info, 2, argv) || !read_fd(env, argv[0], "watchReadable: fd", &fd) ||
+      !read_function(env, argv[1], "watchReadable: onReadable")) {
     return NULL;
   }
   uv_loop_t *loop;
@@ -287,15 +257,14 @@ static napi_value watch_readable(napi_env env, napi_callback_info info) {
   if (watch == NULL || handle == NULL) {
     free(watch);
     free(handle);
-    napi_throw_error(env, "ENOMEM", "watchReadable: out of memory");
-    return NULL;
+    return throw_errno(env, "calloc", ENOMEM);
   }
   int err = uv_poll_init(loop, handle, fd);
   if (err != 0) {
     free(watch);
     free(handle);
-    napi_throw_error(env, "EUV", "watchReadable: uv_poll_init failed (not a pollable descriptor?)");
-    return NULL;
+    /* libuv's errors are negated errnos on Linux. */
+    return throw_errno(env, "uv_poll_init", -err);
   }
   *(watch_t **)handle = watch;
   watch->env = env;
@@ -313,8 +282,7 @@ static napi_value watch_readable(napi_env env, napi_callback_info info) {
   err = uv_poll_start(handle, SIDECAR_UV_READABLE, on_readable);
   if (err != 0) {
     stop_watch(watch);
-    napi_throw_error(env, "EUV", "watchReadable: uv_poll_start failed");
-    return NULL;
+    return throw_errno(env, "uv_poll_start", -err);
   }
   return object;
 }

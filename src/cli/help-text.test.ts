@@ -31,10 +31,15 @@ describe('--help', () => {
     expect(helpOf(['--help'])).toContain(
       'Put -- before an app whose name starts with "-" or is "validate", "plan", "install", "version", "ctl", "webhook" or "schema".',
     );
-    // The pages that repeat the list say the same.
-    for (const page of ['docs/configuration.md', 'docs/troubleshooting.md']) {
+    // The pages that repeat the list say the same, each time they repeat it.
+    const whole = `${COMMAND_NAMES.slice(0, -1)
+      .map((name) => `\`${name}\``)
+      .join(', ')} or \`${COMMAND_NAMES.at(-1)}\``;
+    for (const page of ['README.md', 'docs/configuration.md', 'docs/troubleshooting.md']) {
       const text = readFileSync(new URL(`../../${page}`, import.meta.url), 'utf8').replaceAll(/\s+/g, ' ');
-      expect(text, page).toContain('`version`, `ctl`, `webhook` or `schema`');
+      const lists = [...text.matchAll(/`validate`, `plan`(, `[a-z]+`)*,? (and|or) `[a-z]+`/g)].map(([list]) => list);
+      for (const list of lists) expect(list, page).toBe(whole);
+      if (page !== 'README.md') expect(lists.length, page).toBeGreaterThan(0);
     }
   });
 

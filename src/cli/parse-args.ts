@@ -30,9 +30,10 @@ type ProgramOptions = { readonly config?: readonly string[]; readonly json?: boo
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
- * command. `validate`, `plan`, `install`, `version`, `ctl` and `webhook` are commands only
- * as the very first argument, so an app named validate runs as `sidecar-init -- validate`. Commander's own
- * subcommand dispatch would take it even after `--`, so the mode is chosen here.
+ * command. Each name of command-names.ts (validate, plan, ctl, webhook, …) is
+ * a command only as the very first argument, so an app named validate runs as
+ * `sidecar-init -- validate`. Commander's own subcommand dispatch would take it
+ * even after `--`, so the mode is chosen here.
  */
 export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliCommand {
   if (argv.length === 2 && argv.includes('--verbose') && (argv.includes('--version') || argv.includes('-V'))) {

@@ -35,9 +35,15 @@ export { KILL_AFTER_GRACE_MS } from './teardown.ts';
 /**
  * The whole lifecycle as one pure function: given the state and one event,
  * the next state and what to do. No I/O, no clocks: the runner (supervise.ts)
- * performs the effects and feeds their outcomes back as events. The steps live
- * in startup.ts, exits.ts, externals.ts, control.ts and teardown.ts; this is
- * the table of contents.
+ * performs the effects and feeds their outcomes back as events. This is the
+ * table of contents; the steps live in startup.ts (spawn, readiness,
+ * postStart, liveness), exits.ts (an exit, and whether it restarts:
+ * restart-policy.ts), externals.ts (found, stopped, its deadline), control.ts
+ * (`sidecar-init ctl`'s commands), teardown.ts (drain, preStop, stop signals,
+ * the grace budget) and teardown-restarts.ts (a sidecar that exits before its
+ * turn to stop). They share state.ts (each status one union member), events.ts,
+ * draft.ts (the state being changed and the effects asked for) and exit-code.ts;
+ * announcement.ts is what --announce writes of the state.
  */
 export function decide(context: DecideContext, state: LifecycleState, event: LifecycleEvent): Decision {
   const draft = createDraft(state, event.at);

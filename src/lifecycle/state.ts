@@ -4,7 +4,9 @@ import type { ExitStatus } from '../plan/exit-status.ts';
 // The lifecycle's state is plain data: decide.ts computes the next state and the
 // effects to run from (state, event), so every rule can be tested without
 // spawning anything, and each question ("SIGTERM while a sidecar is restarting
-// during init") is answered in exactly one place.
+// during init") is answered in exactly one place. docs/architecture.md draws
+// the phases and the statuses as state diagrams, kept to these unions by
+// state-diagram.test.ts.
 
 /** What outlives a single run of a process: kept across restarts. */
 interface ProcHistory {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ProcessUser } from '../plan/plan.ts';
 import { type Datagram, isInProcessTree, loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
-import { parseNotifyMessage } from './notify-message.ts';
+import { type NotifyMessage, parseNotifyMessage } from './notify-message.ts';
 import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
 
 // systemd's notify socket for one run of a process: a datagram Unix socket in
@@ -50,36 +50,113 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
   const api = options.api ?? loadUnixSocketApi();
   const { events, watchdogMs } = options;
   const { dir, path, fd } = bindNotifySocket(api, options.parentDir ?? tmpdir(), options.user);
+  const run = createRunFilter(events);
+  const readiness = createReadyFlag();
   const statusLog = createStatusLog(events);
   const watchdog = createWatchdog(watchdogMs, events);
-  const listeners = new Set<() => void>();
-  let pid: number | undefined;
-  let ready = false;
+  const reader = readDatagrams(api, fd, (datagram) => {
+    if (run.accepts(datagram)) applyMessage(parseNotifyMessage(datagram.data), { readiness, statusLog, watchdog });
+  });
   let closed = false;
-  let foreignReported = false;
+  return {
+    env: {
+      NOTIFY_SOCKET: path,
+      ...(watchdogMs === undefined ? {} : { WATCHDOG_USEC: String(watchdogMs * 1000) }),
+    },
+    fd: undefined,
+    attach: (pid: number, _pipe: Readable | undefined) => run.attach(pid),
+    get ready() {
+      return readiness.ready;
+    },
+    get status() {
+      return statusLog.latest();
+    },
+    onReady: (listener) => readiness.onReady(listener),
+    close() {
+      if (closed) return;
+      closed = true;
+      watchdog.close();
+      statusLog.close();
+      readiness.close();
+      // The reader first: libuv must stop polling a descriptor before it is closed.
+      reader.close();
+      closeQuietly(fd);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
 
-  const handle = (datagram: Datagram): void => {
-    if (pid === undefined || datagram.truncated) return;
-    if (!isInProcessTree(datagram.pid, pid)) {
+/** What one message changes: the status text, the watchdog, readiness (READY=1 arms the watchdog; WATCHDOG=1 counts only once ready). */
+function applyMessage(
+  message: NotifyMessage,
+  { readiness, statusLog, watchdog }: { readiness: ReadyFlag; statusLog: StatusLog; watchdog: Watchdog },
+): void {
+  if (message.status !== undefined) statusLog.set(message.status);
+  if (message.watchdogTrigger) {
+    watchdog.trigger();
+    return;
+  }
+  if (message.ready && !readiness.ready) {
+    watchdog.arm();
+    readiness.set();
+  } else if (message.watchdogPing && readiness.ready) {
+    watchdog.arm();
+  }
+}
+
+/**
+ * Which messages count: none before the run's pid is known, none cut short,
+ * and only those of the run's process or its descendants; a foreign sender
+ * is reported once per run.
+ */
+function createRunFilter(events: ChannelEvents) {
+  let pid: number | undefined;
+  let foreignReported = false;
+  return {
+    attach(spawned: number): void {
+      pid = spawned;
+    },
+    accepts(datagram: Datagram): boolean {
+      if (pid === undefined || datagram.truncated) return false;
+      if (isInProcessTree(datagram.pid, pid)) return true;
       if (!foreignReported) events.onForeignSender(datagram.pid, datagram.uid);
       foreignReported = true;
-      return;
-    }
-    const message = parseNotifyMessage(datagram.data);
-    if (message.status !== undefined) statusLog.set(message.status);
-    if (message.watchdogTrigger) {
-      watchdog.trigger();
-      return;
-    }
-    if (message.ready && !ready) {
-      ready = true;
-      watchdog.arm();
-      for (const listener of [...listeners]) listener();
-    } else if (message.watchdogPing && ready) {
-      watchdog.arm();
-    }
+      return false;
+    },
   };
+}
 
+type ReadyFlag = ReturnType<typeof createReadyFlag>;
+
+/** READY=1 once seen, for the run's life (a process never takes it back), and who hears it. */
+function createReadyFlag() {
+  const listeners = new Set<() => void>();
+  let ready = false;
+  return {
+    get ready(): boolean {
+      return ready;
+    },
+    set(): void {
+      ready = true;
+      for (const listener of [...listeners]) listener();
+    },
+    onReady(listener: () => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    close(): void {
+      listeners.clear();
+    },
+  };
+}
+
+/**
+ * Reads the socket when it is readable, at most MESSAGES_PER_WAKE messages per
+ * wake-up, each handed to `handle`; descriptors passed with a message are
+ * closed once it is handled.
+ */
+function readDatagrams(api: UnixSocketApi, fd: number, handle: (datagram: Datagram) => void): { close(): void } {
+  let closed = false;
   const watch = api.watchReadable(fd, () => {
     for (let count = 0; count < MESSAGES_PER_WAKE && !closed; count++) {
       const datagram = receiveQuietly(api, fd);
@@ -94,36 +171,10 @@ export function openNotifyChannel(options: NotifyChannelOptions): ReadinessChann
       }
     }
   });
-
   return {
-    env: {
-      NOTIFY_SOCKET: path,
-      ...(watchdogMs === undefined ? {} : { WATCHDOG_USEC: String(watchdogMs * 1000) }),
-    },
-    fd: undefined,
-    attach(spawned: number, _pipe: Readable | undefined) {
-      pid = spawned;
-    },
-    get ready() {
-      return ready;
-    },
-    get status() {
-      return statusLog.latest();
-    },
-    onReady(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
-    },
-    close() {
-      if (closed) return;
+    close(): void {
       closed = true;
-      watchdog.close();
-      statusLog.close();
-      listeners.clear();
-      // The watch first: libuv must stop polling a descriptor before it is closed.
       watch.close();
-      closeQuietly(fd);
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -157,6 +208,8 @@ function bindNotifySocket(
   }
 }
 
+type StatusLog = ReturnType<typeof createStatusLog>;
+
 /** STATUS= as last sent, told to the log at most once per STATUS_LOG_INTERVAL_MS (the latest at the end of it). */
 function createStatusLog(events: ChannelEvents) {
   let status: string | undefined;
@@ -187,6 +240,8 @@ function createStatusLog(events: ChannelEvents) {
     },
   };
 }
+
+type Watchdog = ReturnType<typeof createWatchdog>;
 
 /** The watchdog: once armed, a WATCHDOG=1 must come within `watchdogMs` (none when undefined). */
 function createWatchdog(watchdogMs: number | undefined, events: ChannelEvents) {

@@ -1,4 +1,4 @@
-import type { CliInput } from '../config/cli-input.ts';
+import type { CliInput } from '../config/flags.ts';
 import type { ControlRequest } from '../control/protocol.ts';
 import type { WebhookSettings } from '../webhook/serve-webhook.ts';
 

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import type { ProcessFlag } from '../config/cli-input.ts';
+import type { ProcessFlag } from '../config/flags.ts';
 import { GLOBAL_OPTION_NAMES, GLOBAL_OPTIONS, type OptionSpec, optionFlag } from '../config/global-options.ts';
 import { createTargetFlagTexts, TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName } from '../config/target-flags.ts';
 import { INSTALL_COMMAND, listCommandNames, PLAN_COMMAND, SCHEMA_COMMAND, VALIDATE_COMMAND, VERSION_COMMAND } from './command-names.ts';

@@ -6,7 +6,7 @@ import {
   type GlobalOption,
   optionVariable,
 } from '../config/global-options.ts';
-import { closestMatch } from '../config/closest-match.ts';
+import { closestMatch } from '../support/closest-match.ts';
 import { NATIVE_DIR_ENV } from '../process/embedded-addon.ts';
 import { NATIVE_ADDON_ENV } from '../process/native.ts';
 import { assertNever } from '../plan/assert-never.ts';

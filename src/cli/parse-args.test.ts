@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { EMPTY_CLI_INPUT } from '../config/cli-input.ts';
+import { EMPTY_CLI_INPUT } from '../config/flags.ts';
 import { loadPlan } from '../config/load-plan.ts';
 import { parseArgs } from './parse-args.ts';
 import { VERSION } from './version.ts';

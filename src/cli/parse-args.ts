@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import type { CliInput } from '../config/cli-input.ts';
+import type { CliInput } from '../config/flags.ts';
 import { GLOBAL_OPTION_NAMES, type GivenOptions, type GlobalOption, optionVariable } from '../config/global-options.ts';
 import type { CliCommand } from './cli-command.ts';
 import {

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { isLogLevel, LOG_LEVELS } from '../config/literals.ts';
-import { listAlternatives, quote } from '../config/message-text.ts';
+import { isLogLevel, LOG_LEVELS } from '../plan/literals.ts';
+import { listAlternatives, quote } from '../support/message-text.ts';
 import { parseStatusAddress } from '../config/status-address.ts';
 import { INJECT } from '../webhook/annotations.ts';
 import { INSTALL_MODES, isInstallMode } from '../webhook/install-mode.ts';

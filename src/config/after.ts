@@ -1,8 +1,8 @@
 import { MAX_LISTED_PROBLEMS } from './config-error.ts';
 import type { Entry } from './process.ts';
-import { at, type Report } from './problem.ts';
-import { quote } from './message-text.ts';
-import { closestMatch } from './closest-match.ts';
+import { at, type Report } from './config-error.ts';
+import { quote } from '../support/message-text.ts';
+import { closestMatch } from '../support/closest-match.ts';
 
 // `after:` names processes this one waits for. Each name must be another init
 // step or sidecar (the app starts after everything, so nothing can wait for

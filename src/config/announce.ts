@@ -2,8 +2,8 @@ import { resolve } from 'node:path';
 import * as z from 'zod';
 import { ANNOUNCED_STATES, type AnnouncedState, isAnnouncedState } from '../plan/announced-state.ts';
 import { DEFAULTS, type UntilSpec } from '../plan/plan.ts';
-import { fail, ok, type Result } from './result.ts';
-import { listAlternatives, quote } from './message-text.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { listAlternatives, quote } from '../support/message-text.ts';
 import { mapping, oneOf, parsedWith } from './schema-fields.ts';
 
 // Containers of a pod that cannot share a PID namespace coordinate through

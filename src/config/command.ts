@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { fail, ok, type Result } from './result.ts';
+import { fail, ok, type Result } from '../support/result.ts';
 import { parsedWith } from './schema-fields.ts';
 
 /** A command to run: the program first. Never run through a shell. */

@@ -1,7 +1,7 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { errorCode } from '../support/error-code.ts';
-import type { PathSegment, Report } from './problem.ts';
+import type { Locator, Report } from './config-error.ts';
 
 // The config file: read with a bound, parsed as YAML with the position of every
 // field kept, so that each problem can name its line and column.
@@ -10,16 +10,6 @@ export type ReadFile = (path: string) => string;
 
 /** A config is kilobytes; anything past this is a mistake (a device, a log), refused before it costs memory. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
-
-export interface Position {
-  /** 1-based. */
-  readonly line: number;
-  /** 1-based. */
-  readonly col: number;
-}
-
-/** Where a field path is in the file. */
-export type Locator = (path: readonly PathSegment[]) => Position;
 
 export interface ParsedYaml {
   readonly value: unknown;

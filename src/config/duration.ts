@@ -1,6 +1,6 @@
 import * as z from 'zod';
-import { fail, ok, type Result } from './result.ts';
-import { quote } from './message-text.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { quote } from '../support/message-text.ts';
 import { parsedWith } from './schema-fields.ts';
 
 // Durations read like Go's and Kubernetes': 500ms, 5s, 1m, 1h, combined as

@@ -1,10 +1,10 @@
 import { checkAfter } from './after.ts';
 import { DEFAULTS } from '../plan/plan.ts';
-import { checkFlagTargets } from './flag-targets.ts';
+import { checkFlagTargets } from './target-flags.ts';
 import type { AppArgs, FlagConfig } from './flags.ts';
 import { createProcessDraft, type Entry, validateName } from './process.ts';
-import { at, type Origin, type Report } from './problem.ts';
-import { quote } from './message-text.ts';
+import { at, type Origin, type Report } from './config-error.ts';
+import { quote } from '../support/message-text.ts';
 
 // The processes of the file and of the flags as one list, and the rules that
 // hold across it, all in one place and run once every entry is known: names
@@ -54,7 +54,7 @@ export function checkEntryRules(input: EntryRulesInput, report: Report): void {
   checkNames(entries, replaced, report);
   checkApps(input.fileEntries, entries, input.noAppOrigin, report);
   checkAfter(entries, replaced, report);
-  checkFlagTargets(flags, entries, report);
+  checkFlagTargets(flags.targets, entries, report);
   if (input.identity !== undefined) checkPrivileges(entries, flags, input.identity, report);
 }
 

@@ -12,11 +12,11 @@ import {
   type ReadinessSpec,
 } from '../plan/plan.ts';
 import { withReadinessDefaults } from './probe.ts';
-import { fail, ok, type Result } from './result.ts';
-import { quote } from './message-text.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { quote } from '../support/message-text.ts';
 import { checkedBy, mapping, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import { ID_RANGE, type WholeNumberRange, wholeNumber } from './whole-number.ts';
+import { ID_RANGE, type WholeNumberRange, wholeNumber } from './schema-fields.ts';
 
 // role: external, a process of another container of the pod: how it is found
 // (match), when it counts as started (readiness), how it is stopped (stop).

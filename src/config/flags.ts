@@ -1,5 +1,4 @@
-import type { Accounts } from './accounts.ts';
-import type { CliInput, ProcessFlag } from './cli-input.ts';
+import type { Accounts } from './user.ts';
 import { type Argv, parseCommand } from './command.ts';
 import { parseExternalSpec } from './external.ts';
 import type * as z from 'zod';
@@ -14,11 +13,10 @@ import {
 } from './global-options.ts';
 import type { Role } from '../plan/plan.ts';
 import { createProcessSchema, type Entry } from './process.ts';
-import { type Origin, type Report, valueOrReport } from './problem.ts';
-import { ok, type Result } from './result.ts';
-import { describeIssue, reportIssues } from './schema-fields.ts';
-import { TARGET_FLAG_NAMES, TARGET_FLAGS, type TargetFlagName, type TargetFlagRow, type TargetFlagValue } from './target-flags.ts';
-import { EXIT_CODE_RANGE, parseWholeNumber } from './whole-number.ts';
+import { type Origin, type Report, valueOrReport } from './config-error.ts';
+import { ok, type Result } from '../support/result.ts';
+import { createTargetFlagTexts, parseTargetFlags, splitAssignment, type TargetFlags, type TargetFlagTexts } from './target-flags.ts';
+import { describeIssue, EXIT_CODE_RANGE, parseWholeNumber, reportIssues } from './schema-fields.ts';
 
 type ProcessSchema = ReturnType<typeof createProcessSchema>;
 
@@ -31,15 +29,6 @@ export interface AppArgs {
   readonly origin: Origin;
 }
 
-/** A flag that sets one field of a named process (target-flags.ts). */
-export interface TargetFlag {
-  readonly flag: string;
-  readonly name: string;
-  readonly origin: Origin;
-  /** Undefined when the value has problems, already reported. */
-  readonly value: TargetFlagValue | undefined;
-}
-
 /** What the command line contributes; undefined fields were not given (or had problems, already reported). */
 export interface FlagConfig {
   /** The global options given, as plan values. */
@@ -47,7 +36,7 @@ export interface FlagConfig {
   /** --init and --sidecar entries in command-line order. */
   readonly entries: readonly Entry[];
   /** Each row of target-flags.ts: its flags in command-line order. */
-  readonly targets: { readonly [Name in TargetFlagName]: readonly TargetFlag[] };
+  readonly targets: TargetFlags;
   /** --success-code values, for the app; undefined when none was given. */
   readonly successCodes: readonly number[] | undefined;
   readonly app: AppArgs | undefined;
@@ -67,9 +56,7 @@ export function parseFlags(cli: CliInput, accounts: Accounts, report: Report): F
   return {
     globals: readGlobalOptions(options, originOf, report),
     entries: cli.processes.map((process) => parseProcessFlag(process, processSchema, report)),
-    targets: Object.fromEntries(
-      TARGET_FLAG_NAMES.map((name) => [name, parseTargetFlags(cli[name], TARGET_FLAGS[name], accounts, report)]),
-    ) as unknown as FlagConfig['targets'],
+    targets: parseTargetFlags(cli, accounts, report),
     successCodes:
       successCode === undefined || successCode.length === 0
         ? undefined
@@ -101,25 +88,6 @@ function readGlobalOptions(options: Omit<GivenOptions, 'successCode'>, originOf:
     else reportIssues(result.error.issues, report, () => origin(String(given)));
   }
   return values as GlobalValues;
-}
-
-function parseTargetFlags(values: readonly string[], row: TargetFlagRow, accounts: Accounts, report: Report): TargetFlag[] {
-  return values.flatMap((text) => {
-    const origin: Origin = { kind: 'flag', flag: row.flag, value: text };
-    const assignment = splitAssignment(text);
-    if (assignment === undefined) {
-      report(origin, `expected ${row.expected}`);
-      return [];
-    }
-    const [name, valueText] = assignment;
-    return [{ flag: row.flag, name, origin, value: valueOrReport(row.parse(valueText, accounts), origin, report) }];
-  });
-}
-
-/** NAME=VALUE split at the first "=", so the value may hold more. */
-function splitAssignment(text: string): [string, string] | undefined {
-  const index = text.indexOf('=');
-  return index < 0 ? undefined : [text.slice(0, index), text.slice(index + 1)];
 }
 
 /** --init, --sidecar and --external: NAME=VALUE, where VALUE gives the fields of a process of the file. */
@@ -154,3 +122,36 @@ function parseAppArgs(args: readonly string[], report: Report): AppArgs {
   const origin: Origin = { kind: 'app-args', args };
   return { command: valueOrReport(parseCommand(args), origin, report), origin };
 }
+
+// What the command line contributes to the plan, as written: the CLI layer only
+// collects values, and config checks them with the same rules as the file, so
+// flag and file problems are reported together.
+
+export interface ProcessFlag {
+  readonly flag: '--init' | '--sidecar' | '--external';
+  /** NAME=CMD (an --external: NAME=SPEC), unparsed. */
+  readonly value: string;
+}
+
+/** Each of target-flags.ts's rows (ready, quit, restart, stopSignal, user): its values, unparsed, in command-line order. */
+export interface CliInput extends TargetFlagTexts {
+  /** Every --init, --sidecar and --external in command-line order, interleaved as written. */
+  readonly processes: readonly ProcessFlag[];
+  /** The options of global-options.ts that were given, as written (a flag, else its variable). */
+  readonly options: GivenOptions;
+  /**
+   * Options whose value came from an environment variable rather than their
+   * flag: the variable's name, so a problem names where the value was written.
+   */
+  readonly sources: Readonly<Partial<Record<GlobalOption, string>>>;
+  /** The app and its arguments (the operands); empty when none was given. */
+  readonly app: readonly string[];
+}
+
+export const EMPTY_CLI_INPUT: CliInput = {
+  processes: [],
+  ...createTargetFlagTexts(),
+  options: {},
+  sources: {},
+  app: [],
+};

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { CommandSchema, describeCommand } from './command.ts';
 import { bareNumberMessage, durationText, looksLikeDuration, parseDuration, positiveDuration } from './duration.ts';
-import { HTTP_METHODS } from './literals.ts';
+import { HTTP_METHODS } from '../plan/literals.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { DEFAULTS, type DrainSpec, type HookSpec } from '../plan/plan.ts';
 import { assertNever } from '../plan/assert-never.ts';
-import { fail, ok } from './result.ts';
+import { fail, ok } from '../support/result.ts';
 import { checkedBy, exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
 
 // postStart, preStop and the pod-level drain command: a command or an HTTP

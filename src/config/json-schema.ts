@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { NO_ACCOUNTS } from './accounts.ts';
+import { NO_ACCOUNTS } from './user.ts';
 import { createConfigSchema } from './schema.ts';
 
 // The published JSON Schema (schema/sidecar-init.schema.json) for editors, made

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { testProcess } from '../../test/support/test-plan.ts';
-import { EMPTY_CLI_INPUT } from './cli-input.ts';
+import { EMPTY_CLI_INPUT } from './flags.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
 import { DEFAULTS, type Plan } from '../plan/plan.ts';

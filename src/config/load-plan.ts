@@ -1,16 +1,13 @@
-import { type Accounts, readAccountFiles } from './accounts.ts';
-import { buildPlan } from './build-plan.ts';
-import { mergeGlobals } from './global-options.ts';
-import type { CliInput } from './cli-input.ts';
+import { type Accounts, readAccountFiles } from './user.ts';
+import { mergeGlobals, createPlanOptions, type GlobalValues } from './global-options.ts';
+import { type CliInput, parseFlags } from './flags.ts';
 import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
-import { createConfigError } from './config-error.ts';
-import { mergeEntries } from './entries.ts';
-import { checkEntryRules, type Identity } from './entries.ts';
-import { createFlagOverrides } from './flag-targets.ts';
-import { parseFlags } from './flags.ts';
-import type { Plan } from '../plan/plan.ts';
-import { createProblemList, fileOrigin, type Origin } from './problem.ts';
+import { createConfigError, createProblemList, fileOrigin, type Origin } from './config-error.ts';
+import { mergeEntries, checkEntryRules, type Identity } from './entries.ts';
+import { createFlagOverrides } from './target-flags.ts';
+import type { Plan, ProcessSpec } from '../plan/plan.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
+import type { ProcessDraft } from './process.ts';
 
 export interface LoadPlanInput {
   readonly cli: CliInput;
@@ -54,4 +51,41 @@ export function loadPlan(input: LoadPlanInput): Plan {
     processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [override(entry.draft)])),
     globals: mergeGlobals(file.globals, flags.globals),
   });
+}
+
+export interface PlanParts {
+  /** In list order, flags applied; exactly one is the app. */
+  readonly processes: readonly ProcessDraft[];
+  /** The options not about one named process, flags and variables over the file (mergeGlobals). */
+  readonly globals: GlobalValues;
+}
+
+/**
+ * The plan, from parts that have passed every check. Without `after:`
+ * anywhere each entry waits for the one listed before it, and the app for all
+ * of them: Kubernetes' initContainers order, as a graph. Once any process has
+ * `after:`, every entry waits for exactly its own list (none when it has
+ * none), so independent entries start together; the app still waits for
+ * everything unless it has a list of its own.
+ */
+export function buildPlan(parts: PlanParts): Plan {
+  const steps = parts.processes.filter((draft) => draft.role !== 'app');
+  const apps = parts.processes.filter((draft) => draft.role === 'app');
+  const graph = parts.processes.some((draft) => draft.after !== undefined);
+  const options = createPlanOptions(parts.globals);
+  const spec = (draft: ProcessDraft, after: readonly string[]): ProcessSpec => ({
+    ...draft,
+    signalTarget: draft.signalTarget ?? (options.singleChild ? 'process' : 'group'),
+    after,
+    output: draft.output ?? options.output,
+  });
+  const processes = [
+    ...steps.map((draft, index) => spec(draft, graph ? (draft.after ?? []) : defaultChain(steps, index))),
+    ...apps.map((draft) => spec(draft, draft.after ?? steps.map((step) => step.name))),
+  ];
+  return { ...options, processes };
+}
+
+function defaultChain(steps: readonly ProcessDraft[], index: number): string[] {
+  return index === 0 ? [] : [steps[index - 1]!.name];
 }

@@ -1,9 +1,9 @@
 import { redactUrl } from '../support/redact-url.ts';
-import { HTTP_METHODS } from './literals.ts';
-import { fail, ok, type Result } from './result.ts';
-import { listAlternatives, quote } from './message-text.ts';
-import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
-import { closestMatch } from './closest-match.ts';
+import { HTTP_METHODS } from '../plan/literals.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { listAlternatives, quote } from '../support/message-text.ts';
+import { checkWholeNumber, PORT_RANGE } from './schema-fields.ts';
+import { closestMatch } from '../support/closest-match.ts';
 
 // http:// URLs of probes and hooks. Both reach processes inside the container,
 // usually on 127.0.0.1, so plain http is what is supported.

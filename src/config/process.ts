@@ -4,19 +4,19 @@ import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
 import { createExternal, EXTERNAL_FIELDS, type ReadinessDraft } from './external.ts';
-import { OUTPUT_MODES, ROLES } from './literals.ts';
+import { OUTPUT_MODES, ROLES } from '../plan/literals.ts';
 import type { OutputMode, ProcessSpec, Role, SignalTarget } from '../plan/plan.ts';
 import { LivenessSchema, readinessField } from './probe.ts';
-import { at, fileOrigin, type Origin, type Report } from './problem.ts';
+import { at, fileOrigin, type Origin, type Report } from './config-error.ts';
 import { BackoffSchema, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
-import { fail, ok } from './result.ts';
-import { quote } from './message-text.ts';
+import { fail, ok } from '../support/result.ts';
+import { quote } from '../support/message-text.ts';
 import { mapping, oneOf, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import type { Accounts } from './accounts.ts';
+import type { Accounts } from './user.ts';
 import { READINESS_DESCRIPTION, RESTART_DESCRIPTION, roleIssue, roleSchema } from './roles.ts';
 import { checkUserAndGroup, combineUser, groupField, userField } from './user.ts';
-import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
+import { EXIT_CODE_RANGE, wholeNumber } from './schema-fields.ts';
 
 // One process of the plan: an entry of `processes:` in the file, an --init or
 // --sidecar flag, or the app given as operands. A field is added here (its
@@ -25,7 +25,7 @@ import { EXIT_CODE_RANGE, wholeNumber } from './whole-number.ts';
 
 /**
  * A process before the plan is built. Two fields depend on the whole
- * configuration and are resolved by build-plan.ts.
+ * configuration and are resolved by buildPlan (load-plan.ts).
  */
 export interface ProcessDraft extends Omit<ProcessSpec, 'after' | 'signalTarget' | 'output'> {
   /** As written; undefined when not given. */

@@ -1,9 +1,9 @@
 import type { ProbeSpec, ReadinessSpec } from '../plan/plan.ts';
-import { closestMatch } from './closest-match.ts';
+import { closestMatch } from '../support/closest-match.ts';
 import { parsePositiveDuration } from './duration.ts';
-import { listAlternatives, quote } from './message-text.ts';
+import { listAlternatives, quote } from '../support/message-text.ts';
 import { parseProbe, READINESS_TIMING_FIELDS, READINESS_TIMING_NAMES, type ReadinessTiming } from './probe.ts';
-import { fail, ok, type Result } from './result.ts';
+import { fail, ok, type Result } from '../support/result.ts';
 
 // --ready NAME=PROBE[,KEY=DURATION]...: a probe and the file's readiness
 // timings, so that a command line alone (a manifest's, the webhook's

@@ -1,11 +1,11 @@
 import * as z from 'zod';
 import { formatDuration, positiveDuration } from './duration.ts';
-import { isRestartPolicy, RESTART_POLICIES } from './literals.ts';
+import { isRestartPolicy, RESTART_POLICIES } from '../plan/literals.ts';
 import { DEFAULTS, type RestartPolicy, type RestartSpec, type Role } from '../plan/plan.ts';
-import { fail, ok, type Result } from './result.ts';
-import { quote } from './message-text.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { quote } from '../support/message-text.ts';
 import { mapping } from './schema-fields.ts';
-import { MAX_RESTARTS_RANGE, wholeNumber } from './whole-number.ts';
+import { MAX_RESTARTS_RANGE, wholeNumber } from './schema-fields.ts';
 
 // When a process is restarted: its policy, the backoff between restarts and a
 // limit on their number.

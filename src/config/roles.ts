@@ -1,7 +1,7 @@
 import { isRecord } from '../support/is-record.ts';
 import * as z from 'zod';
 import { CommandSchema } from './command.ts';
-import { ROLES } from './literals.ts';
+import { ROLES } from '../plan/literals.ts';
 import type { Role } from '../plan/plan.ts';
 import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbeAsWritten, readinessField } from './probe.ts';
 import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';

@@ -1,9 +1,9 @@
 import { isRecord } from '../support/is-record.ts';
 import * as z from 'zod';
-import type { Accounts } from './accounts.ts';
+import type { Accounts } from './user.ts';
 import { FILE_OPTION_NAMES, FILE_OPTIONS, type FileOption, type FileOptionRow, type GlobalValues } from './global-options.ts';
 import { createAnyRoleSchema, createProcessSchema, type Entry, readFileEntry } from './process.ts';
-import { fileOrigin, type Report } from './problem.ts';
+import { fileOrigin, type Report } from './config-error.ts';
 import { describeIssue, mapping, reportIssues } from './schema-fields.ts';
 
 // The config file: its shape and every value, checked in one pass that turns

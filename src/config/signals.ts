@@ -2,8 +2,8 @@ import { constants } from 'node:os';
 import * as z from 'zod';
 import { HANDLED_SIGNALS } from '../plan/signal-sets.ts';
 import type { Plan } from '../plan/plan.ts';
-import { fail, ok, type Result } from './result.ts';
-import { quote } from './message-text.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { quote } from '../support/message-text.ts';
 import { parsedWith, type RelatedKey } from './schema-fields.ts';
 
 // Signals are given by name, as `kill -l` lists them, in any case and with or

@@ -1,7 +1,7 @@
 import type { StatusAddress } from '../plan/plan.ts';
-import { fail, ok, type Result } from './result.ts';
-import { quote } from './message-text.ts';
-import { checkWholeNumber, PORT_RANGE } from './whole-number.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { quote } from '../support/message-text.ts';
+import { checkWholeNumber, PORT_RANGE } from './schema-fields.ts';
 
 // --status-addr, statusAddr and SIDECAR_INIT_STATUS_ADDR: HOST:PORT, [IPv6]:PORT,
 // or :PORT for every interface (what a pod's probes and scraper need: they

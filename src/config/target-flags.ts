@@ -1,21 +1,23 @@
-import type { Accounts } from './accounts.ts';
+import { type Accounts, parseUser } from './user.ts';
 import { parseQuitUrl, stopWithQuitUrl } from './external.ts';
-import { RESTART_POLICIES } from './literals.ts';
-import { listAlternatives, quote } from './message-text.ts';
+import { RESTART_POLICIES } from '../plan/literals.ts';
+import { listAlternatives, quote } from '../support/message-text.ts';
 import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, READINESS_TIMING_NAMES, withReadinessDefaults } from './probe.ts';
 import { applyReadyFlag, checkReadyFlagTarget, parseReadyFlag } from './ready-flag.ts';
 import type { Entry, ProcessDraft } from './process.ts';
 import { checkPolicyForRole, defaultRestartPolicy, parseRestartPolicy } from './restart.ts';
-import { mapResult, type Result } from './result.ts';
+import { mapResult, type Result } from '../support/result.ts';
 import { parseStopSignal } from './signals.ts';
-import { parseUser } from './user.ts';
+import type { Role } from '../plan/plan.ts';
+import { type Origin, type Report, valueOrReport } from './config-error.ts';
+import { describeRoles, isStartedOnly, rolesWith } from './roles.ts';
 
 // The flags that set one field of a named process (--ready NAME=PROBE, ...),
 // one row each: the flag and its help, the process field whose roles
 // (roles.ts) are the processes it may name, how its value is parsed, what it
 // must suit in its target, and how it goes over the file's value. The CLI
-// collects each row's values (create-program.ts), config parses and checks
-// them (flags.ts, flag-targets.ts): a new flag is a new row here.
+// collects each row's values (create-program.ts), and config parses, checks
+// and applies them (below): a new flag is a new row here.
 
 export interface TargetFlagSpec<Value> {
   readonly flag: `--${string}`;
@@ -116,11 +118,54 @@ export type TargetFlagName = keyof typeof TARGET_FLAGS;
 
 export const TARGET_FLAG_NAMES = Object.keys(TARGET_FLAGS) as TargetFlagName[];
 
+/** One value per row, each made by `make`: a record of every row's, typed without a cast. */
+function perRow<Value>(make: (name: TargetFlagName) => Value): { [Name in TargetFlagName]: Value } {
+  const record: Partial<Record<TargetFlagName, Value>> = {};
+  for (const name of TARGET_FLAG_NAMES) record[name] = make(name);
+  return record as { [Name in TargetFlagName]: Value };
+}
+
 /** Each row's values as written (NAME=VALUE), in command-line order. */
 export type TargetFlagTexts = { readonly [Name in TargetFlagName]: readonly string[] };
 
 export function createTargetFlagTexts(): { [Name in TargetFlagName]: string[] } {
-  return Object.fromEntries(TARGET_FLAG_NAMES.map((name) => [name, []])) as unknown as { [Name in TargetFlagName]: string[] };
+  return perRow(() => []);
+}
+
+/** A flag that sets one field of a named process, parsed. */
+export interface TargetFlag {
+  readonly flag: string;
+  readonly name: string;
+  readonly origin: Origin;
+  /** Undefined when the value has problems, already reported. */
+  readonly value: TargetFlagValue | undefined;
+}
+
+/** Each row's flags, in command-line order. */
+export type TargetFlags = { readonly [Name in TargetFlagName]: readonly TargetFlag[] };
+
+/** Every row's values, each split at its NAME= and parsed by its row; problems at the flag. */
+export function parseTargetFlags(texts: TargetFlagTexts, accounts: Accounts, report: Report): TargetFlags {
+  return perRow((name) => parseRowFlags(texts[name], TARGET_FLAGS[name], accounts, report));
+}
+
+function parseRowFlags(values: readonly string[], row: TargetFlagRow, accounts: Accounts, report: Report): TargetFlag[] {
+  return values.flatMap((text) => {
+    const origin: Origin = { kind: 'flag', flag: row.flag, value: text };
+    const assignment = splitAssignment(text);
+    if (assignment === undefined) {
+      report(origin, `expected ${row.expected}`);
+      return [];
+    }
+    const [name, valueText] = assignment;
+    return [{ flag: row.flag, name, origin, value: valueOrReport(row.parse(valueText, accounts), origin, report) }];
+  });
+}
+
+/** NAME=VALUE split at the first "=", so the value may hold more. */
+export function splitAssignment(text: string): [string, string] | undefined {
+  const index = text.indexOf('=');
+  return index < 0 ? undefined : [text.slice(0, index), text.slice(index + 1)];
 }
 
 /** An announced external's stop is waiting for its file; there is no endpoint to call. */
@@ -128,4 +173,90 @@ function quitOfAnnounced(target: Entry): string | undefined {
   const file = target.draft?.external?.announced;
   if (file === undefined) return undefined;
   return `${quote(target.name ?? '')} is announced:${file}, another container's sidecar-init: it is never called or signalled, only waited for until its file says exited`;
+}
+
+// Each of these flags sets one field of a named process: the names are
+// checked once every process is known, against the roles that have the field,
+// then the values override the file's, field by field.
+
+const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app', external: 'an external' };
+
+/** A message names at most this many of the processes a flag could have named: a config may have thousands. */
+const MAX_NAMED_TARGETS = 10;
+
+/** Each target flag names a process that exists and has the flag's field, once per flag; problems in command-line order. */
+export function checkFlagTargets(targets: TargetFlags, entries: readonly Entry[], report: Report): void {
+  const entryNamed = new Map<string, Entry>();
+  for (const entry of entries) if (entry.name !== undefined && !entryNamed.has(entry.name)) entryNamed.set(entry.name, entry);
+  for (const name of TARGET_FLAG_NAMES) checkTargets(targets[name], TARGET_FLAGS[name].field, entries, entryNamed, report);
+}
+
+function checkTargets(
+  flags: readonly TargetFlag[],
+  field: string,
+  entries: readonly Entry[],
+  entryNamed: ReadonlyMap<string, Entry>,
+  report: Report,
+): void {
+  const roles = rolesWith(field);
+  // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
+  const startedOnly = isStartedOnly(roles);
+  const seen = new Map<string, TargetFlag>();
+  for (const flag of flags) {
+    const earlier = seen.get(flag.name);
+    if (earlier !== undefined) {
+      report(flag.origin, `${flag.flag} was already given for ${quote(flag.name)}`, earlier.origin);
+      continue;
+    }
+    seen.set(flag.name, flag);
+    const target = entryNamed.get(flag.name);
+    if (target === undefined) {
+      report(flag.origin, `no process is named ${quote(flag.name)}; ${describeTargets(entries, startedOnly ? undefined : roles)}`);
+    } else if (target.role !== undefined && !roles.includes(target.role)) {
+      report(
+        flag.origin,
+        startedOnly
+          ? notStarted(flag.flag, target)
+          : `${quote(flag.name)} is ${ROLE_NAMES[target.role]}; ${flag.flag} applies only to ${describeRoles(roles)}`,
+      );
+    } else {
+      const problem = flag.value?.check(target);
+      if (problem !== undefined) report(flag.origin, problem);
+    }
+  }
+}
+
+/** An external is never started, so nothing about starting or signalling a child of ours applies to it. */
+function notStarted(flag: string, target: Entry): string {
+  return `${quote(target.name ?? '')} is an external, a process sidecar-init never starts; ${flag} applies to the processes it starts`;
+}
+
+function describeTargets(entries: readonly Entry[], roles: readonly Role[] | undefined): string {
+  const names = entries.flatMap((entry) =>
+    entry.name !== undefined && (roles === undefined || (entry.role !== undefined && roles.includes(entry.role))) ? [entry.name] : [],
+  );
+  const what = roles === undefined ? 'processes' : describeRoles(roles);
+  if (names.length === 0) return `there are no ${what.replaceAll(' and ', ' or ')}`;
+  const more = names.length > MAX_NAMED_TARGETS ? ` and ${names.length - MAX_NAMED_TARGETS} more` : '';
+  return `the ${what} are ${names.slice(0, MAX_NAMED_TARGETS).join(', ')}${more}`;
+}
+
+/** Flags override the file, field by field; used once there are no problems. Each flag is looked up by name, once. */
+export function createFlagOverrides(flags: {
+  readonly targets: TargetFlags;
+  readonly successCodes: readonly number[] | undefined;
+}): (draft: ProcessDraft) => ProcessDraft {
+  const byName = TARGET_FLAG_NAMES.map((name) => firstByName(flags.targets[name]));
+  return (draft) => {
+    let result = draft;
+    for (const flagsOfRow of byName) result = flagsOfRow.get(draft.name)?.value?.apply(result) ?? result;
+    // --success-code is the app's, and replaces the file's list.
+    const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
+    return successCodes === undefined ? result : { ...result, successCodes };
+  };
+}
+
+/** Each name's flag: the first that names it. */
+function firstByName(flags: readonly TargetFlag[]): ReadonlyMap<string, TargetFlag> {
+  return new Map([...flags].reverse().map((flag) => [flag.name, flag]));
 }

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dedent, FILE, load, problemsOf } from '../../test/support/config.ts';
-import { readAccountFiles } from './accounts.ts';
-import { EMPTY_CLI_INPUT, type CliInput } from './cli-input.ts';
+import { readAccountFiles } from './user.ts';
+import { EMPTY_CLI_INPUT, type CliInput } from './flags.ts';
 import { ConfigError } from './config-error.ts';
 import { loadPlan } from './load-plan.ts';
 import type { Identity } from './entries.ts';

@@ -1,16 +1,15 @@
 import * as z from 'zod';
-import { type Account, type Accounts, GROUP_FILE, PASSWD_FILE } from './accounts.ts';
 import type { ProcessUser } from '../plan/plan.ts';
-import { fail, ok, type Result } from './result.ts';
-import { quote } from './message-text.ts';
-import { closestMatch } from './closest-match.ts';
-import { parsedWith } from './schema-fields.ts';
-import { checkWholeNumber, describeRange, ID_RANGE } from './whole-number.ts';
+import { fail, ok, type Result } from '../support/result.ts';
+import { quote } from '../support/message-text.ts';
+import { closestMatch } from '../support/closest-match.ts';
+import { readFileSync } from 'node:fs';
+import { checkWholeNumber, describeRange, ID_RANGE, parsedWith } from './schema-fields.ts';
 
 // Who a process runs as: `user: nobody`, `user: "1000:1000"`, `group: app`,
 // `--user NAME=USER[:GROUP]`. Names are resolved here, before anything starts,
-// through the image's /etc/passwd and /etc/group (accounts.ts, read by the
-// caller), so a typo is a config error with its position rather
+// through the image's /etc/passwd and /etc/group (readAccountFiles below, read
+// by the caller), so a typo is a config error with its position rather
 // than a process that fails at its turn. An init step that needs root (iptables
 // for a mesh) and an app that must not have it are the point: the plan says
 // per process, sidecar-init stays root and drops privileges in each child.
@@ -121,4 +120,54 @@ export function combineUser(user: ProcessUser | undefined, gid: number | undefin
 export function checkUserAndGroup(user: unknown, group: unknown): string | undefined {
   if (group === undefined || group === null || typeof user !== 'string' || !user.includes(':')) return undefined;
   return `the group is already given in user (${quote(user)}); give it in one place`;
+}
+
+// The image's /etc/passwd and /etc/group, the only source of user and group
+// names in a container (no NSS). Reading them is its own step with its own
+// input: the schema resolves names through an Accounts it is given, so tests
+// give their own and `validate` reads the machine's it runs on.
+
+export const PASSWD_FILE = '/etc/passwd';
+export const GROUP_FILE = '/etc/group';
+
+/** One line of /etc/passwd or /etc/group, the fields that matter here. */
+export interface Account {
+  readonly name: string;
+  readonly id: number;
+  /** passwd only: the primary group and the home directory. */
+  readonly gid?: number | undefined;
+  readonly home?: string | undefined;
+}
+
+/** The two files' accounts; undefined when a file cannot be read (a distroless or scratch image has numbers only). */
+export interface Accounts {
+  users(): readonly Account[] | undefined;
+  groups(): readonly Account[] | undefined;
+}
+
+/** For the JSON Schema, which describes fields and resolves nothing. */
+export const NO_ACCOUNTS: Accounts = { users: () => undefined, groups: () => undefined };
+
+/** This machine's files, each read on first use and then kept: a config resolves a handful of names once per start. */
+export function readAccountFiles(readText: (file: string) => string = (file) => readFileSync(file, 'utf8')): Accounts {
+  const cache = new Map<string, readonly Account[] | undefined>();
+  const accountsOf = (file: string) => {
+    if (!cache.has(file)) cache.set(file, readAccounts(file, readText));
+    return cache.get(file);
+  };
+  return { users: () => accountsOf(PASSWD_FILE), groups: () => accountsOf(GROUP_FILE) };
+}
+
+function readAccounts(file: string, readText: (file: string) => string): readonly Account[] | undefined {
+  let text: string;
+  try {
+    text = readText(file);
+  } catch {
+    return undefined;
+  }
+  return text.split('\n').flatMap((line) => {
+    const [name = '', , id = '', gid = '', , home = ''] = line.split(':');
+    if (name === '' || name.startsWith('#') || !/^\d+$/.test(id)) return [];
+    return [{ name, id: Number(id), gid: /^\d+$/.test(gid) ? Number(gid) : undefined, home: home === '' ? undefined : home }];
+  });
 }

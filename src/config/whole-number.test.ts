@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkWholeNumber, EXIT_CODE_RANGE, MAX_RESTARTS_RANGE, parseWholeNumber } from './whole-number.ts';
+import { checkWholeNumber, EXIT_CODE_RANGE, MAX_RESTARTS_RANGE, parseWholeNumber } from './schema-fields.ts';
 
 describe('whole numbers', () => {
   it('accept whole numbers in the range, bounds included', () => {

@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, rmdirSync } from 'node:fs';
 import { errorCode } from '../support/error-code.ts';
 
-// The default control socket's folder, /tmp/sidecar-init-UID (control-path.ts).
+// The default control socket's folder, /tmp/sidecar-init-UID (defaultControlPath, plan/control-socket.ts).
 // /tmp is everyone's, so the folder is trusted only when it is sidecar-init's
 // own: made here with mode 0700, or found as a directory (not a symlink) owned
 // by this uid that nobody else can enter. A folder someone else made first

@@ -119,7 +119,7 @@ export interface ExternalSpec {
   readonly notFoundHint: string | undefined;
 }
 
-/** The control socket: at --control PATH, none, or the default one for sidecar-init's uid (control-path.ts). */
+/** The control socket: at --control PATH, none, or the default one for sidecar-init's uid (parseControlPath, config/global-options.ts). */
 export type ControlSocket = { readonly kind: 'path'; readonly path: string } | { readonly kind: 'default' } | { readonly kind: 'none' };
 
 export interface ReadinessSpec {

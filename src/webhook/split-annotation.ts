@@ -1,5 +1,5 @@
 import { splitCommand } from '../config/command.ts';
-import { fail, ok, type Result } from '../config/result.ts';
+import { fail, ok, type Result } from '../support/result.ts';
 
 /**
  * An annotation that holds words (sidecar-init's flags, a command): a JSON

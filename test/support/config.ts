@@ -1,5 +1,5 @@
 // Helpers for the config tests: YAML written inline, loaded as "demo.yaml".
-import { EMPTY_CLI_INPUT, type CliInput } from '../../src/config/cli-input.ts';
+import { EMPTY_CLI_INPUT, type CliInput } from '../../src/config/flags.ts';
 import { GLOBAL_OPTION_NAMES, type GivenOptions, type GlobalOption } from '../../src/config/global-options.ts';
 import { ConfigError } from '../../src/config/config-error.ts';
 import { loadPlan } from '../../src/config/load-plan.ts';

@@ -1,4 +1,4 @@
-import { buildPlan } from '../../src/config/build-plan.ts';
+import { buildPlan } from '../../src/config/load-plan.ts';
 import { DEFAULTS, type ExternalSpec, type Plan, type ProcessSpec, type Role } from '../../src/plan/plan.ts';
 
 // Plans for the lifecycle's unit tests, with the same defaults normalization gives

@@ -1,4 +1,4 @@
-import type { LogFormat, LogLevel, OutputMode, ProbeSpec, RestartPolicy, Role } from '../plan/plan.ts';
+import type { LogFormat, LogLevel, OutputMode, ProbeSpec, RestartPolicy, Role } from './plan.ts';
 
 // Runtime lists of the string-literal unions in plan.ts, for validation and help.
 

@@ -37,7 +37,7 @@ const MAX_ERROR_LINE = 300;
 /** At most one `reaped` line per interval, however many orphans die. */
 const REAPED_LOG_INTERVAL_MS = 1_000;
 
-/** The composition root: argv → plan → supervise → exit code. Nothing else wires modules together. */
+/** The composition root: argv → command → (for a run: plan → runPlan) → exit code. Nothing else wires modules together. */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   try {
     return await dispatch(argv, env);

@@ -1,6 +1,7 @@
 import type { UntilSpec } from '../plan/plan.ts';
 import { hasReached } from '../plan/announced-state.ts';
-import type { AnnounceKit, Runner } from './ports.ts';
+import type { AnnounceKit } from './ports.ts';
+import type { Runner } from './runner.ts';
 
 const UNTIL_KEY = 'until';
 

@@ -1,7 +1,7 @@
 import type { ProcessSpec } from '../plan/plan.ts';
 import type { FoundProcess } from '../externals/find-processes.ts';
 import type { Announcement } from '../plan/announced-state.ts';
-import type { Runner } from './ports.ts';
+import type { Runner } from './runner.ts';
 
 // The effects of role external: looking for its processes until one appears
 // (an external without a probe of its own is found by its presence probe

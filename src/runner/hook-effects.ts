@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { DrainSpec, HookSpec, ProcessSpec } from '../plan/plan.ts';
 import type { HookContext } from '../hooks/hook.ts';
 import type { HookName } from '../lifecycle/events.ts';
-import type { Runner } from './ports.ts';
+import type { Runner } from './runner.ts';
 import { redactUrlsIn } from '../support/redact-url.ts';
 
 // The run-hook, cancel-hook, run-drain and cancel-drain effects. A hook's

@@ -8,24 +8,19 @@ import type {
   ExternalSpec,
   HookSpec,
   LivenessSpec,
-  Plan,
   ProbeSpec,
   ProcessSpec,
   ReadinessSpec,
 } from '../plan/plan.ts';
 import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts';
 import type { HookContext, HookOutcome } from '../hooks/hook.ts';
-import type { Child, Spawner } from '../process/child.ts';
+import type { Spawner } from '../process/child.ts';
 import type { SignalForwarder } from '../process/signal-forwarder.ts';
 import type { LogMatcher } from '../probes/log-matcher.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { ChannelEvents, ReadinessChannel } from '../probes/readiness-channel.ts';
 import type { StatusSnapshot } from '../status/status-snapshot.ts';
-import type { Aborts } from './aborts.ts';
-import type { ControlCommand, ExternalStopOutcome, LifecycleEventBody } from '../lifecycle/events.ts';
-import type { ProcessGraph } from '../plan/process-graph.ts';
-import type { LifecycleLog } from './lifecycle-log.ts';
-import type { Timers } from './timers.ts';
+import type { ControlCommand, ExternalStopOutcome } from '../lifecycle/events.ts';
 
 // The ports: what the runner needs of the world, said in the runner's terms,
 // and what it offers the servers. Each edge implements its port and imports
@@ -118,27 +113,4 @@ export interface ControlReply {
 /** What the control socket reads: the status, and a command of a client with this uid, answered by the lifecycle. */
 export interface ControlSource extends StatusSource {
   control(command: ControlCommand, uid: number): Promise<ControlReply>;
-}
-
-/**
- * What every effect handler shares: the plan, the world's handles (children,
- * log matchers, long-running work, timers) and the way back into the queue.
- * Effects carry names, never PIDs: the handles live here.
- */
-export interface Runner {
-  readonly plan: Plan;
-  readonly graph: ProcessGraph;
-  readonly deps: SuperviseDeps;
-  readonly log: LifecycleLog;
-  readonly aborts: Aborts;
-  readonly timers: Timers;
-  readonly children: Map<string, Child>;
-  readonly logMatchers: Map<string, LogMatcher>;
-  /** The latest readiness probe failure per process, for the line that says why startup failed. */
-  readonly lastProbeFailures: Map<string, string>;
-  /** The current run's notify socket or notification pipe, per process with such a readiness probe. */
-  readonly channels: Map<string, ReadinessChannel>;
-  /** Names of processes with output prefix are padded to this width, so their lines align. */
-  readonly prefixWidth: number;
-  dispatch(event: LifecycleEventBody): void;
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { ProcessSpec } from '../plan/plan.ts';
 import type { ReadinessChannel } from '../probes/readiness-channel.ts';
 import type { SignalPurpose } from '../lifecycle/events.ts';
-import type { Runner } from './ports.ts';
+import type { Runner } from './runner.ts';
 import { needsContinue } from '../plan/signal-sets.ts';
 
 // The spawn, signal and sweep-group effects: the only ones that touch processes.

@@ -4,7 +4,7 @@ import type { ProcessSpec } from '../plan/plan.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { WatchKind } from '../lifecycle/events.ts';
 import { reportAnnouncedFound, reportExternalFound } from './external-effects.ts';
-import type { Runner } from './ports.ts';
+import type { Runner } from './runner.ts';
 
 // The start-watch and stop-watch effects: a process's readiness and liveness
 // probe loops, each under its own abort key. Lines at info and above name the

@@ -12,6 +12,7 @@ import {
   type ReadinessSpec,
 } from '../plan/plan.ts';
 import { withReadinessDefaults } from './probe.ts';
+import { type ProcessFieldRows, processField } from './roles.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { checkedBy, mapping, parsedWith } from './schema-fields.ts';
@@ -85,36 +86,53 @@ const StopObjectSchema = mapping({
 
 const StopSchema = z.union([z.literal('none').meta({ description: 'Leave it running.' }), StopObjectSchema]);
 
+const EXTERNAL = ['external'] as const;
+
 /** The fields only externals have; process.ts adds them to a process entry. */
 export const EXTERNAL_FIELDS = {
-  preset: z
-    .enum(PRESET_NAMES as [string, ...string[]])
-    .optional()
-    .meta({ description: 'A known proxy: its match, readiness and stop.' }),
-  match: MatchSchema.optional().meta({ description: 'How its processes are found in /proc; every field given must match.' }),
-  stop: StopSchema.optional().meta({ description: 'How it is stopped at teardown, or none.' }),
-  stopOnFailure: z
-    .boolean()
-    .optional()
-    .meta({ description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).', default: true }),
-  optional: z
-    .boolean()
-    .optional()
-    .meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: false }),
-  announced: parsedWith(z.string(), parseAnnouncedFile)
-    .optional()
-    .meta({
+  preset: processField(
+    EXTERNAL,
+    z
+      .enum(PRESET_NAMES as [string, ...string[]])
+      .optional()
+      .meta({ description: 'A known proxy: its match, readiness and stop.' }),
+  ),
+  match: processField(
+    EXTERNAL,
+    MatchSchema.optional().meta({ description: 'How its processes are found in /proc; every field given must match.' }),
+  ),
+  stop: processField(EXTERNAL, StopSchema.optional().meta({ description: 'How it is stopped at teardown, or none.' })),
+  stopOnFailure: processField(
+    EXTERNAL,
+    z
+      .boolean()
+      .optional()
+      .meta({ description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).', default: true }),
+  ),
+  optional: processField(
+    EXTERNAL,
+    z.boolean().optional().meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: false }),
+  ),
+  announced: processField(
+    EXTERNAL,
+    parsedWith(z.string(), parseAnnouncedFile)
+      .optional()
+      .meta({
+        description:
+          "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
+          'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
+        examples: ['/handoff/proxy'],
+      }),
+  ),
+  allowHost: processField(
+    EXTERNAL,
+    z.boolean().optional().meta({
       description:
-        "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
-        'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
-      examples: ['/handoff/proxy'],
+        "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
+      default: false,
     }),
-  allowHost: z.boolean().optional().meta({
-    description:
-      "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
-    default: false,
-  }),
-};
+  ),
+} satisfies ProcessFieldRows;
 
 /** A match as written: maxMatches may be left to its default. */
 export type MatchDraft = Omit<ExternalMatch, 'maxMatches'> & { readonly maxMatches?: number | undefined };

@@ -13,15 +13,24 @@ import { fail, ok } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { mapping, oneOf, parsedWith } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import type { Accounts } from './user.ts';
-import { READINESS_DESCRIPTION, RESTART_DESCRIPTION, roleIssue, roleSchema } from './roles.ts';
+import { type Accounts, NO_ACCOUNTS } from './user.ts';
+import {
+  type ProcessFieldRows,
+  processField,
+  READINESS_DESCRIPTION,
+  RESTART_DESCRIPTION,
+  roleIssue,
+  roleSchema,
+  STARTED,
+  schemasOf,
+} from './roles.ts';
 import { checkUserAndGroup, combineUser, groupField, userField } from './user.ts';
 import { EXIT_CODE_RANGE, wholeNumber } from './schema-fields.ts';
 
 // One process of the plan: an entry of `processes:` in the file, an --init or
 // --sidecar flag, or the app given as operands. A field is added here (its
-// schema and its default in createDraft), in ProcessSpec (plan.ts), and, when
-// only some roles have it, in ROLE_FIELDS (roles.ts).
+// row in processFields: its roles and its schema; its plan value in
+// createDraft) and in ProcessSpec (plan.ts).
 
 /**
  * A process before the plan is built. Two fields depend on the whole
@@ -107,61 +116,115 @@ function parseCwd(cwd: string) {
   return cwd.includes('\0') ? fail('has a NUL character, which no directory name can hold') : ok(cwd);
 }
 
-/** Every field a process may have (which roles have which: ROLE_FIELDS); `user` and `group` resolve names through `accounts`. */
+/**
+ * Every field a process may have, each with the roles that have it (a field
+ * of another role is refused as such: roles.ts); `user` and `group` resolve
+ * names through `accounts`.
+ */
 const processFields = (accounts: Accounts) =>
   ({
-    name: z.string().meta({ description: 'A DNS label, unique in the plan.', pattern: DNS_LABEL_PATTERN }),
-    role: z.enum(ROLES).meta({
-      description:
-        'init runs to completion; sidecar keeps running and is started once ready; app is the main process; ' +
-        'external is a process of another container of the pod, waited for and stopped, never started.',
-    }),
-    // Required for every role but external (roles.ts says which role has which field).
-    command: CommandSchema.optional(),
-    env: EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
-    cwd: parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
-    user: userField(accounts).optional(),
-    group: groupField(accounts).optional(),
-    after: z
-      .array(z.string())
-      .optional()
-      .meta({
+    name: processField(ROLES, z.string().meta({ description: 'A DNS label, unique in the plan.', pattern: DNS_LABEL_PATTERN })),
+    role: processField(
+      ROLES,
+      z.enum(ROLES).meta({
         description:
-          'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
-          'each starts when its own list is satisfied, and the app after everything unless it has a list.',
+          'init runs to completion; sidecar keeps running and is started once ready; app is the main process; ' +
+          'external is a process of another container of the pod, waited for and stopped, never started.',
       }),
-    readiness: readinessField('optional').optional().meta({ description: READINESS_DESCRIPTION }),
-    liveness: LivenessSchema.optional().meta({
-      description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
-    }),
-    restart: RestartPolicySchema.optional().meta({ description: RESTART_DESCRIPTION }),
-    backoff: BackoffSchema.optional().meta({ description: 'Delays between restarts.' }),
-    maxRestarts: MaxRestartsSchema.optional(),
-    fatal: z.boolean().optional().meta({
-      description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
-      default: false,
-    }),
-    postStart: HookSchema.optional().meta({
-      description: 'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
-    }),
-    preStop: HookSchema.optional().meta({
-      description: 'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
-    }),
-    stopSignal: stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.').optional(),
-    grace: duration('How long this process alone is waited for after its stop signal, within the whole budget.').optional(),
-    signalGroup: z.boolean().optional().meta({
-      description: "Signal the child's whole process group (default), or only the child (false).",
-    }),
-    successCodes: z
-      .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
-      .optional()
-      .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
-    output: oneOf('an output mode', OUTPUT_MODES).optional().meta({
-      description:
-        'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
-    }),
+    ),
+    // Required for every role but external (ROLE_RULES, roles.ts).
+    command: processField(STARTED, CommandSchema.optional()),
+    env: processField(
+      STARTED,
+      EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
+    ),
+    cwd: processField(
+      STARTED,
+      parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
+    ),
+    user: processField(STARTED, userField(accounts).optional()),
+    group: processField(STARTED, groupField(accounts).optional()),
+    after: processField(
+      ROLES,
+      z
+        .array(z.string())
+        .optional()
+        .meta({
+          description:
+            'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
+            'each starts when its own list is satisfied, and the app after everything unless it has a list.',
+        }),
+    ),
+    readiness: processField(['sidecar', 'external'], readinessField('optional').optional().meta({ description: READINESS_DESCRIPTION })),
+    liveness: processField(
+      ['sidecar', 'app'],
+      LivenessSchema.optional().meta({
+        description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
+      }),
+    ),
+    restart: processField(STARTED, RestartPolicySchema.optional().meta({ description: RESTART_DESCRIPTION })),
+    backoff: processField(STARTED, BackoffSchema.optional().meta({ description: 'Delays between restarts.' })),
+    maxRestarts: processField(STARTED, MaxRestartsSchema.optional()),
+    fatal: processField(
+      ['sidecar'],
+      z.boolean().optional().meta({
+        description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
+        default: false,
+      }),
+    ),
+    postStart: processField(
+      ['sidecar', 'app'],
+      HookSchema.optional().meta({
+        description: 'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
+      }),
+    ),
+    preStop: processField(
+      ['sidecar', 'app'],
+      HookSchema.optional().meta({
+        description: 'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
+      }),
+    ),
+    stopSignal: processField(
+      STARTED,
+      stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.').optional(),
+    ),
+    grace: processField(
+      STARTED,
+      duration('How long this process alone is waited for after its stop signal, within the whole budget.').optional(),
+    ),
+    signalGroup: processField(
+      STARTED,
+      z.boolean().optional().meta({
+        description: "Signal the child's whole process group (default), or only the child (false).",
+      }),
+    ),
+    successCodes: processField(
+      ['app'],
+      z
+        .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
+        .optional()
+        .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
+    ),
+    output: processField(
+      STARTED,
+      oneOf('an output mode', OUTPUT_MODES).optional().meta({
+        description:
+          'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
+      }),
+    ),
     ...EXTERNAL_FIELDS,
-  }) satisfies z.core.$ZodLooseShape;
+  }) satisfies ProcessFieldRows;
+
+/** A field of a process: what a per-process flag sets (target-flags.ts). */
+export type ProcessFieldName = keyof ReturnType<typeof processFields>;
+
+let fieldRoles: Readonly<Record<string, readonly Role[]>> | undefined;
+
+/** The roles that have `field`, from its row; the rows are built once, on the first question (their schemas' accounts do not matter here). */
+export function rolesWith(field: ProcessFieldName): readonly Role[] {
+  fieldRoles ??= Object.fromEntries(Object.entries(processFields(NO_ACCOUNTS)).map(([key, row]) => [key, row.roles]));
+  return fieldRoles[field] ?? ROLES;
+}
 
 /** A process's fields once checked, whatever its role (each role has some of them). */
 type ProcessFieldValues = z.output<ReturnType<typeof createAnyRoleSchema>>;
@@ -172,16 +235,16 @@ type ProcessFieldValues = z.output<ReturnType<typeof createAnyRoleSchema>>;
  * role has and the rules that role has (ROLE_RULES).
  */
 export function createProcessSchema(accounts: Accounts) {
-  const fields = processFields(accounts);
-  const [init, sidecar, app, external] = ROLES.map((role) => roleSchema(role, fields));
+  const rows = processFields(accounts);
+  const role = (name: Role) => roleSchema(name, rows);
   return z
-    .discriminatedUnion('role', [init!, sidecar!, app!, external!], { error: roleIssue })
+    .discriminatedUnion('role', [role('init'), role('sidecar'), role('app'), role('external')], { error: roleIssue })
     .transform((values) => createDraft(values as ProcessFieldValues));
 }
 
 /** Every field of every role, all checked: for an entry whose role is missing or unknown, so its other problems are still found. */
 export function createAnyRoleSchema(accounts: Accounts) {
-  return mapping(processFields(accounts));
+  return mapping(schemasOf(processFields(accounts)));
 }
 
 /** A process with every default: an --init or --sidecar flag, or the app given as operands. */

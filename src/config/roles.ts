@@ -15,39 +15,34 @@ import { describeValue, mapping, unknownKeyMessage } from './schema-fields.ts';
 export const READINESS_DESCRIPTION = 'Sidecars and externals: when it counts as started.';
 export const RESTART_DESCRIPTION = 'Default: always for a sidecar, never for an init step and the app.';
 
-// Fields that only some roles have. An init step runs to completion, so it has
-// no readiness, liveness or hooks; only a sidecar can be fatal to the pod; only
-// the app's exit code is the pod's.
-// An external is never started, so it has nothing about running a process.
-const STARTED: readonly Role[] = ['init', 'sidecar', 'app'];
-/** The fields only some roles have, and which; every other field is every role's. */
-const ROLE_FIELDS: Readonly<Record<string, readonly Role[]>> = {
-  command: STARTED,
-  env: STARTED,
-  cwd: STARTED,
-  user: STARTED,
-  group: STARTED,
-  restart: STARTED,
-  backoff: STARTED,
-  maxRestarts: STARTED,
-  stopSignal: STARTED,
-  grace: STARTED,
-  signalGroup: STARTED,
-  output: STARTED,
-  readiness: ['sidecar', 'external'],
-  liveness: ['sidecar', 'app'],
-  fatal: ['sidecar'],
-  postStart: ['sidecar', 'app'],
-  preStop: ['sidecar', 'app'],
-  successCodes: ['app'],
-  preset: ['external'],
-  match: ['external'],
-  stop: ['external'],
-  stopOnFailure: ['external'],
-  optional: ['external'],
-  allowHost: ['external'],
-  announced: ['external'],
-};
+/** The processes sidecar-init starts: every role but external, which is never started, so it has nothing about running a process. */
+export const STARTED: readonly Role[] = ['init', 'sidecar', 'app'];
+
+/**
+ * A field of a process and the roles that have it. Every field states its
+ * roles in its row (processFields, process.ts; EXTERNAL_FIELDS, external.ts),
+ * so a new field does not compile until it says whose it is. An init step runs
+ * to completion, so it has no readiness, liveness or hooks; only a sidecar can
+ * be fatal to the pod; only the app's exit code is the pod's.
+ */
+export interface ProcessField<Schema extends z.ZodType = z.ZodType> {
+  readonly roles: readonly Role[];
+  readonly schema: Schema;
+}
+
+export function processField<Schema extends z.ZodType>(roles: readonly Role[], schema: Schema): ProcessField<Schema> {
+  return { roles, schema };
+}
+
+/** The fields, each with its roles. */
+export type ProcessFieldRows = Readonly<Record<string, ProcessField>>;
+
+/** The schemas of the rows, for the mapping of every field of every role. */
+export type SchemasOf<Rows extends ProcessFieldRows> = { readonly [Key in keyof Rows]: Rows[Key]['schema'] };
+
+export function schemasOf<Rows extends ProcessFieldRows>(rows: Rows): SchemasOf<Rows> {
+  return Object.fromEntries(Object.entries(rows).map(([key, row]) => [key, row.schema])) as SchemasOf<Rows>;
+}
 
 /** What a role needs beyond its fields' own checks. */
 interface RoleRules {
@@ -115,13 +110,10 @@ function checkAnnounced(value: Record<string, unknown>, context: z.core.$Refinem
 const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
 
 /** The roles `key` is limited to; undefined for every role's field and for a key that is no field (`constructor` included). */
-function limitedTo(key: string): readonly Role[] | undefined {
-  return Object.hasOwn(ROLE_FIELDS, key) ? ROLE_FIELDS[key] : undefined;
-}
-
-/** The roles that have `field`: all but a few fields are every role's. */
-export function rolesWith(field: string): readonly Role[] {
-  return limitedTo(field) ?? ROLES;
+function limitedTo(rows: ProcessFieldRows, key: string): readonly Role[] | undefined {
+  if (!Object.hasOwn(rows, key)) return undefined;
+  const { roles } = rows[key]!;
+  return roles.length === ROLES.length ? undefined : roles;
 }
 
 /** Whether these are the roles of the processes sidecar-init starts: every role but external. */
@@ -148,19 +140,16 @@ const ROLE_DESCRIPTIONS: Readonly<Record<Role, string>> = {
 };
 
 /** One role's mapping: the fields it has, made stricter by its ROLE_RULES. */
-export function roleSchema(role: Role, fields: z.core.$ZodLooseShape) {
+export function roleSchema(role: Role, rows: ProcessFieldRows) {
   const shape: Record<string, z.ZodType> = {};
-  for (const [key, schema] of Object.entries(fields)) {
-    const roles = limitedTo(key);
-    if (roles === undefined || roles.includes(role)) shape[key] = schema as z.ZodType;
-  }
+  for (const [key, row] of Object.entries(rows)) if (row.roles.includes(role)) shape[key] = row.schema;
   shape.role = z.literal(role).meta({ description: ROLE_DESCRIPTIONS[role] });
   Object.assign(shape, ROLE_RULES[role]?.fields);
   // A field of another role says whose it is; a typo is suggested the closest field of any role.
   const describeKey = (key: string) => {
-    const roles = limitedTo(key);
+    const roles = limitedTo(rows, key);
     if (roles !== undefined) return `${whoHas(roles)} ${key}; this process has role ${role}`;
-    return unknownKeyMessage(key, Object.keys(shape), Object.keys(fields));
+    return unknownKeyMessage(key, Object.keys(shape), Object.keys(rows));
   };
   const schema = mapping(shape, describeKey);
   const check = ROLE_RULES[role]?.check;

@@ -4,13 +4,13 @@ import { RESTART_POLICIES } from '../plan/literals.ts';
 import { listAlternatives, quote } from '../support/message-text.ts';
 import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, READINESS_TIMING_NAMES, withReadinessDefaults } from './probe.ts';
 import { applyReadyFlag, checkReadyFlagTarget, parseReadyFlag } from './ready-flag.ts';
-import type { Entry, ProcessDraft } from './process.ts';
+import { type Entry, type ProcessDraft, type ProcessFieldName, rolesWith } from './process.ts';
 import { checkPolicyForRole, defaultRestartPolicy, parseRestartPolicy } from './restart.ts';
 import { mapResult, type Result } from '../support/result.ts';
 import { parseStopSignal } from './signals.ts';
 import type { Role } from '../plan/plan.ts';
 import { type Origin, type Report, valueOrReport } from './config-error.ts';
-import { describeRoles, isStartedOnly, rolesWith } from './roles.ts';
+import { describeRoles, isStartedOnly } from './roles.ts';
 
 // The flags that set one field of a named process (--ready NAME=PROBE, ...),
 // one row each: the flag and its help, the process field whose roles
@@ -25,7 +25,7 @@ export interface TargetFlagSpec<Value> {
   readonly argument: string;
   readonly help: string;
   /** The process field the flag sets: the roles that have it (roles.ts) are the processes it can name. */
-  readonly field: string;
+  readonly field: ProcessFieldName;
   /** What a value without NAME= should have been, e.g. "NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT". */
   readonly expected: string;
   readonly parse: (text: string, accounts: Accounts) => Result<Value>;
@@ -193,7 +193,7 @@ export function checkFlagTargets(targets: TargetFlags, entries: readonly Entry[]
 
 function checkTargets(
   flags: readonly TargetFlag[],
-  field: string,
+  field: ProcessFieldName,
   entries: readonly Entry[],
   entryNamed: ReadonlyMap<string, Entry>,
   report: Report,

@@ -1,5 +1,7 @@
 import { execFile } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -148,5 +150,37 @@ describe('the folder rules', () => {
         'the-webhook-is-a-command: src/webhook/uses-reducer.ts',
       ].sort(),
     );
+  });
+});
+
+describe("docs/architecture.md's folder table", () => {
+  const architecture = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+  const table = architecture.slice(architecture.indexOf('| folder | may import | rule |'));
+  const rows = table.slice(0, table.indexOf('\n\n')).split('\n').slice(2);
+  const firstColumns = rows.map((row) => row.split(' | ')[0] ?? '');
+  const config = createRequire(import.meta.url)(CONFIG) as { forbidden: { name: string; from: { path?: string | string[] } }[] };
+
+  it('has a row for every folder of src/', () => {
+    const folders = readdirSync(join(ROOT, 'src'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+    for (const { name } of folders) {
+      expect(
+        firstColumns.some((column) => column.includes(`\`src/${name}/\``) || column.includes(`\`${name}\``)),
+        name,
+      ).toBe(true);
+    }
+  });
+
+  it('names every rule of .dependency-cruiser.cjs', () => {
+    for (const { name } of config.forbidden) expect(architecture, name).toContain(`\`${name}\``);
+  });
+
+  it('lists the edges the edge rules cover, no more and no fewer', () => {
+    const edgesRow = firstColumns.find((column) => column.startsWith('| edges')) ?? '';
+    const listed = [...edgesRow.matchAll(/`([a-z]+)`/g)].map(([, name]) => name);
+    for (const rule of ['edges-never-import-the-core', 'edges-see-the-runner-only-through-its-ports', 'edges-never-read-config']) {
+      const path = config.forbidden.find(({ name }) => name === rule)?.from.path;
+      const covered = /^\^src\/\(([a-z|]+)\)\/$/.exec(String(path))?.[1]?.split('|');
+      expect(covered, rule).toEqual(listed);
+    }
   });
 });

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ASSETS_DIR, BUNDLE_FILE, LAZY_PACKAGES, NOTICES_FILE, buildBundle } from './build.mjs';
+import { ASSETS_DIR, BUNDLE_FILE, LAZY_ASSETS, NOTICES_FILE, buildBundle } from './build.mjs';
 import { TARGETS, buildNative, hostTarget } from './build-native.mjs';
 import { LOADER_NAMES, buildLauncher, collectRuntime, writeRuntimeNotices } from './build-runtime.mjs';
 import { injectBlob } from './inject-blob.mjs';
@@ -116,8 +116,8 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
     assets: {
       [ADDON_ASSET]: addon,
       [BUNDLE_ASSET]: join(ROOT, BUNDLE_FILE),
-      // Compiled on first use (build.mjs, LAZY_PACKAGES).
-      ...Object.fromEntries(LAZY_PACKAGES.map((name) => [`${name}.cjs`, join(ROOT, ASSETS_DIR, `${name}.cjs`)])),
+      // Compiled on first use (build.mjs, LAZY_PACKAGES and LAZY_MODULES).
+      ...Object.fromEntries(LAZY_ASSETS.map((name) => [`${name}.cjs`, join(ROOT, ASSETS_DIR, `${name}.cjs`)])),
       [LAUNCHER_ASSET]: launcher,
       [RUNTIME_INDEX_ASSET]: runtimeIndex,
       ...Object.fromEntries(runtime.files.map((file) => [`${RUNTIME_ASSET_PREFIX}${file.name}`, file.source])),

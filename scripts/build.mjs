@@ -75,6 +75,28 @@ export const NOTICES_FILE = 'THIRD-PARTY-NOTICES.txt';
  */
 export const LAZY_PACKAGES = ['yaml', 'execa'];
 
+/**
+ * sidecar-init's own modules that only some commands or some plans use, each
+ * asset with the modules it lists and what they import: the webhook, `install`,
+ * `ctl`'s client, `plan`'s printer, and the gRPC probe (only a plan with one).
+ * A plain run never compiles them, and their source is not on PID 1's heap
+ * (the bundle's source is, whole: V8 keeps it to compile functions lazily, and
+ * scans all of it at every start). Imported as usual: every import of a listed
+ * module from outside its asset resolves to a stub of getters, as for the
+ * packages. What the asset shares with the bundle is a copy of its own, so
+ * each listed module must keep no state the bundle also reads.
+ */
+export const LAZY_MODULES = {
+  webhook: ['src/webhook/serve-webhook.ts'],
+  install: ['src/install/run-install.ts'],
+  'ctl-client': ['src/control/control-client.ts'],
+  'plan-printer': ['src/cli/plan-view.ts', 'src/cli/plan-text.ts'],
+  'grpc-probe': ['src/probes/grpc-probe.ts'],
+};
+
+/** Every asset compiled on first use, by name (dist/assets/NAME.cjs). */
+export const LAZY_ASSETS = [...LAZY_PACKAGES, ...Object.keys(LAZY_MODULES)];
+
 /** What the bundle and each lazy asset are built with alike: CommonJS for Node 22, names kept, no legal comments (the notices file has them). */
 const COMMON_BUILD_OPTIONS = {
   bundle: true,
@@ -87,9 +109,25 @@ const COMMON_BUILD_OPTIONS = {
 };
 export const ASSETS_DIR = 'dist/assets';
 const LAZY_FILTER = new RegExp(`^(${LAZY_PACKAGES.join('|')})$`);
+/** Where the bundle leaves the asset loader and its own URL for the assets (a global: each asset is a script of its own). */
+const SHARED = "globalThis[Symbol.for('sidecar-init.assets')]";
 
-/** The loader the stubs call: the asset's module, compiled once, as the executable's loader compiles the bundle. */
-const ASSET_LOADER = `var __sidecar_init_assets={};function __sidecar_init_load_asset(name){if(name in __sidecar_init_assets)return __sidecar_init_assets[name];var file=name+'.cjs',sea=require('node:sea'),loaded;if(sea.isSea()){var asset={exports:{}};new(require('node:vm').Script)('(function (exports, require, module) {'+sea.getAsset(file,'utf8')+'\\n})',{filename:file}).runInThisContext()(asset.exports,require,asset);loaded=asset.exports}else loaded=require(require('node:path').join(__dirname,'assets',file));return __sidecar_init_assets[name]=loaded}`;
+/**
+ * The loader the stubs call: the asset's module, compiled once, as the
+ * executable's loader compiles the bundle. The bundle defines it; an asset
+ * takes the bundle's, so an asset loaded from another one is loaded once.
+ */
+const ASSET_LOADER = `var __sidecar_init_assets={};function __sidecar_init_load_asset(name){if(name in __sidecar_init_assets)return __sidecar_init_assets[name];var file=name+'.cjs',sea=require('node:sea'),loaded;if(sea.isSea()){var asset={exports:{}};new(require('node:vm').Script)('(function (exports, require, module) {'+sea.getAsset(file,'utf8')+'\\n})',{filename:file}).runInThisContext()(asset.exports,require,asset);loaded=asset.exports}else loaded=require(require('node:path').join(__dirname,'assets',file));return __sidecar_init_assets[name]=loaded}${SHARED}={load:__sidecar_init_load_asset,url:__sidecar_init_bundle_url};`;
+const ASSET_BANNER = `var __sidecar_init_load_asset=${SHARED}.load,__sidecar_init_bundle_url=${SHARED}.url;`;
+
+/** A stub module: each export a getter that loads `asset` and reads the export of that name from it. */
+function assetStub(asset, names) {
+  return [
+    "Object.defineProperty(exports, '__esModule', { value: true });",
+    `for (const name of ${JSON.stringify(names)})`,
+    `  Object.defineProperty(exports, name, { enumerable: true, get: () => __sidecar_init_load_asset(${JSON.stringify(asset)})[name] });`,
+  ].join('\n');
+}
 
 // The stubs' export names come from importing each package with the Node that
 // builds (the one the project carries: npm run puts it first on PATH; execa
@@ -112,25 +150,77 @@ async function lazyPackagesPlugin() {
         /(^|\/)node_modules\//.test(args.importer) ? undefined : { path: args.path, namespace: 'lazy-package' },
       );
       build.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (args) => ({
-        contents: [
-          "Object.defineProperty(exports, '__esModule', { value: true });",
-          `for (const name of ${JSON.stringify(names[args.path])})`,
-          `  Object.defineProperty(exports, name, { enumerable: true, get: () => __sidecar_init_load_asset(${JSON.stringify(args.path)})[name] });`,
-        ].join('\n'),
+        contents: assetStub(args.path, names[args.path]),
         loader: 'js',
       }));
     },
   };
 }
 
-/** Each lazy package as its own CommonJS asset; the inputs of their metafiles, for the notices and the SBOM. */
-async function buildLazyPackages(dir, minify) {
+/** The names a module of src/ exports, as esbuild reads them (types are not exports). */
+async function moduleExports(file) {
+  const result = await build({
+    entryPoints: [join(ROOT, file)],
+    bundle: false,
+    format: 'esm',
+    write: false,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  return Object.values(result.metafile.outputs)[0].exports;
+}
+
+/** Imports of a LAZY_MODULES module resolve to its asset's stub, except inside that asset (`within`). */
+async function lazyModulesPlugin(within) {
+  const modules = new Map();
+  for (const [asset, files] of Object.entries(LAZY_MODULES)) {
+    if (asset === within) continue;
+    for (const file of files) modules.set(join(ROOT, file), { asset, names: await moduleExports(file) });
+  }
+  return {
+    name: 'lazy-modules',
+    setup(build) {
+      build.onResolve({ filter: /\.ts$/ }, (args) => {
+        const file = join(args.resolveDir, args.path);
+        return modules.has(file) ? { path: file, namespace: 'lazy-module' } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => {
+        const { asset, names } = modules.get(args.path);
+        return { contents: assetStub(asset, names), loader: 'js' };
+      });
+    },
+  };
+}
+
+/** The options every build of src/ shares: the bundle's plugins, and import.meta.url as the bundle's URL. */
+async function sourceBuildOptions(within) {
+  return {
+    // CommonJS has no import.meta; the few modules that locate files beside
+    // themselves get the bundle's own URL (in the executable: the executable).
+    define: { 'import.meta.url': '__sidecar_init_bundle_url', __SIDECAR_INIT_BUILD__: JSON.stringify(buildStamp()) },
+    plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS, await lazyPackagesPlugin(), await lazyModulesPlugin(within)],
+  };
+}
+
+/** Each lazy package and module as its own CommonJS asset; the inputs of their metafiles, for the notices and the SBOM. */
+async function buildLazyAssets(dir, minify) {
   const inputs = {};
-  for (const name of LAZY_PACKAGES) {
+  const assets = [
+    ...LAZY_PACKAGES.map((name) => ({ name, contents: `export * from ${JSON.stringify(name)};`, options: {} })),
+    ...(await Promise.all(
+      Object.entries(LAZY_MODULES).map(async ([name, files]) => ({
+        name,
+        contents: files.map((file) => `export * from ${JSON.stringify(`./${file}`)};`).join('\n'),
+        options: { ...(await sourceBuildOptions(name)), banner: { js: ASSET_BANNER } },
+      })),
+    )),
+  ];
+  for (const { name, contents, options } of assets) {
     const result = await build({
-      stdin: { contents: `export * from ${JSON.stringify(name)};`, resolveDir: ROOT, loader: 'js', sourcefile: `${name}-asset.js` },
+      stdin: { contents, resolveDir: ROOT, loader: 'js', sourcefile: `${name}-asset.js` },
       outfile: join(dir, `${name}.cjs`),
       ...COMMON_BUILD_OPTIONS,
+      ...options,
       minify,
       logLevel: 'warning',
     });
@@ -187,14 +277,11 @@ export async function buildBundle({ outfile = BUNDLE_FILE, minify = true } = {})
     ...COMMON_BUILD_OPTIONS,
     // Unminified only for a profile (bench/start-profile.ts), whose frames then carry module names.
     minify,
-    // CommonJS has no import.meta; the few modules that locate files beside
-    // themselves get the bundle's own URL (in the executable: the executable).
-    define: { 'import.meta.url': '__sidecar_init_bundle_url', __SIDECAR_INIT_BUILD__: JSON.stringify(buildStamp()) },
+    ...(await sourceBuildOptions(undefined)),
     banner: { js: `var __sidecar_init_bundle_url=require('node:url').pathToFileURL(__filename).href;${ASSET_LOADER}` },
-    plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS, await lazyPackagesPlugin()],
     logLevel: 'warning',
   });
-  const assetInputs = await buildLazyPackages(join(dirname(outfile), 'assets'), minify);
+  const assetInputs = await buildLazyAssets(join(dirname(outfile), 'assets'), minify);
   // What the notices and the SBOM list: everything the bundle and its assets carry.
   const metafile = { ...result.metafile, inputs: { ...result.metafile.inputs, ...assetInputs } };
   writeNotices(metafile, join(dirname(outfile), NOTICES_FILE));

@@ -46,7 +46,8 @@ for arch in "${arches[@]}"; do
   fi
   status=1
   echo "NOT reproducible: linux-$arch executables of $commit differ in $(cmp -l "$first" "$second" | wc -l) bytes, the first at $(cmp "$first" "$second" | awk '{print $5}' | tr -d ,)" >&2
-  for part in dist/sidecar-init.cjs dist/assets/yaml.cjs dist/assets/execa.cjs "dist/native/reaper-linux-$arch.node" "dist/launcher/launcher-linux-$arch" "dist/runtime-linux-$arch.json"; do
+  for part in dist/sidecar-init.cjs "${clones[0]}"/dist/assets/*.cjs "dist/native/reaper-linux-$arch.node" "dist/launcher/launcher-linux-$arch" "dist/runtime-linux-$arch.json"; do
+    part=${part#"${clones[0]}/"}
     cmp --quiet "${clones[0]}/$part" "${clones[1]}/$part" || echo "  $part differs too" >&2
   done
 done

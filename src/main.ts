@@ -179,6 +179,9 @@ async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Pr
   const supervision = await startLifecycle(plan, kits, (started) => statusSource.answerFrom(started));
   // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
   const controlSocket = await openControlSocket(plan, supervision, logger);
+  // What the start freed through malloc goes back to the kernel once it is over (trim-memory.ts).
+  const { scheduleMemoryTrim } = await import('./process/trim-memory.ts');
+  scheduleMemoryTrim(native, (trim) => logger.debug({ event: 'memory-trimmed', ...trim }, 'returned free memory to the kernel'));
   const exitCode = await supervision.done;
   await shutDown({ supervision, reaper, status, controlSocket, announce: kits.announce }, logger);
   logger.info({ event: 'exit', exitCode }, `exiting with code ${exitCode}`);

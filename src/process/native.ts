@@ -56,6 +56,8 @@ export interface NativeProcessApi {
    * line of our own has been written (they are written synchronously).
    */
   exitNow(code: number): never;
+  /** malloc_trim(0): malloc's free pages back to the kernel; true when some were released. */
+  trimMemory(): boolean;
 }
 
 export const NATIVE_ADDON_ENV = 'SIDECAR_INIT_NATIVE_ADDON';
@@ -165,7 +167,7 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
       throw new NativeAddonError(`${SUPPORTED}; this Node uses musl libc: use a glibc-based image such as debian:bookworm-slim`);
     throw new NativeAddonError(describe(cause instanceof Error ? cause.message : String(cause)), { cause });
   }
-  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow, setSignalRoute } = module.exports;
+  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow, setSignalRoute, trimMemory } = module.exports;
   if (
     typeof setSignalRoute !== 'function' ||
     typeof setChildSubreaper !== 'function' ||
@@ -173,10 +175,11 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
     typeof peekZombie !== 'function' ||
     typeof watchChildren !== 'function' ||
     typeof unwatchChildren !== 'function' ||
-    typeof exitNow !== 'function'
+    typeof exitNow !== 'function' ||
+    typeof trimMemory !== 'function'
   ) {
     throw new NativeAddonError(
-      describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow/setSignalRoute)'),
+      describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow/setSignalRoute/trimMemory)'),
     );
   }
   return module.exports as unknown as NativeProcessApi;

@@ -20,5 +20,7 @@ napi_status define_pidfd(napi_env env, napi_value exports);
 napi_status define_terminal(napi_env env, napi_value exports);
 /* unix-socket.c: datagram sockets with credentials, peer credentials, readable watches. */
 napi_status define_unix_socket(napi_env env, napi_value exports);
+/* memory-trim.c: malloc's free pages back to the kernel once started. */
+napi_status define_memory_trim(napi_env env, napi_value exports);
 
 #endif

@@ -64,7 +64,7 @@ ARG SOURCE_DATE_EPOCH
 # executable, each file checked, into /out: the image's sidecar-init loads the
 # addon from beside itself, so it needs no writable or exec-mounted folder at
 # start.
-RUN SIDECAR_INIT_NODE="$(command -v node)" node scripts/build-binary.mjs \
+RUN BUILD_SIDECAR_INIT_NODE="$(command -v node)" node scripts/build-binary.mjs \
     && cd dist && sha256sum -c sidecar-init.sha256 \
     && mkdir /out && ./sidecar-init install /out
 

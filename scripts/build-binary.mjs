@@ -6,7 +6,7 @@
 //
 // Writes dist/sidecar-init for this machine's architecture and
 // dist/sidecar-init-linux-ARCH for another, each with a .sha256 beside it.
-// The Node it copies: --node PATH (or $SIDECAR_INIT_NODE; the Docker build
+// The Node it copies: --node PATH (or $BUILD_SIDECAR_INIT_NODE; the Docker build
 // passes the base image's own Node), else the node-linux-ARCH package of the
 // project's Node version, from node_modules or fetched into .cache/ on demand.
 //
@@ -195,7 +195,7 @@ function strip(file, target) {
 
 /** The Node binary to copy: the carried node-linux-ARCH package, or the same version fetched into .cache/. */
 function findNode(target) {
-  const envNode = process.env.SIDECAR_INIT_NODE;
+  const envNode = process.env.BUILD_SIDECAR_INIT_NODE;
   if (envNode !== undefined && envNode !== '') return envNode;
   const packageName = `node-linux-${target.arch}`;
   const version = projectNodeVersion();

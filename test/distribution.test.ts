@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { BIN, BIN_COMMAND } from './support/supervisor.ts';
 
 // What users get: bin/sidecar-init on whichever Node they have, and the single
-// executable (when BIN is one: SIDECAR_INIT_BIN=dist/sidecar-init) on a machine
+// executable (when BIN is one: TEST_SIDECAR_INIT_BIN=dist/sidecar-init) on a machine
 // with no Node at all.
 
 const SCRIPT = fileURLToPath(new URL('../bin/sidecar-init', import.meta.url));

@@ -25,7 +25,7 @@ const BURST = 1_200;
 // A pass that held the loop for the whole burst would show as several seconds here;
 // a loaded 2-core machine alone delayed a timer 1.2 s while other tests ran.
 const LOOP_GAP_BOUND_MS = 3_000;
-const TAG_ENV = 'SIDECAR_INIT_TEST_TAG';
+const TAG_ENV = 'TEST_SIDECAR_INIT_TAG';
 // Under vitest's 30 s test timeout, above the harness's own 10 s waits.
 const RUN_TIMEOUT_MS = 25_000;
 

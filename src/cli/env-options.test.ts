@@ -116,7 +116,15 @@ describe('SIDECAR_INIT_* names', () => {
     expect(lines[2]).toBe('(sidecar-init --help shows the usage)');
   });
 
-  it('takes every option variable, the config file, the addon variables and the names of its own build and test tooling', () => {
+  it('knows no name of its own build or tests: under the prefix, such a name is refused like any other', () => {
+    const command = parseArgs(['job'], { SIDECAR_INIT_TEST_RUN: 'marker' });
+    expect(command).toMatchObject({ kind: 'exit', code: 2 });
+    expect(command.kind === 'exit' ? command.output : '').toMatch(
+      /^sidecar-init: SIDECAR_INIT_TEST_RUN is not a variable sidecar-init reads/,
+    );
+  });
+
+  it('takes every option variable, the config file, the addon variables, and leaves alone the names of its own build and test tooling', () => {
     const env = {
       SIDECAR_INIT_GRACE: '5s',
       SIDECAR_INIT_LOG_LEVEL: 'warn',
@@ -130,10 +138,10 @@ describe('SIDECAR_INIT_* names', () => {
       SIDECAR_INIT_CONFIG: 'pod.yaml',
       SIDECAR_INIT_NATIVE_ADDON: '/opt/reaper.node',
       SIDECAR_INIT_NATIVE_DIR: '/run/sidecar-init',
-      SIDECAR_INIT_BIN: 'dist/sidecar-init',
-      SIDECAR_INIT_NODE: '/usr/bin/node',
-      SIDECAR_INIT_TEST_RUN: 'marker',
-      SIDECAR_INIT_TEST_TAG: 'tag',
+      TEST_SIDECAR_INIT_BIN: 'dist/sidecar-init',
+      BUILD_SIDECAR_INIT_NODE: '/usr/bin/node',
+      TEST_SIDECAR_INIT_RUN: 'marker',
+      TEST_SIDECAR_INIT_TAG: 'tag',
       SIDECAR_INITIAL: 'not under the prefix',
     };
     expect(parseArgs(['job'], env)).toMatchObject({ kind: 'run', configFile: 'pod.yaml' });

@@ -20,19 +20,15 @@ import { assertNever } from '../plan/assert-never.ts';
 //
 // A name under the prefix that sidecar-init does not read is refused, as an
 // unknown key of the file is: SIDECAR_INIT_GRACES=5s would otherwise leave the
-// grace at its default without a word.
+// grace at its default without a word. The prefix is the product's alone:
+// sidecar-init's own build and tests name their variables outside it
+// (TEST_SIDECAR_INIT_BIN, TEST_SIDECAR_INIT_RUN, BUILD_SIDECAR_INIT_NODE), so
+// nothing here needs to know them.
 
 export const CONFIG_ENV = 'SIDECAR_INIT_CONFIG';
 
 /** The variables under the prefix that are not options: the config file and where the native addon comes from. */
 const OTHER_VARIABLES = [CONFIG_ENV, NATIVE_ADDON_ENV, NATIVE_DIR_ENV];
-
-/**
- * Names that sidecar-init's own build and test tooling set (the executable
- * under test, the Node to build with, the marker of a test run), so they reach
- * sidecar-init whenever its tests run it. It never reads them; it lets them be.
- */
-const TOOLING_VARIABLES = ['SIDECAR_INIT_BIN', 'SIDECAR_INIT_NODE', 'SIDECAR_INIT_TEST_RUN', 'SIDECAR_INIT_TEST_TAG'];
 
 export type EnvOptionsResult =
   | { readonly ok: true; readonly options: GivenOptions }
@@ -75,7 +71,7 @@ export function readEnvOptions(env: NodeJS.ProcessEnv): EnvOptionsResult {
 function unknownVariables(env: NodeJS.ProcessEnv): string[] {
   const known = [...GLOBAL_OPTION_NAMES.map(optionVariable), ...OTHER_VARIABLES];
   return Object.keys(env)
-    .filter((name) => name.startsWith(ENV_PREFIX) && !known.includes(name) && !TOOLING_VARIABLES.includes(name))
+    .filter((name) => name.startsWith(ENV_PREFIX) && !known.includes(name))
     .sort()
     .map((name) => {
       const suggestion = closestMatch(name, known);

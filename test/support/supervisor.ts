@@ -7,19 +7,19 @@ import { fileURLToPath } from 'node:url';
 export const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 export const NODE = process.execPath;
 /** Selects the sidecar-init under test: a path, e.g. dist/sidecar-init (the single executable). */
-export const BIN_VARIABLE = 'SIDECAR_INIT_BIN';
+export const BIN_VARIABLE = 'TEST_SIDECAR_INIT_BIN';
 /**
  * The sidecar-init every integration test runs: bin/sidecar-init (the bundle,
- * on this Node), or the executable $SIDECAR_INIT_BIN names, so one suite
+ * on this Node), or the executable $TEST_SIDECAR_INIT_BIN names, so one suite
  * checks both (`npm run test:binary`).
  */
 export const BIN = resolve(process.env[BIN_VARIABLE] || fileURLToPath(new URL('../../bin/sidecar-init', import.meta.url)));
-/** The bundle's script, whatever $SIDECAR_INIT_BIN says: for the tests that give Node flags (StartOptions.nodeFlags). */
+/** The bundle's script, whatever $TEST_SIDECAR_INIT_BIN says: for the tests that give Node flags (StartOptions.nodeFlags). */
 const BUNDLE_SCRIPT = fileURLToPath(new URL('../../bin/sidecar-init', import.meta.url));
 /** How to start BIN: the bundle's script on the Node running the tests (not whichever `node` is first on PATH); an executable as itself. */
 export const BIN_COMMAND: readonly string[] = process.env[BIN_VARIABLE] ? [BIN] : [NODE, BIN];
 /** Every process a test starts inherits this variable, so leftovers can be found in /proc. */
-export const MARKER_VARIABLE = 'SIDECAR_INIT_TEST_RUN';
+export const MARKER_VARIABLE = 'TEST_SIDECAR_INIT_RUN';
 
 export interface LogLine {
   readonly level: string;
@@ -61,7 +61,7 @@ export interface StartOptions {
   readonly cwd?: string;
   /**
    * Runs the bundle on the tests' Node with these flags (say, --import of a
-   * test-only hook), even when $SIDECAR_INIT_BIN names the executable, which
+   * test-only hook), even when $TEST_SIDECAR_INIT_BIN names the executable, which
    * takes no Node flags (not even from NODE_OPTIONS).
    */
   readonly nodeFlags?: readonly string[];

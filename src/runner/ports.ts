@@ -1,7 +1,5 @@
 import type { Logger } from 'pino';
-import type { Announcer } from '../announce/announcer.ts';
 import type { Announcement } from '../plan/announced-state.ts';
-import type { AnnouncementSource } from '../announce/announcement-source.ts';
 import type {
   DrainSpec,
   ExternalMatch,
@@ -80,9 +78,20 @@ export interface HookKit {
 /** `--announce` and `--until`: the lifecycle's state written for other containers, and theirs watched. */
 export interface AnnounceKit {
   /** Keeps --announce's file at the current state; undefined without --announce. */
-  readonly announcer: Announcer | undefined;
-  /** Watches another container's file (--until), through the owner check. */
-  readonly watch: AnnouncementSource['watch'];
+  readonly announcer:
+    | {
+        /** The state after an event (the same state again: nothing written). */
+        update(announcement: Announcement): void;
+        /** Resolves once the last state asked for is written (or failed); at exit, before the process ends. */
+        flush(): Promise<void>;
+      }
+    | undefined;
+  /**
+   * Watches another container's file (--until), through the owner check:
+   * `onChange` hears each announcement it reads (undefined while there is no
+   * valid one by the owner), until `signal` aborts.
+   */
+  watch(path: string, onChange: (announcement: Announcement | undefined) => void, signal: AbortSignal): void;
 }
 
 export interface SuperviseDeps {

@@ -66,6 +66,16 @@ describe('decide, rule by rule', () => {
     expect(isHurried(d.state)).toBe(true);
   });
 
+  it('begins the preStop of a run only when its spawn is confirmed, not on a spawned event for a run already up', () => {
+    const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
+    const d = createDriver(plan([proc('proxy', 'sidecar', { preStop: hook }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'), { type: 'signal', signal: 'SIGTERM' });
+    // proxy's preStop is over; it waits for the app, which still runs.
+    d.send({ type: 'hook-done', name: 'proxy', hook: 'preStop', ok: true });
+    expect(d.state.procs.get('proxy')).toMatchObject({ status: 'running' });
+    expect(d.send(d.spawned('proxy'))).toEqual([]);
+  });
+
   it('a grace or kill timer that fires outside teardown changes nothing', () => {
     const d = createDriver(plan([proc('proxy', 'sidecar'), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'));

@@ -124,7 +124,11 @@ describe('an external in teardown', () => {
     d.send({ type: 'signal', signal: 'SIGTERM' });
     const expired = d.send({ type: 'timer', timer: { kind: 'grace' } });
     expect(expired).toContainEqual({ type: 'stop-external', name: 'mesh', budgetMs: KILL_AFTER_GRACE_MS });
-    expect(d.send({ type: 'signal', signal: 'SIGTERM' })).toContainEqual({ type: 'kill-external', name: 'mesh' });
+    // Only its stop executor acts on it: the SIGTERM and the SIGKILL that end the budget go to the app alone.
+    expect(types(expired.filter((effect) => effect.type === 'signal'))).toEqual(['signal app']);
+    const killed = d.send({ type: 'signal', signal: 'SIGTERM' });
+    expect(killed).toContainEqual({ type: 'kill-external', name: 'mesh' });
+    expect(types(killed.filter((effect) => effect.type === 'signal'))).toEqual(['signal app']);
   });
 
   it('stopOnFailure: false is kept when the budget runs out before its turn, and when a second SIGTERM comes', () => {

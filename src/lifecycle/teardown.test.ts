@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import type { Effect } from './events.ts';
 
@@ -37,6 +37,12 @@ describe('teardown, rule by rule', () => {
       done.spawned('app'),
     );
     expect(ofType(done.send(sigterm), 'cancel-hook')).toEqual([]);
+    // late, with a postStart of its own, waits for proxy's probe: never spawned, it has no hook to cancel.
+    const pending = createDriver(
+      plan([proc('proxy', 'sidecar', { probe: true }), proc('late', 'sidecar', { postStart: hook }), proc('app', 'app')]),
+    );
+    pending.send({ type: 'boot' }, pending.spawned('proxy'));
+    expect(ofType(pending.send(sigterm), 'cancel-hook')).toEqual([]);
   });
 
   it('drains only when a stop signal began teardown, not when the app exited', () => {
@@ -56,6 +62,13 @@ describe('teardown, rule by rule', () => {
     expect(ofType(d.send({ type: 'drain-done' }), 'run-hook')).toEqual([]);
   });
 
+  it('cancels the drain once: the kill that follows the budget has none left to cancel', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar'), proc('app', 'app')], { drain: { kind: 'delay', ms: 500 } }));
+    d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'), sigterm);
+    expect(ofType(d.send({ type: 'timer', timer: { kind: 'grace' } }), 'cancel-drain')).toEqual([{ type: 'cancel-drain' }]);
+    expect(ofType(d.send({ type: 'timer', timer: { kind: 'kill' } }), 'cancel-drain')).toEqual([]);
+  });
+
   it('a drain-done with no drain running changes nothing', () => {
     const d = createDriver(plan([proc('proxy', 'sidecar', { preStop: hook }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'));
@@ -66,6 +79,46 @@ describe('teardown, rule by rule', () => {
     const d = createDriver(plan([proc('app', 'app')], { rewrite: { SIGTERM: null } }));
     d.send({ type: 'boot' }, d.spawned('app'));
     expect(ofType(d.send(sigterm), 'signal')).toEqual([]);
+  });
+
+  it('an external left alone in its turn is down at once, and what it waited for is stopped in the same step', () => {
+    // mesh comes after proxy (the default chain) and stop: none leaves it to its own container.
+    const d = createDriver(plan([proc('proxy', 'sidecar'), testExternal('mesh', { stop: { kind: 'none' } }), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'), { type: 'readiness', name: 'mesh', ready: true }, d.spawned('app'));
+    expect(ofType(d.send(d.exited('app', exited(0))), 'signal')).toEqual([
+      { type: 'signal', name: 'proxy', signal: 'SIGTERM', purpose: 'stop' },
+    ]);
+    expect(d.lines).toContainEqual({ kind: 'external-skipped', name: 'mesh', why: 'stop-none' });
+  });
+
+  it('says the grace ran out only once: not when its timer fires after a second stop signal already ended it', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'), sigterm, sigterm);
+    d.send({ type: 'timer', timer: { kind: 'grace' } });
+    expect(d.lines).toEqual([]);
+  });
+
+  it('a run confirmed after the budget ran out is killed once, and counts as stopping from then on', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar'), proc('app', 'app')]));
+    d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'), d.exited('proxy', exited(1)));
+    d.send({ type: 'timer', timer: { kind: 'restart', name: 'proxy' } }, d.swept('proxy'));
+    expect(d.state.procs.get('proxy')).toMatchObject({ status: 'spawning' });
+    // The app ignores its SIGTERM; the budget runs out while proxy's spawn is under way.
+    d.send(sigterm, { type: 'timer', timer: { kind: 'grace' } });
+    expect(ofType(d.send(d.spawned('proxy')), 'signal')).toEqual([{ type: 'signal', name: 'proxy', signal: 'SIGKILL', purpose: 'kill' }]);
+    expect(d.state.procs.get('proxy')).toMatchObject({ status: 'stopping' });
+    expect(ofType(d.send(d.exited('app', exited(0))), 'signal')).toEqual([]);
+  });
+
+  it('finishes with no restart left behind: one kept during the drain is cancelled once everything is down', () => {
+    const d = createDriver(plan([proc('proxy', 'sidecar'), proc('app', 'app')], { drain: { kind: 'delay', ms: 500 } }));
+    d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'), sigterm, d.exited('proxy', exited(1)));
+    expect(d.state.procs.get('proxy')).toMatchObject({ status: 'backoff' });
+    expect(d.send(d.exited('app', exited(0)))).toEqual([
+      { type: 'cancel-timer', timer: { kind: 'restart', name: 'proxy' } },
+      { type: 'finish', exitCode: 0 },
+    ]);
+    expect(d.state.procs.get('proxy')).toMatchObject({ status: 'exited' });
   });
 
   it("a process's grace that ends after it already exited kills nothing", () => {

@@ -179,9 +179,7 @@ async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Pr
   const supervision = await startLifecycle(plan, kits, (started) => statusSource.answerFrom(started));
   // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
   const controlSocket = await openControlSocket(plan, supervision, logger);
-  // What the start freed through malloc goes back to the kernel once it is over (trim-memory.ts).
-  const { scheduleMemoryTrim } = await import('./process/trim-memory.ts');
-  scheduleMemoryTrim(native, (trim) => logger.debug({ event: 'memory-trimmed', ...trim }, 'returned free memory to the kernel'));
+  await trimMemoryOnceStarted(native, logger);
   const exitCode = await supervision.done;
   await shutDown({ supervision, reaper, status, controlSocket, announce: kits.announce }, logger);
   logger.info({ event: 'exit', exitCode }, `exiting with code ${exitCode}`);
@@ -382,6 +380,12 @@ async function startLifecycle(plan: Plan, kits: Kits, onStarted: (supervision: S
 async function openControlSocket(plan: Plan, source: ControlSource, logger: Logger): Promise<ControlServer | undefined> {
   const { serveControlSocket } = await import('./control/serve-control-socket.ts');
   return await serveControlSocket(plan.control, source, logger);
+}
+
+/** What the start freed through malloc goes back to the kernel once the start is over (trim-memory.ts says when). */
+async function trimMemoryOnceStarted(native: NativeProcessApi, logger: Logger): Promise<void> {
+  const { scheduleMemoryTrim } = await import('./process/trim-memory.ts');
+  scheduleMemoryTrim(native, (trim) => logger.debug({ event: 'memory-trimmed', ...trim }, 'returned free memory to the kernel'));
 }
 
 /** What is still open once the last planned process is down. */

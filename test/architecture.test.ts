@@ -184,3 +184,17 @@ describe("docs/architecture.md's folder table", () => {
     }
   });
 });
+
+describe("docs/architecture.md's account of main.ts", () => {
+  it('names every step runPlan() calls, in the order it calls them', () => {
+    const main = readFileSync(join(ROOT, 'src', 'main.ts'), 'utf8');
+    const own = new Set([...main.matchAll(/^(?:async )?function (\w+)/gm)].map(([, name]) => name));
+    const body = main.slice(main.indexOf('async function runPlan('), main.indexOf('\n}\n', main.indexOf('async function runPlan(')));
+    const steps = [...body.matchAll(/\b(\w+)\(/g)].map(([, name]) => name).filter((name) => name !== 'runPlan' && own.has(name));
+    const architecture = readFileSync(join(ROOT, 'docs', 'architecture.md'), 'utf8');
+    const account = architecture.slice(architecture.indexOf('**`src/main.ts`**'), architecture.indexOf('## The folders'));
+    const named = [...account.matchAll(/`(\w+)`/g)].map(([, name]) => name).filter((name) => own.has(name) && steps.includes(name));
+    expect(steps.length).toBeGreaterThan(5);
+    expect(named).toEqual(steps);
+  });
+});

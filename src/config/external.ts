@@ -107,11 +107,17 @@ export const EXTERNAL_FIELDS = {
     z
       .boolean()
       .optional()
-      .meta({ description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).', default: true }),
+      .meta({
+        description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).',
+        default: DEFAULTS.external.stopOnFailure,
+      }),
   ),
   optional: processField(
     EXTERNAL,
-    z.boolean().optional().meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: false }),
+    z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: DEFAULTS.external.optional }),
   ),
   announced: processField(
     EXTERNAL,
@@ -129,7 +135,7 @@ export const EXTERNAL_FIELDS = {
     z.boolean().optional().meta({
       description:
         "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
-      default: false,
+      default: DEFAULTS.external.allowHost,
     }),
   ),
 } satisfies ProcessFieldRows;
@@ -168,9 +174,9 @@ export function createExternal(
       preset: preset?.name,
       match,
       stop: createStop(fields.stop, preset?.quitUrl),
-      stopOnFailure: fields.stopOnFailure ?? true,
-      optional: fields.optional ?? false,
-      allowHost: fields.allowHost ?? false,
+      stopOnFailure: fields.stopOnFailure ?? DEFAULTS.external.stopOnFailure,
+      optional: fields.optional ?? DEFAULTS.external.optional,
+      allowHost: fields.allowHost ?? DEFAULTS.external.allowHost,
       notFoundHint: preset?.notFoundHint,
     },
     readiness: readiness === undefined ? withReadinessDefaults({ probe }) : { ...readiness, probe },
@@ -193,8 +199,9 @@ function createAnnouncedExternal(
       preset: undefined,
       match: { maxMatches: DEFAULTS.external.maxMatches },
       stop: fields.stop === 'none' ? { kind: 'none' } : { kind: 'stop', http: undefined, signal: undefined },
-      stopOnFailure: fields.stopOnFailure ?? true,
-      optional: fields.optional ?? false,
+      stopOnFailure: fields.stopOnFailure ?? DEFAULTS.external.stopOnFailure,
+      optional: fields.optional ?? DEFAULTS.external.optional,
+      // Never looked for in /proc.
       allowHost: false,
       announced: file,
       notFoundHint: undefined,

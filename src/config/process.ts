@@ -5,7 +5,7 @@ import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
 import { createExternal, EXTERNAL_FIELDS, type ReadinessDraft } from './external.ts';
 import { OUTPUT_MODES, ROLES } from '../plan/literals.ts';
-import type { OutputMode, ProcessSpec, Role, SignalTarget } from '../plan/plan.ts';
+import { DEFAULTS, type OutputMode, type ProcessSpec, type Role, type SignalTarget } from '../plan/plan.ts';
 import { LivenessSchema, readinessField } from './probe.ts';
 import { at, fileOrigin, type Origin, type Report } from './config-error.ts';
 import { BackoffSchema, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
@@ -169,7 +169,7 @@ const processFields = (accounts: Accounts) =>
       ['sidecar'],
       z.boolean().optional().meta({
         description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
-        default: false,
+        default: DEFAULTS.fatal,
       }),
     ),
     postStart: processField(
@@ -270,7 +270,7 @@ function createDraft(fields: ProcessFieldValues): ProcessDraft {
     readiness: external?.readiness ?? (readiness?.probe === undefined ? undefined : { ...readiness, probe: readiness.probe }),
     liveness: fields.liveness,
     restart: createRestart(role, fields),
-    fatal: fields.fatal ?? false,
+    fatal: fields.fatal ?? DEFAULTS.fatal,
     postStart: fields.postStart,
     preStop: fields.preStop,
     stopSignal: fields.stopSignal,

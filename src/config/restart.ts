@@ -45,9 +45,9 @@ export const BackoffSchema = mapping({
   return backoff;
 });
 
-/** A sidecar restarts on any exit, as Kubernetes restarts a sidecar; an init step and the app run once. */
+/** A sidecar restarts on any exit, as Kubernetes restarts a sidecar; an init step and the app run once (DEFAULTS). */
 export function defaultRestartPolicy(role: Role): RestartPolicy {
-  return role === 'sidecar' ? 'always' : 'never';
+  return DEFAULTS.restartPolicy[role];
 }
 
 export function createRestart(role: Role, raw: { restart?: RestartPolicy; backoff?: Backoff; maxRestarts?: number } = {}): RestartSpec {

@@ -316,6 +316,10 @@ export const DEFAULTS = {
   untilState: 'exited',
   /** A process named by neither the file nor a flag: the app given as operands. */
   appName: 'app',
+  /** A sidecar restarts on any exit, as Kubernetes restarts a sidecar; an init step and the app run once. */
+  restartPolicy: { init: 'never', sidecar: 'always', app: 'never', external: 'never' },
+  /** A sidecar only: whether its end ends the pod. */
+  fatal: false,
   readiness: { periodMs: 100, timeoutMs: 1_000, deadlineMs: 60_000, periodAfterStartMs: 1_000 },
   liveness: { periodMs: 1_000, timeoutMs: 1_000, failureThreshold: 3, initialDelayMs: 0 },
   /** The restart policy is the role's (restart.ts: always for a sidecar, never for an init step and the app). */
@@ -326,6 +330,12 @@ export const DEFAULTS = {
     maxMatches: 1,
     /** The method of an external's HTTP stop endpoint (Istio's /quitquitquit and the like take POST). */
     stopMethod: 'POST',
+    /** Stopped at teardown even when sidecar-init exits non-zero. */
+    stopOnFailure: true,
+    /** Never appearing by its readiness deadline is a startup failure. */
+    optional: false,
+    /** Refused where /proc shows the host's processes. */
+    allowHost: false,
   },
 } as const satisfies {
   readonly graceMs: number;
@@ -334,9 +344,14 @@ export const DEFAULTS = {
   readonly terminationLog: string;
   readonly untilState: AnnouncedState;
   readonly appName: string;
+  readonly restartPolicy: Readonly<Record<Role, RestartPolicy>>;
+  readonly fatal: boolean;
   readonly readiness: Omit<ReadinessSpec, 'probe'>;
   readonly liveness: Omit<LivenessSpec, 'probe'>;
   readonly backoff: Omit<RestartSpec, 'policy' | 'maxRestarts'>;
   readonly hook: { readonly timeoutMs: number; readonly httpMethod: string };
-  readonly external: { readonly maxMatches: number; readonly stopMethod: string };
+  readonly external: Readonly<Pick<ExternalSpec, 'stopOnFailure' | 'optional' | 'allowHost'>> & {
+    readonly maxMatches: number;
+    readonly stopMethod: string;
+  };
 };

@@ -4,7 +4,6 @@ import type { Logger } from 'pino';
 import { escapeControl } from '../output/escape-control.ts';
 import type { TerminationLog } from '../plan/plan.ts';
 import { errorCode } from '../support/error-code.ts';
-import { openWithoutSymlinks } from './open-without-symlinks.ts';
 
 // The termination message: the reason for the exit, one line, in the file
 // Kubernetes reads when the container stops (terminationMessagePath) and shows
@@ -63,6 +62,10 @@ export async function writeTerminationMessage(target: TerminationLog, message: s
 }
 
 async function writeFile(path: string, flags: number, bytes: Buffer): Promise<void> {
+  // Loaded at the exit, not at the start: it brings node:fs/promises (with the
+  // readline and file-stream modules it loads, about ten compiled from source
+  // under --jitless), which nothing else of a plain run uses while it runs.
+  const { openWithoutSymlinks } = await import('./open-without-symlinks.ts');
   const handle = await openWithoutSymlinks(path, flags, FILE_MODE);
   try {
     await checkWritable(handle, path);

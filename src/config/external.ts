@@ -104,13 +104,10 @@ export const EXTERNAL_FIELDS = {
   stop: processField(EXTERNAL, StopSchema.optional().meta({ description: 'How it is stopped at teardown, or none.' })),
   stopOnFailure: processField(
     EXTERNAL,
-    z
-      .boolean()
-      .optional()
-      .meta({
-        description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).',
-        default: DEFAULTS.external.stopOnFailure,
-      }),
+    z.boolean().optional().meta({
+      description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).',
+      default: DEFAULTS.external.stopOnFailure,
+    }),
   ),
   optional: processField(
     EXTERNAL,

@@ -20,7 +20,7 @@ const SETTLE_MS = Number(process.env.IDLE_SETTLE_MS ?? 10_000);
 const START_BOUND_MS = 10_000;
 
 /** The goals: private memory at most PRIVATE_GOAL_MIB, resident at most RSS_GOAL times a bare Node's. */
-const PRIVATE_GOAL_MIB = 11;
+const PRIVATE_GOAL_MIB = 10;
 const RSS_GOAL = 1.2;
 
 interface Resident {

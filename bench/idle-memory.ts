@@ -32,6 +32,8 @@ interface Resident {
   readonly privateDirty: number;
   /** PSS: resident with each shared page divided among the processes that map it. */
   readonly proportional: number;
+  /** Private_Dirty of the [heap] mapping alone: malloc's main arena (V8's heap is in anonymous mappings of its own). */
+  readonly mallocHeap: number;
 }
 type Part = keyof Resident;
 
@@ -45,7 +47,19 @@ function residentMiB(pid: number): Resident {
     anonymous: field(status, 'RssAnon'),
     privateDirty: field(rollup, 'Private_Dirty'),
     proportional: field(rollup, 'Pss'),
+    mallocHeap: heapPrivateDirtyKiB(pid) / 1024,
   };
+}
+
+/** Private_Dirty of the [heap] mapping, from /proc/PID/smaps, in KiB. */
+function heapPrivateDirtyKiB(pid: number): number {
+  let inHeap = false;
+  let total = 0;
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    if (/^[0-9a-f]+-[0-9a-f]+ /.test(line)) inHeap = line.endsWith('[heap]');
+    else if (inHeap && line.startsWith('Private_Dirty:')) total += Number(/(\d+) kB/.exec(line)?.[1] ?? 0);
+  }
+  return total;
 }
 
 function childCount(pid: number): number {
@@ -85,6 +99,7 @@ export async function run(): Promise<void> {
   report(`idle anonymous resident memory (heap, stacks; not shared) of the init, ${what}`, 'MiB', medians('anonymous'), BARE_NODE);
   report(`idle private memory (Private_Dirty: what each instance alone costs), ${what}`, 'MiB', medians('privateDirty'), BARE_NODE);
   report(`idle proportional memory (PSS), ${what}`, 'MiB', medians('proportional'), BARE_NODE);
+  report(`of the private memory, malloc's heap ([heap]; the rest is mostly V8's heap), ${what}`, 'MiB', medians('mallocHeap'), BARE_NODE);
   const ours = (part: Part) => medians(part).get('sidecar-init executable');
   const floor = (part: Part) => medians(part).get(BARE_NODE) ?? Number.NaN;
   const privateDirty = ours('privateDirty');

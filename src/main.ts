@@ -166,8 +166,9 @@ interface RunEnd {
 /**
  * Runs the plan to its end, in the order a pod needs: orphans reaped from the
  * first moment, the start line, the ports the runner uses, the status server
- * (before anything starts), the lifecycle, the control socket; then, once the
- * last planned process is down, the shutdown of all of it.
+ * (before anything starts), the lifecycle, the control socket, the memory the
+ * start no longer needs; then, once the last planned process is down, the
+ * shutdown of all of it.
  */
 async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<RunEnd> {
   const reaper = await startReaper(native, logger);
@@ -186,7 +187,7 @@ async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Pr
   return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
 }
 
-/** The run's log, and the two lines that outlive it: the termination message and the flush at exit. */
+/** The run's log, and what outlives the supervision: the termination message and the flush at exit. */
 interface RunLog {
   readonly logger: Logger;
   writeTerminationMessage(message: string): Promise<void>;

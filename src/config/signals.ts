@@ -1,7 +1,6 @@
 import { constants } from 'node:os';
 import * as z from 'zod';
 import { HANDLED_SIGNALS } from '../plan/signal-sets.ts';
-import type { Plan } from '../plan/plan.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { parsedWith, type RelatedKey } from './schema-fields.ts';
@@ -52,8 +51,6 @@ export function stopSignalField(description: string) {
 // Signal rewriting (dumb-init's --rewrite, by name): `rewrite: {SIGTERM: SIGQUIT}`
 // in the file, `--rewrite SIGTERM:SIGQUIT` on the command line; `none` drops
 // the signal. Flags override the file signal by signal (load-plan.ts).
-
-export type SignalRewrites = Plan['rewrite'];
 
 const DROP = 'none';
 

@@ -35,6 +35,13 @@ describe('compileLinearPattern', () => {
     expect(messageOf('ready(?= now)')).toMatch(/lookahead .*match the following text itself/);
     expect(messageOf('ready(?!-not)')).toMatch(/lookahead/);
     expect(messageOf('[a-z]{1,64}')).toMatch(/counted repetition above 16 .*use \+ or \* instead/);
+    expect(messageOf('a{17}')).toMatch(/counted repetition above 16/);
+  });
+
+  it('refuses an inline modifier with the general advice, even beside a repetition of 16 the engine takes', () => {
+    const general = /^log probe: "[^"]+" cannot be matched in linear time, .*; avoid backreferences, lookaheads, inline modifiers/;
+    expect(messageOf('(?i:ready)')).toMatch(general);
+    expect(messageOf('(?i:a){16}')).toMatch(general);
   });
 
   it('reports a syntax error as such, and an empty pattern with an example', () => {

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { FORWARDED_SIGNALS, HANDLED_SIGNALS, isStopSignal, STOP_SIGNALS } from './signal-sets.ts';
+import { FORWARDED_SIGNALS, HANDLED_SIGNALS, isStopSignal, needsContinue, STOP_SIGNALS } from './signal-sets.ts';
 
 describe('signal sets', () => {
   it('stop on SIGTERM and SIGINT only', () => {
@@ -37,5 +37,11 @@ describe('signal sets', () => {
   it('listen for the stop signals and the forwarded ones, each once', () => {
     expect(HANDLED_SIGNALS).toEqual([...STOP_SIGNALS, ...FORWARDED_SIGNALS]);
     expect(new Set(HANDLED_SIGNALS).size).toBe(HANDLED_SIGNALS.length);
+  });
+
+  it('follow a signal sent to end a process with SIGCONT, but not SIGKILL or the job-control signals', () => {
+    for (const signal of ['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGHUP', 'SIGUSR1'] as const) expect(needsContinue(signal), signal).toBe(true);
+    for (const signal of ['SIGKILL', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGCONT'] as const)
+      expect(needsContinue(signal), signal).toBe(false);
   });
 });

@@ -26,13 +26,15 @@ const BURST = 1_200;
 // a loaded 2-core machine alone delayed a timer 1.2 s while other tests ran.
 const LOOP_GAP_BOUND_MS = 3_000;
 const TAG_ENV = 'TEST_SIDECAR_INIT_TAG';
-// Above the harness's own waits (120 s, test/fixtures/reaper-harness.ts), under
+// The harness's own waits (test/fixtures/reaper-harness.ts), and above them, under
 // the test timeout: liveness bounds for a loaded machine, not expectations.
+const SETTLE_TIMEOUT_MS = 120_000;
 const RUN_TIMEOUT_MS = 150_000;
 const TEST_TIMEOUT_MS = 180_000;
 
 // A PID 1 that never reaps: waits for the orphan maker, then until nothing but
-// zombies is left (bounded), and counts them.
+// zombies is left (bounded by the harness's own wait, so a loaded machine does
+// not cut it short with orphans still running), and counts them.
 const NON_REAPING_PID1 = `
 const { spawn } = require('node:child_process');
 const { readFileSync, readdirSync, readlinkSync } = require('node:fs');
@@ -40,7 +42,7 @@ const states = () => readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n) && n 
   try { const stat = readFileSync('/proc/' + n + '/stat', 'utf8'); return [stat[stat.lastIndexOf(')') + 2]]; } catch { return []; }
 });
 spawn('sh', ['-c', process.argv[1]], { stdio: 'ignore' }).on('exit', () => {
-  const deadline = Date.now() + 10000;
+  const deadline = Date.now() + ${SETTLE_TIMEOUT_MS};
   const poll = () => {
     const left = states();
     if (left.some((s) => s !== 'Z') && Date.now() < deadline) return setTimeout(poll, 20);

@@ -154,11 +154,13 @@ describe('reaper as PID 1', { timeout: TEST_TIMEOUT_MS }, () => {
   });
 
   test('reaps a burst of orphans that all exit at the same moment, a pass at a time, while its timers still run', async () => {
-    // Each orphan waits for the end of one pipe (as fd 3: a background job's stdin would be /dev/null);
-    // the maker closes its write end once all are made, and they exit together.
-    const burst = `{ until [ -e "$GATE" ]; do sleep 0.05; done; } | { exec 3<&0; for i in $(seq ${BURST}); do ( (read x <&3; exit 5) & ); done; touch "$GATE"; }`;
+    // Each orphan waits for the end of one pipe (as fd 3: a background job's stdin would be /dev/null).
+    // The pipe's writer blocks opening the FIFO $GATE until the maker opens it once all are made:
+    // then the writer exits, its end closes, and they exit together (no polling for the gate).
+    const burst = `{ read x <"$GATE"; } | { exec 3<&0; for i in $(seq ${BURST}); do ( (read x <&3; exit 5) & ); done; : >"$GATE"; }`;
     const gate = join(mkdtempSync(join(tmpdir(), 'sidecar-init-burst-')), 'go');
     try {
+      execFileSync('mkfifo', [gate]);
       const result = parseResult(await run('unshare', [...NEW_PID_NAMESPACE, 'env', `GATE=${gate}`, NODE, HARNESS, 'orphans', burst]));
       expect(result).toMatchObject({ pid: 1, settled: true, zombiesLeft: 0, ownChildExitCode: 7, makerExitCode: 0 });
       expect(result.reaped).toBeGreaterThanOrEqual(BURST);

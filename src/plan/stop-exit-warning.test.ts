@@ -11,6 +11,9 @@ import { describeSigtermExit, findSignalOnlyStopsThatFail, presetOfExternal, sto
 const SQL = PRESETS['cloud-sql-proxy'];
 const SENTENCE = 'cloud-sql-proxy exits 143 on SIGTERM, which fails this pod: run it with --quitquitquit or --exit-zero-on-sigterm';
 
+/** The istio preset's external, with some fields changed. */
+const external = (overrides: Partial<ExternalSpec>): ExternalSpec => ({ ...TEST_ISTIO_EXTERNAL, ...overrides });
+
 describe('the SIGTERM exit warning', () => {
   it('names the code and both fixes, for the proxies that exit non-zero on SIGTERM only', () => {
     expect(describeSigtermExit(SQL)).toBe(SENTENCE);
@@ -70,7 +73,6 @@ describe('the SIGTERM exit warning', () => {
   });
 
   it('knows a preset by the name given before the process name, and by comm only', () => {
-    const external = (overrides: Partial<ExternalSpec>): ExternalSpec => ({ ...TEST_ISTIO_EXTERNAL, ...overrides });
     expect(presetOfExternal(external({ preset: 'cloud-sql-proxy', match: { comm: 'pilot-agent', maxMatches: 1 } }))?.name).toBe(
       'cloud-sql-proxy',
     );
@@ -81,7 +83,6 @@ describe('the SIGTERM exit warning', () => {
 
   it('counts a stop as sending SIGTERM unless it is none, another signal, or an announced file', () => {
     const stop = (signal: NodeJS.Signals | undefined) => ({ kind: 'stop' as const, http: undefined, signal });
-    const external = (overrides: Partial<ExternalSpec>): ExternalSpec => ({ ...TEST_ISTIO_EXTERNAL, ...overrides });
     expect(stopMaySendSigterm(external({ stop: stop(undefined) }))).toBe(true);
     expect(stopMaySendSigterm(external({ stop: stop('SIGTERM') }))).toBe(true);
     expect(stopMaySendSigterm(external({ stop: stop('SIGINT') }))).toBe(false);

@@ -96,6 +96,11 @@ describe('teardown, rule by rule', () => {
     d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'), sigterm, sigterm);
     d.send({ type: 'timer', timer: { kind: 'grace' } });
     expect(d.lines).toEqual([]);
+    // After one stop signal the same timer does say it, so the empty list above is the rule's doing.
+    const once = createDriver(plan([proc('proxy', 'sidecar'), proc('app', 'app')]));
+    once.send({ type: 'boot' }, once.spawned('proxy'), once.spawned('app'), sigterm);
+    once.send({ type: 'timer', timer: { kind: 'grace' } });
+    expect(once.lines).toContainEqual({ kind: 'grace-expired' });
   });
 
   it('a run confirmed after the budget ran out is killed once, and counts as stopping from then on', () => {

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import type { ProcessState } from '../status/status-snapshot.ts';
 import type { Phase, ProcState } from './state.ts';
 
@@ -18,17 +18,6 @@ const PROC_STATUSES = Object.keys({
   backoff: true,
   exited: true,
 } satisfies Record<ProcState['status'], true>);
-
-/** The `state` /status shows per process: the same names (docs/lifecycle.md says so, and points to the diagram). */
-const SHOWN_STATES = Object.keys({
-  pending: true,
-  skipped: true,
-  spawning: true,
-  running: true,
-  stopping: true,
-  backoff: true,
-  exited: true,
-} satisfies Record<ProcessState, true>);
 
 const PHASES = Object.keys({ starting: true, running: true, stopping: true, done: true } satisfies Record<Phase, true>);
 
@@ -54,7 +43,10 @@ describe('the state diagrams of docs/architecture.md', () => {
   });
 
   it('draw the states /status shows, as docs/lifecycle.md says', () => {
-    expect([...SHOWN_STATES].sort()).toEqual([...PROC_STATUSES].sort());
+    // status/ is an edge and may not import the reducer, so it names the states
+    // again; tsc (part of npm test) fails here when the two unions part.
+    expectTypeOf<ProcessState>().toEqualTypeOf<ProcState['status']>();
+    expect(diagrams).toContainEqual([...PROC_STATUSES].sort());
   });
 
   it('draw every phase of the run, and no other', () => {

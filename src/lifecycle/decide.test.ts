@@ -8,7 +8,7 @@ import { EXIT_FATAL_SIDECAR } from './exit-code.ts';
 import { createProcessGraph } from '../plan/process-graph.ts';
 import { LEFTOVER_GRACE_MS } from './restart-policy.ts';
 import type { ProcState } from './state.ts';
-import { TEST_GRACE_MS as GRACE_MS, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_GRACE_MS as GRACE_MS, TEST_ON_FAILURE, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });
 const signaled = (signal: NodeJS.Signals): ExitStatus => ({ kind: 'signaled', signal });
@@ -303,18 +303,11 @@ describe('restarts during teardown', () => {
     // proxy had its stop signal: its exit, with any code, only lets the teardown go on.
     expect(signalsIn(d.send(d.exited('proxy', exited(1))))).toEqual(['a SIGTERM stop']);
     expect(d.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
-    const onFailure = {
-      policy: 'on-failure' as const,
-      initialBackoffMs: 1_000,
-      maxBackoffMs: 60_000,
-      resetAfterMs: 600_000,
-      maxRestarts: undefined,
-    };
-    const app = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app', { restart: onFailure })]));
+    const app = createDriver(plan([proc('a', 'sidecar'), proc('app', 'app', { restart: TEST_ON_FAILURE })]));
     app.send({ type: 'boot' }, app.spawned('a'), app.spawned('app'), { type: 'signal', signal: 'SIGTERM' });
     expect(signalsIn(app.send(app.exited('app', exited(1))))).toEqual(['a SIGTERM stop']);
     expect(app.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);
-    const step = createDriver(plan([proc('a', 'sidecar'), proc('step', 'init', { restart: onFailure }), proc('app', 'app')]));
+    const step = createDriver(plan([proc('a', 'sidecar'), proc('step', 'init', { restart: TEST_ON_FAILURE }), proc('app', 'app')]));
     step.send({ type: 'boot' }, step.spawned('a'), step.spawned('step'), { type: 'signal', signal: 'SIGTERM' });
     expect(signalsIn(step.send(step.exited('step', exited(1))))).toEqual(['a SIGTERM stop']);
     expect(step.lines.some((line) => line.kind === 'restart-scheduled')).toBe(false);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../plan/plan.ts';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_LIVENESS, TEST_ON_FAILURE, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import type { LifecycleEventBody } from './events.ts';
 
@@ -80,20 +80,14 @@ describe('exits, rule by rule', () => {
   });
 
   it('an on-failure sidecar that exits 0 by itself stays down; killed as unhealthy, it comes back', () => {
-    const onFailure = { ...proc('x', 'sidecar').restart, policy: 'on-failure' as const };
-    const d = createDriver(plan([proc('s', 'sidecar', { restart: onFailure }), proc('app', 'app')]));
+    const d = createDriver(plan([proc('s', 'sidecar', { restart: TEST_ON_FAILURE }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('s'), d.spawned('app'), d.exited('s', exited(0)));
     expect(restartLines(d.lines)).toEqual([]);
     expect(d.state.procs.get('s')).toMatchObject({ status: 'exited' });
 
-    const liveness = {
-      probe: { kind: 'tcp' as const, host: '127.0.0.1', port: 1 },
-      periodMs: 100,
-      timeoutMs: 1_000,
-      failureThreshold: 1,
-      initialDelayMs: 0,
-    };
-    const sick = createDriver(plan([proc('s', 'sidecar', { probe: true, liveness, restart: onFailure }), proc('app', 'app')]));
+    const sick = createDriver(
+      plan([proc('s', 'sidecar', { probe: true, liveness: TEST_LIVENESS, restart: TEST_ON_FAILURE }), proc('app', 'app')]),
+    );
     sick.send({ type: 'boot' }, sick.spawned('s'), ready('s'), sick.spawned('app'));
     sick.send({ type: 'liveness-failed', name: 's', reason: 'probe failed' }, sick.exited('s', exited(0)));
     expect(restartLines(sick.lines)).toHaveLength(1);

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_LIVENESS, testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { LivenessSpec } from '../plan/plan.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
 
 // Each rule of startup.ts on its own: what gates a start, what a late or stale
@@ -16,13 +15,6 @@ const hookDone = (name: string, ok: boolean): LifecycleEventBody => ({ type: 'ho
 const livenessFailed = (name: string): LifecycleEventBody => ({ type: 'liveness-failed', name, reason: 'probe failed' });
 const timer = (kind: 'deadline' | 'restart', name: string): LifecycleEventBody => ({ type: 'timer', timer: { kind, name } });
 const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
-const liveness: LivenessSpec = {
-  probe: { kind: 'tcp', host: '127.0.0.1', port: 1 },
-  periodMs: 100,
-  timeoutMs: 1_000,
-  failureThreshold: 1,
-  initialDelayMs: 0,
-};
 const unhealthy = (effects: readonly Effect[]) => effects.filter((effect) => effect.type === 'signal' && effect.purpose === 'unhealthy');
 describe('startup, rule by rule', () => {
   it('spawns nothing more once teardown began, whatever becomes ready then', () => {
@@ -86,11 +78,11 @@ describe('startup, rule by rule', () => {
   });
 
   it('a liveness failure counts only once the process is up, and not during teardown', () => {
-    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true, liveness }), proc('app', 'app')]));
+    const d = createDriver(plan([proc('proxy', 'sidecar', { probe: true, liveness: TEST_LIVENESS }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('proxy'));
     expect(d.send(livenessFailed('proxy'))).toEqual([]);
     d.send(ready('proxy'), d.spawned('app'));
-    const teardown = createDriver(plan([proc('proxy', 'sidecar', { probe: true, liveness }), proc('app', 'app')]));
+    const teardown = createDriver(plan([proc('proxy', 'sidecar', { probe: true, liveness: TEST_LIVENESS }), proc('app', 'app')]));
     teardown.send({ type: 'boot' }, teardown.spawned('proxy'), ready('proxy'), teardown.spawned('app'), {
       type: 'signal',
       signal: 'SIGTERM',

@@ -1,5 +1,13 @@
 import { buildPlan } from '../../src/config/load-plan.ts';
-import { DEFAULTS, type ExternalSpec, type Plan, type ProcessSpec, type Role } from '../../src/plan/plan.ts';
+import {
+  DEFAULTS,
+  type ExternalSpec,
+  type LivenessSpec,
+  type Plan,
+  type ProcessSpec,
+  type RestartSpec,
+  type Role,
+} from '../../src/plan/plan.ts';
 
 // Plans for the lifecycle's unit tests, with the same defaults normalization gives
 // (load-plan.test.ts checks testProcess against a loaded plan).
@@ -47,6 +55,18 @@ export function testProcess(name: string, role: Role, overrides: Partial<TestPro
     ...rest,
   };
 }
+
+/** A liveness probe that fails a process at its first miss; the tests send its failures as events. */
+export const TEST_LIVENESS: LivenessSpec = {
+  probe: { kind: 'tcp', host: '127.0.0.1', port: 1 },
+  periodMs: 100,
+  timeoutMs: 1_000,
+  failureThreshold: 1,
+  initialDelayMs: 0,
+};
+
+/** Restarted on failure, with the backoff a plan gets by default. */
+export const TEST_ON_FAILURE: RestartSpec = { policy: 'on-failure', ...DEFAULTS.backoff, maxRestarts: undefined };
 
 /** A plan from test processes, with `after` lists resolved by the same buildPlan normalization uses. */
 export function testPlan(specs: readonly TestProcess[], overrides: Partial<Omit<Plan, 'processes'>> = {}): Plan {

@@ -30,6 +30,7 @@ import {
   cpuMs,
   type SilentSocket,
   startWebhook,
+  webhookArgs,
 } from './support/webhook.ts';
 
 // `sidecar-init webhook` as the API server meets it: its own process, over
@@ -54,11 +55,6 @@ afterAll(async () => {
   }
   rmSync(work, { recursive: true, force: true });
 });
-
-/** `sidecar-init webhook` with this suite's certificate and image, then `extra`. */
-function webhookFlags(...extra: string[]): string[] {
-  return ['webhook', '--cert', certificate.certFile, '--key', certificate.keyFile, '--image', INSTALL_IMAGE, ...extra];
-}
 
 async function review(pod: unknown, to: RunningWebhook = webhook, options: PostOptions = {}) {
   const { uid, body } = podReview(pod);
@@ -174,10 +170,10 @@ describe('sidecar-init webhook over HTTPS', () => {
   });
 
   it('refuses --install-mode image-volume without --volume-image, and an unknown mode, with exit 2', async () => {
-    const missing = await runSupervisor(webhookFlags('--install-mode', 'image-volume'));
+    const missing = await runSupervisor(webhookArgs(certificate, INSTALL_IMAGE, '--install-mode', 'image-volume'));
     expect(missing.code).toBe(2);
     expect(missing.stderr()).toMatch(/--install-mode image-volume needs --volume-image REF/);
-    const unknown = await runSupervisor(webhookFlags('--install-mode', 'volume'));
+    const unknown = await runSupervisor(webhookArgs(certificate, INSTALL_IMAGE, '--install-mode', 'volume'));
     expect(unknown.code).toBe(2);
     expect(unknown.stderr()).toMatch(/--install-mode "volume" is not one of/);
   });

@@ -52,6 +52,11 @@ export interface RunningWebhook {
 }
 
 /** Starts `sidecar-init webhook` on a free loopback port; resolves once it listens. */
+/** `sidecar-init webhook` with this certificate and install image, then `extra`. */
+export function webhookArgs(certificate: Certificate, image: string, ...extra: readonly string[]): string[] {
+  return ['webhook', '--cert', certificate.certFile, '--key', certificate.keyFile, '--image', image, ...extra];
+}
+
 export async function startWebhook(
   certificate: Certificate,
   image: string,
@@ -59,7 +64,7 @@ export async function startWebhook(
   flags: readonly string[] = [],
 ): Promise<RunningWebhook> {
   const supervisor = startSupervisor(
-    ['webhook', '--addr', '127.0.0.1:0', '--cert', certificate.certFile, '--key', certificate.keyFile, '--image', image, ...flags],
+    webhookArgs(certificate, image, '--addr', '127.0.0.1:0', ...flags),
     wrapper === undefined ? {} : { wrapper },
   );
   const listening = await Promise.race([

@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import { defaultControlDir, defaultControlPath } from '../plan/control-socket.ts';
 import type { ControlSocket } from '../plan/plan.ts';
 import type { ControlSource } from '../runner/ports.ts';
-import { judgeReadiness } from '../status/readiness-verdict.ts';
 import { statusDocument } from '../status/status-json.ts';
 import { prepareControlDir, removeControlDir } from './control-dir.ts';
 import type { ControlHandlers, ControlServer } from './control-server.ts';
@@ -22,10 +21,7 @@ export async function serveControlSocket(
   logger: Logger,
 ): Promise<ControlServer | undefined> {
   const handlers: ControlHandlers = {
-    status: () => {
-      const snapshot = source.snapshot();
-      return statusDocument(snapshot, judgeReadiness(snapshot).ready);
-    },
+    status: () => statusDocument(source.snapshot()),
     act: (command, uid) => source.control(command, uid),
   };
   switch (control.kind) {

@@ -1,3 +1,4 @@
+import { judgeReadiness } from './readiness-verdict.ts';
 import type { StatusSnapshot } from './status-snapshot.ts';
 import { isProcessReady } from './status-snapshot.ts';
 
@@ -22,10 +23,11 @@ export interface StatusDocument {
   }[];
 }
 
-export function statusDocument(snapshot: StatusSnapshot, ready: boolean): StatusDocument {
+/** The document of one snapshot; `ready` is /readyz's verdict on that same snapshot. */
+export function statusDocument(snapshot: StatusSnapshot): StatusDocument {
   return {
     phase: snapshot.phase,
-    ready,
+    ready: judgeReadiness(snapshot).ready,
     reapedOrphans: snapshot.reapedOrphans,
     teardownSeconds: snapshot.teardownSeconds ?? null,
     processes: snapshot.processes.map((process) => ({

@@ -43,8 +43,7 @@ function answer(path: StatusPath, source: StatusSource): StatusResponse {
       return { status: 503, contentType: TEXT, body: `not ready:\n${verdict.reasons.map((reason) => `  ${reason}\n`).join('')}` };
     }
     case '/status': {
-      const snapshot = source.snapshot();
-      const document = statusDocument(snapshot, judgeReadiness(snapshot).ready);
+      const document = statusDocument(source.snapshot());
       return { status: 200, contentType: JSON_TYPE, body: `${JSON.stringify(document, null, 2)}\n` };
     }
     case '/metrics':
@@ -54,7 +53,6 @@ function answer(path: StatusPath, source: StatusSource): StatusResponse {
   }
 }
 
-/** The path without its query string; '/' when the request line has none. */
 /** The path of a request target, in origin form (`/healthz?x`) or absolute form (`http://host/healthz`), which HTTP/1.1 servers must accept. */
 function pathOf(url: string | undefined): string {
   const target = (url ?? '').replace(ABSOLUTE_FORM_PREFIX, '');

@@ -172,7 +172,7 @@ interface RunEnd {
  */
 async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<RunEnd> {
   const reaper = await startReaper(native, logger);
-  await logStarting(plan, reaper.mode, logger);
+  await logStarting(plan, reaper.reaper.mode, logger);
   const kits = await assembleKits(plan, logger, native, reaper);
   const statusSource = sourceOnceStarted();
   const status = await openStatusServer(plan, statusSource, logger);
@@ -238,7 +238,6 @@ function exitOnUncaughtErrors(crash: (error: unknown) => Promise<number>, log: R
 /** The reaper as the run uses it: started, counting the orphans it reaped for the status. */
 interface RunningReaper {
   readonly reaper: Reaper;
-  readonly mode: ReaperMode;
   /** Orphans reaped so far (processes sidecar-init adopted, not its own children). */
   reapedOrphans(): number;
   /** Stops reaping and writes the `reaped` line still waiting for its interval. */
@@ -267,7 +266,6 @@ async function startReaper(native: NativeProcessApi, logger: Logger): Promise<Ru
   reaper.start();
   return {
     reaper,
-    mode: reaper.mode,
     reapedOrphans: () => reapedOrphans,
     stop: () => {
       reaper.stop();

@@ -120,6 +120,13 @@ bool read_integer(napi_env env, napi_value value, const char *name, int64_t mini
   return true;
 }
 
+bool read_int(napi_env env, napi_value value, const char *name, int minimum, int maximum, int *out) {
+  int64_t number;
+  if (!read_integer(env, value, name, minimum, maximum, &number)) return false;
+  *out = (int)number;
+  return true;
+}
+
 bool read_boolean(napi_env env, napi_value value, const char *name, bool *out) {
   if (!is_type(env, value, napi_boolean) || napi_get_value_bool(env, value, out) != napi_ok) return wrong_type(env, value, name, "a boolean");
   return true;

@@ -35,6 +35,9 @@ bool read_args(napi_env env, napi_callback_info info, size_t count, napi_value *
 /* An integer from minimum to maximum. `name` is what the message calls it, "reapPid: pid". */
 bool read_integer(napi_env env, napi_value value, const char *name, int64_t minimum, int64_t maximum, int64_t *out);
 
+/* An int from minimum to maximum: a pid, a descriptor, a signal number. */
+bool read_int(napi_env env, napi_value value, const char *name, int minimum, int maximum, int *out);
+
 /* A boolean. */
 bool read_boolean(napi_env env, napi_value value, const char *name, bool *out);
 

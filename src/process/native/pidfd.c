@@ -23,8 +23,8 @@
 /* pidfdOpen(pid): number, a file descriptor (close it with fs.closeSync). */
 static napi_value pidfd_open_js(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  int64_t pid;
-  if (!read_args(env, info, 1, argv) || !read_integer(env, argv[0], "pidfdOpen: pid", 1, INT_MAX, &pid)) return NULL;
+  int pid;
+  if (!read_args(env, info, 1, argv) || !read_int(env, argv[0], "pidfdOpen: pid", 1, INT_MAX, &pid)) return NULL;
   long fd = syscall(SYS_pidfd_open, (pid_t)pid, 0);
   if (fd < 0) return throw_errno(env, "pidfd_open", errno);
   napi_value value;
@@ -36,12 +36,12 @@ static napi_value pidfd_open_js(napi_env env, napi_callback_info info) {
  * exists and may be signalled, as kill(pid, 0). */
 static napi_value pidfd_send_signal_js(napi_env env, napi_callback_info info) {
   napi_value argv[2];
-  int64_t fd, signal;
-  if (!read_args(env, info, 2, argv) || !read_integer(env, argv[0], "pidfdSendSignal: fd", 0, INT_MAX, &fd) ||
-      !read_integer(env, argv[1], "pidfdSendSignal: signal", 0, NSIG - 1, &signal)) {
+  int fd, signal;
+  if (!read_args(env, info, 2, argv) || !read_int(env, argv[0], "pidfdSendSignal: fd", 0, INT_MAX, &fd) ||
+      !read_int(env, argv[1], "pidfdSendSignal: signal", 0, NSIG - 1, &signal)) {
     return NULL;
   }
-  if (syscall(SYS_pidfd_send_signal, (int)fd, (int)signal, NULL, 0) != 0) return throw_errno(env, "pidfd_send_signal", errno);
+  if (syscall(SYS_pidfd_send_signal, fd, signal, NULL, 0) != 0) return throw_errno(env, "pidfd_send_signal", errno);
   return NULL;
 }
 

@@ -31,9 +31,9 @@ static napi_value set_child_subreaper(napi_env env, napi_callback_info info) {
  * exit events (child_process 'exit') would never fire. */
 static napi_value reap_pid(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  int64_t pid;
+  int pid;
   /* From 1: pid 0 and negatives would wait on a group. */
-  if (!read_args(env, info, 1, argv) || !read_integer(env, argv[0], "reapPid: pid", 1, INT_MAX, &pid)) return NULL;
+  if (!read_args(env, info, 1, argv) || !read_int(env, argv[0], "reapPid: pid", 1, INT_MAX, &pid)) return NULL;
   int status;
   pid_t result;
   do {
@@ -68,10 +68,10 @@ static napi_value peek_zombie(napi_env env, napi_callback_info info) {
  * pipe would keep PID 1 (and so the Job) alive forever. */
 static napi_value exit_now(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  int64_t code;
-  if (!read_args(env, info, 1, argv) || !read_integer(env, argv[0], "exitNow: code", INT_MIN, INT_MAX, &code)) return NULL;
+  int code;
+  if (!read_args(env, info, 1, argv) || !read_int(env, argv[0], "exitNow: code", INT_MIN, INT_MAX, &code)) return NULL;
   /* The low byte, as process.exit and the kernel keep it. */
-  _exit((int)(code & 0xff));
+  _exit(code & 0xff);
 }
 
 napi_status define_reaper(napi_env env, napi_value exports) {

@@ -97,14 +97,6 @@ static void on_signal(int signum, siginfo_t *info, void *context) {
   errno = saved;
 }
 
-/* A signal number, 1 to NSIG - 1. */
-static bool read_signal(napi_env env, napi_value value, const char *name, int *out) {
-  int64_t signum;
-  if (!read_integer(env, value, name, 1, NSIG - 1, &signum)) return false;
-  *out = (int)signum;
-  return true;
-}
-
 /* forwardSignals(signals: number[]): void. Each must already have a JavaScript listener (libuv's handler underneath). */
 static napi_value forward_signals(napi_env env, napi_callback_info info) {
   napi_value list;
@@ -113,7 +105,7 @@ static napi_value forward_signals(napi_env env, napi_callback_info info) {
   for (uint32_t index = 0; index < length; index++) {
     napi_value element;
     int signum;
-    if (napi_get_element(env, list, index, &element) != napi_ok || !read_signal(env, element, "forwardSignals: signals[i]", &signum)) {
+    if (napi_get_element(env, list, index, &element) != napi_ok || !read_int(env, element, "forwardSignals: signals[i]", 1, NSIG - 1, &signum)) {
       return NULL;
     }
     slot_t *slot = &slots[signum];
@@ -170,12 +162,11 @@ static void retire(int fd) {
 static napi_value set_signal_route(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   uint32_t length;
-  int64_t target64;
-  if (!read_args(env, info, 2, argv) || !read_integer(env, argv[0], "setSignalRoute: target", -INT_MAX, INT_MAX, &target64) ||
+  int target;
+  if (!read_args(env, info, 2, argv) || !read_int(env, argv[0], "setSignalRoute: target", -INT_MAX, INT_MAX, &target) ||
       !read_array(env, argv[1], "setSignalRoute: routes", &length)) {
     return NULL;
   }
-  int target = (int)target64;
   if (length % 2 != 0 || length > 2 * NSIG) {
     napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "setSignalRoute: routes must be pairs [signal, sent as, ...], at most one per signal");
     return NULL;
@@ -183,7 +174,7 @@ static napi_value set_signal_route(napi_env env, napi_callback_info info) {
   int pairs[2 * NSIG];
   for (uint32_t index = 0; index < length; index++) {
     napi_value element;
-    if (napi_get_element(env, argv[1], index, &element) != napi_ok || !read_signal(env, element, "setSignalRoute: routes[i]", &pairs[index])) {
+    if (napi_get_element(env, argv[1], index, &element) != napi_ok || !read_int(env, element, "setSignalRoute: routes[i]", 1, NSIG - 1, &pairs[index])) {
       return NULL;
     }
   }
@@ -220,7 +211,7 @@ static napi_value set_signal_route(napi_env env, napi_callback_info info) {
 static napi_value take_forwarded(napi_env env, napi_callback_info info) {
   napi_value arg;
   int signum;
-  if (!read_args(env, info, 1, &arg) || !read_signal(env, arg, "takeForwarded: signal", &signum)) return NULL;
+  if (!read_args(env, info, 1, &arg) || !read_int(env, arg, "takeForwarded: signal", 1, NSIG - 1, &signum)) return NULL;
   slot_t *slot = &slots[signum];
   int taken = TAKEN_NONE;
   int count = atomic_load(&slot->forwarded);

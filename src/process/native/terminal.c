@@ -61,8 +61,8 @@ static int set_foreground(int fd, pid_t pgrp) {
  * namespace cannot name it (see the top of this file); -1: no terminal of ours. */
 static napi_value foreground_group(napi_env env, napi_callback_info info) {
   napi_value arg;
-  int64_t fd;
-  if (!read_args(env, info, 1, &arg) || !read_integer(env, arg, "foregroundGroup: fd", 0, INT_MAX, &fd)) return NULL;
+  int fd;
+  if (!read_args(env, info, 1, &arg) || !read_int(env, arg, "foregroundGroup: fd", 0, INT_MAX, &fd)) return NULL;
   pid_t group = -1;
   if (isatty(fd)) {
     pid_t foreground = tcgetpgrp(fd);
@@ -81,12 +81,12 @@ static napi_value foreground_group(napi_env env, napi_callback_info info) {
  * terminal may be gone (a hung-up session), which is not an error of ours. */
 static napi_value give_terminal(napi_env env, napi_callback_info info) {
   napi_value args[2];
-  int64_t fd, pgrp;
-  if (!read_args(env, info, 2, args) || !read_integer(env, args[0], "giveTerminal: fd", 0, INT_MAX, &fd) ||
-      !read_integer(env, args[1], "giveTerminal: pgrp", 0, INT_MAX, &pgrp)) {
+  int fd, pgrp;
+  if (!read_args(env, info, 2, args) || !read_int(env, args[0], "giveTerminal: fd", 0, INT_MAX, &fd) ||
+      !read_int(env, args[1], "giveTerminal: pgrp", 0, INT_MAX, &pgrp)) {
     return NULL;
   }
-  if (pgrp > 0) set_foreground((int)fd, (pid_t)pgrp);
+  if (pgrp > 0) set_foreground(fd, pgrp);
   return NULL;
 }
 
@@ -153,11 +153,12 @@ static void child_exec(int fd, bool own_group, const char *path, char **argv, ch
  * is reaped here then). uid/gid -1: unchanged. */
 static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
   napi_value args[8];
-  int64_t uid, gid, fd;
+  int64_t uid, gid;
+  int fd;
   bool own_group;
   if (!read_args(env, info, 8, args) || !read_integer(env, args[4], "spawnForeground: uid", -1, UINT32_MAX - 1, &uid) ||
       !read_integer(env, args[5], "spawnForeground: gid", -1, UINT32_MAX - 1, &gid) ||
-      !read_integer(env, args[6], "spawnForeground: fd", 0, INT_MAX, &fd) || !read_boolean(env, args[7], "spawnForeground: ownGroup", &own_group)) {
+      !read_int(env, args[6], "spawnForeground: fd", 0, INT_MAX, &fd) || !read_boolean(env, args[7], "spawnForeground: ownGroup", &own_group)) {
     return NULL;
   }
   /* Everything the child needs is allocated before fork: malloc is not safe after it. */
@@ -180,14 +181,14 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
     throw_errno(env, "fork", errno);
     goto done;
   }
-  if (pid == 0) child_exec((int)fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
+  if (pid == 0) child_exec(fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
   close(pipe_fds[1]);
   pipe_fds[1] = -1;
   if (own_group) {
     /* Both sides set the group, so neither order of running can leave a window
      * where the terminal's signals go to sidecar-init's group. */
     setpgid(pid, pid);
-    set_foreground((int)fd, pid);
+    set_foreground(fd, pid);
   } else {
     /* After the fork, so that the app is born in the foreground group. Until
      * here a Ctrl-C reached us too, as it did before the app started. */
@@ -205,7 +206,7 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
     /* The terminal goes back to the group that had it: ours when it was
      * moved (own group); when it was not, we have left that group, which
      * keeps it. */
-    if (own_group) set_foreground((int)fd, getpgrp());
+    if (own_group) set_foreground(fd, getpgrp());
     throw_errno(env, "exec", err);
     goto done;
   }

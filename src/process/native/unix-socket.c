@@ -44,14 +44,6 @@
  * closed by the kernel, which would close it without close_if_socket. */
 #define FDS_CARRIED_MAX 253
 
-/* A descriptor argument. */
-static bool read_fd(napi_env env, napi_value value, const char *name, int *out) {
-  int64_t fd;
-  if (!read_integer(env, value, name, 0, INT_MAX, &fd)) return false;
-  *out = (int)fd;
-  return true;
-}
-
 /* unixDgramBind(path): fd. A datagram socket bound at path, non-blocking,
  * close-on-exec (no child inherits it), with SO_PASSCRED on. */
 static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
@@ -108,7 +100,7 @@ static bool close_if_socket(int fd) {
 static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   int fd;
-  if (!read_args(env, info, 1, argv) || !read_fd(env, argv[0], "unixDgramReceive: fd", &fd)) return NULL;
+  if (!read_args(env, info, 1, argv) || !read_int(env, argv[0], "unixDgramReceive: fd", 0, INT_MAX, &fd)) return NULL;
   char data[MESSAGE_MAX];
   union {
     char buffer[CMSG_SPACE(sizeof(struct ucred)) + CMSG_SPACE(sizeof(int) * FDS_CARRIED_MAX)];
@@ -173,7 +165,7 @@ static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
 static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   napi_value argv[1];
   int fd;
-  if (!read_args(env, info, 1, argv) || !read_fd(env, argv[0], "peerCredentials: fd", &fd)) return NULL;
+  if (!read_args(env, info, 1, argv) || !read_int(env, argv[0], "peerCredentials: fd", 0, INT_MAX, &fd)) return NULL;
   struct ucred credentials;
   socklen_t length = sizeof credentials;
   if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return throw_errno(env, "getsockopt(SO_PEERCRED)", errno);
@@ -246,7 +238,7 @@ static void finalize_watch(napi_env env, void *data, void *hint) {
 static napi_value watch_readable(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   int fd;
-  if (!read_args(env, info, 2, argv) || !read_fd(env, argv[0], "watchReadable: fd", &fd) ||
+  if (!read_args(env, info, 2, argv) || !read_int(env, argv[0], "watchReadable: fd", 0, INT_MAX, &fd) ||
       !read_function(env, argv[1], "watchReadable: onReadable")) {
     return NULL;
   }

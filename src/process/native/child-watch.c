@@ -77,6 +77,16 @@ static void release(napi_env env, child_watch_t *watch) {
   free(watch);
 }
 
+/* A watch whose setup failed part-way: what was made of it so far (the watch is calloc'd: NULL is not made). */
+static void discard(napi_env env, child_watch_t *watch) {
+  napi_ref *refs[] = {&watch->owned, &watch->has, &watch->claimed, &watch->claimed_has, &watch->callback};
+  for (size_t index = 0; index < sizeof refs / sizeof refs[0]; index++) {
+    if (*refs[index] != NULL) napi_delete_reference(env, *refs[index]);
+  }
+  if (watch->context != NULL) napi_async_destroy(env, watch->context);
+  free(watch);
+}
+
 /* Room for one more pair, made before a child is reaped: a status once taken is never dropped. */
 static bool reserve(child_watch_t *watch) {
   if (watch->pending_len + 2 <= watch->pending_cap) return true;
@@ -241,22 +251,34 @@ static napi_value watch_children(napi_env env, napi_callback_info info) {
       napi_create_reference(env, claimed_has, 1, &watch->claimed_has) != napi_ok ||
       napi_create_reference(env, argv[2], 1, &watch->callback) != napi_ok ||
       napi_create_string_utf8(env, "sidecar-init:reaper", NAPI_AUTO_LENGTH, &name) != napi_ok ||
-      napi_async_init(env, NULL, name, &watch->context) != napi_ok || uv_signal_init(loop, signal) != 0) {
-    free(watch);
+      napi_async_init(env, NULL, name, &watch->context) != napi_ok) {
+    discard(env, watch);
     free(signal);
     free(timer);
     return throw_message(env, "watchChildren: could not set up the watch");
   }
-  *(child_watch_t **)signal = watch;
+  int err = uv_signal_init(loop, signal);
+  if (err != 0) {
+    discard(env, watch);
+    free(signal);
+    free(timer);
+    /* libuv's errors are negated errnos on Linux. */
+    return throw_errno(env, "uv_signal_init", -err);
+  }
+  /* Cannot fail on Linux (it only fills in the handle); the close below needs it initialised either way. */
   uv_timer_init(loop, timer);
+  *(child_watch_t **)signal = watch;
   *(child_watch_t **)timer = watch;
   uv_unref((uv_handle_t *)signal);
   uv_unref((uv_handle_t *)timer);
-  if (uv_signal_start(signal, on_sigchld, SIGCHLD) != 0) {
+  err = uv_signal_start(signal, on_sigchld, SIGCHLD);
+  if (err != 0) {
+    *(child_watch_t **)signal = NULL;
+    *(child_watch_t **)timer = NULL;
     uv_close((uv_handle_t *)signal, free_handle);
     uv_close((uv_handle_t *)timer, free_handle);
-    free(watch);
-    return throw_message(env, "watchChildren: uv_signal_start(SIGCHLD) failed");
+    discard(env, watch);
+    return throw_errno(env, "uv_signal_start(SIGCHLD)", -err);
   }
   /* A long pause since the last delivery: the first batch is handed over at once. */
   watch->last_delivery = uv_now(loop) - watch->interval_ms;

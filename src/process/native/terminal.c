@@ -25,6 +25,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <signal.h>
 #include <stdio.h>
@@ -110,7 +111,12 @@ static napi_value ignore_terminal_stops(napi_env env, napi_callback_info info) {
  * multi-threaded). Any failure is written to the pipe as errno. */
 static void child_exec(int fd, bool own_group, const char *path, char **argv, char **envp, const char *cwd, int64_t uid, int64_t gid,
                        int report) {
-  /* Signal state as a new process expects it: libuv does the same for its children. */
+  /* Signal state as a new process expects it: libuv does the same for its
+   * children. Every signal is blocked from before the fork until the mask is
+   * cleared below, so none of the parent's handlers runs here meanwhile:
+   * libuv's would write to the signal pipe it shares with the parent (which
+   * would then hear of a signal it never got), signal-forward.c's would pass
+   * a signal on to the app. */
   for (int n = 1; n < NSIG; n++) {
     if (n != SIGKILL && n != SIGSTOP) signal(n, SIG_DFL);
   }
@@ -176,12 +182,19 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
     throw_errno(env, "pipe2", errno);
     goto done;
   }
+  /* Blocked across the fork, as libuv's uv_spawn does (see child_exec); the
+   * parent's mask is back at once, so a signal arriving meanwhile only waits. */
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
   pid_t pid = fork();
+  if (pid == 0) child_exec(fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
+  int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, NULL);
   if (pid == -1) {
-    throw_errno(env, "fork", errno);
+    throw_errno(env, "fork", fork_error);
     goto done;
   }
-  if (pid == 0) child_exec(fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
   close(pipe_fds[1]);
   pipe_fds[1] = -1;
   if (own_group) {

@@ -63,11 +63,13 @@ static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, "socket", errno);
   int on = 1;
-  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0 ||
-      bind(fd, (struct sockaddr *)&address, sizeof address) != 0) {
+  const char *failed = NULL;
+  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) failed = "setsockopt(SO_PASSCRED)";
+  else if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) failed = "bind";
+  if (failed != NULL) {
     int err = errno;
     close(fd);
-    return throw_errno(env, "bind", err);
+    return throw_errno(env, failed, err);
   }
   napi_value result;
   if (napi_create_int32(env, fd, &result) != napi_ok) return NULL;
@@ -118,7 +120,7 @@ static napi_value unix_dgram_receive(napi_env env, napi_callback_info info) {
     return throw_errno(env, "recvmsg", errno);
   }
   struct ucred credentials = {0, (uid_t)-1, (gid_t)-1};
-  int fds[FDS_MAX * 2];
+  int fds[FDS_MAX];
   int fd_count = 0;
   for (struct cmsghdr *header = CMSG_FIRSTHDR(&message); header != NULL; header = CMSG_NXTHDR(&message, header)) {
     if (header->cmsg_level != SOL_SOCKET) continue;
@@ -268,7 +270,13 @@ static napi_value watch_readable(napi_env env, napi_callback_info info) {
       napi_create_function(env, "close", NAPI_AUTO_LENGTH, watch_close, watch, &close_function) != napi_ok ||
       napi_set_named_property(env, object, "close", close_function) != napi_ok ||
       napi_wrap(env, object, watch, finalize_watch, NULL, NULL) != napi_ok) {
-    return NULL;
+    /* Not wrapped, so no finalizer will: the handle is already on the loop and must be closed. */
+    if (watch->callback != NULL) napi_delete_reference(env, watch->callback);
+    if (watch->context != NULL) napi_async_destroy(env, watch->context);
+    *(void **)handle = NULL;
+    uv_close((uv_handle_t *)handle, on_handle_closed);
+    free(watch);
+    return throw_message(env, "watchReadable: could not set up the watch");
   }
   uv_unref((uv_handle_t *)handle);
   err = uv_poll_start(handle, SIDECAR_UV_READABLE, on_readable);

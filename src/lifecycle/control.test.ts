@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_HOOK as hook, testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import type { ControlCommand, Effect, LifecycleEventBody } from './events.ts';
 
@@ -13,7 +13,6 @@ const signaled = (signal: NodeJS.Signals): ExitStatus => ({ kind: 'signaled', si
 const ready = (name: string): LifecycleEventBody => ({ type: 'readiness', name, ready: true });
 const control = (id: number, command: ControlCommand): LifecycleEventBody => ({ type: 'control', id, command, uid: 0 });
 const replyOf = (effects: readonly Effect[]) => effects.find((effect) => effect.type === 'control-reply');
-const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
 
 /** A driver with the app and one sidecar `s` running; `s` may have hooks. */
 function running(sidecar: Parameters<typeof proc>[2] = {}) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_HOOK as hook, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import { forwardRoute, isHurried } from './decide.ts';
 import type { LifecycleEventBody } from './events.ts';
@@ -67,7 +67,6 @@ describe('decide, rule by rule', () => {
   });
 
   it('begins the preStop of a run only when its spawn is confirmed, not on a spawned event for a run already up', () => {
-    const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
     const d = createDriver(plan([proc('proxy', 'sidecar', { preStop: hook }), proc('app', 'app')]));
     d.send({ type: 'boot' }, d.spawned('proxy'), d.spawned('app'), { type: 'signal', signal: 'SIGTERM' });
     // proxy's preStop is over; it waits for the app, which still runs.

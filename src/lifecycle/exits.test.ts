@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../plan/plan.ts';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { TEST_LIVENESS, TEST_ON_FAILURE, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_HOOK as hook, TEST_LIVENESS, TEST_ON_FAILURE, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import type { LifecycleEventBody } from './events.ts';
 
@@ -13,7 +13,6 @@ import type { LifecycleEventBody } from './events.ts';
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });
 const signaled = (signal: NodeJS.Signals): ExitStatus => ({ kind: 'signaled', signal });
 const ready = (name: string): LifecycleEventBody => ({ type: 'readiness', name, ready: true });
-const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
 const restartLines = (lines: readonly { kind: string }[]) => lines.filter((line) => line.kind === 'restart-scheduled');
 
 describe('exits, rule by rule', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { TEST_LIVENESS, testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_HOOK as hook, TEST_LIVENESS, testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import type { Effect, LifecycleEventBody } from './events.ts';
 
@@ -14,7 +14,6 @@ const ready = (name: string, isReady = true): LifecycleEventBody => ({ type: 're
 const hookDone = (name: string, ok: boolean): LifecycleEventBody => ({ type: 'hook-done', name, hook: 'postStart', ok });
 const livenessFailed = (name: string): LifecycleEventBody => ({ type: 'liveness-failed', name, reason: 'probe failed' });
 const timer = (kind: 'deadline' | 'restart', name: string): LifecycleEventBody => ({ type: 'timer', timer: { kind, name } });
-const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
 const unhealthy = (effects: readonly Effect[]) => effects.filter((effect) => effect.type === 'signal' && effect.purpose === 'unhealthy');
 describe('startup, rule by rule', () => {
   it('spawns nothing more once teardown began, whatever becomes ready then', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createDriver } from '../../test/support/decide-driver.ts';
-import { testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
+import { TEST_HOOK as hook, testExternal, testPlan as plan, testProcess as proc } from '../../test/support/test-plan.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import type { Effect } from './events.ts';
 
@@ -10,7 +10,6 @@ import type { Effect } from './events.ts';
 // are the edges its assertions let through.
 
 const exited = (code: number): ExitStatus => ({ kind: 'exited', code });
-const hook = { kind: 'exec' as const, command: ['hook'] as [string], timeoutMs: 1_000 };
 const sigterm = { type: 'signal', signal: 'SIGTERM' } as const;
 const ofType = (effects: readonly Effect[], type: Effect['type']) => effects.filter((effect) => effect.type === type);
 

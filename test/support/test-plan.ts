@@ -2,6 +2,7 @@ import { buildPlan } from '../../src/config/load-plan.ts';
 import {
   DEFAULTS,
   type ExternalSpec,
+  type HookSpec,
   type LivenessSpec,
   type Plan,
   type ProcessSpec,
@@ -64,6 +65,9 @@ export const TEST_LIVENESS: LivenessSpec = {
   failureThreshold: 1,
   initialDelayMs: 0,
 };
+
+/** An exec hook (postStart, preStop, a drain's); the tests send its outcome as a hook-done event. */
+export const TEST_HOOK: HookSpec = { kind: 'exec', command: ['hook'], timeoutMs: 1_000 };
 
 /** Restarted on failure, with the backoff a plan gets by default. */
 export const TEST_ON_FAILURE: RestartSpec = { policy: 'on-failure', ...DEFAULTS.backoff, maxRestarts: undefined };

@@ -180,9 +180,9 @@ async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Pr
   const supervision = await startLifecycle(plan, kits, (started) => statusSource.answerFrom(started));
   // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
   const controlSocket = await openControlSocket(plan, supervision, logger);
-  await trimMemoryOnceStarted(native, logger);
+  const cancelTrim = await trimMemoryOnceStarted(native, logger);
   const exitCode = await supervision.done;
-  await shutDown({ supervision, reaper, status, controlSocket, announce: kits.announce }, logger);
+  await shutDown({ supervision, reaper, status, controlSocket, announce: kits.announce, cancelTrim }, logger);
   logger.info({ event: 'exit', exitCode }, `exiting with code ${exitCode}`);
   return { exitCode, message: supervision.finishedMessage() ?? `exit code ${exitCode}` };
 }
@@ -381,10 +381,10 @@ async function openControlSocket(plan: Plan, source: ControlSource, logger: Logg
   return await serveControlSocket(plan.control, source, logger);
 }
 
-/** What the start freed through malloc goes back to the kernel once the start is over (trim-memory.ts says when). */
-async function trimMemoryOnceStarted(native: NativeProcessApi, logger: Logger): Promise<void> {
+/** What the start freed through malloc goes back to the kernel once the start is over (trim-memory.ts says when); the function returned cancels it. */
+async function trimMemoryOnceStarted(native: NativeProcessApi, logger: Logger): Promise<() => void> {
   const { scheduleMemoryTrim } = await import('./process/trim-memory.ts');
-  scheduleMemoryTrim(native, (trim) => logger.debug({ event: 'memory-trimmed', ...trim }, 'returned free memory to the kernel'));
+  return scheduleMemoryTrim(native, (trim) => logger.debug({ event: 'memory-trimmed', ...trim }, 'returned free memory to the kernel'));
 }
 
 /** What is still open once the last planned process is down. */
@@ -394,14 +394,19 @@ interface Running {
   readonly status: StatusServerStart;
   readonly controlSocket: ControlServer | undefined;
   readonly announce: AnnounceKit | undefined;
+  /** The memory trim still to come, if the run ends within MEMORY_TRIM_DELAY_MS of its start. */
+  readonly cancelTrim: () => void;
 }
 
 /**
- * Once the last planned process is down: leftovers swept within what is left
- * of the grace budget, the reaper stopped, the last output written, the
- * servers closed, and the final state announced.
+ * Once the last planned process is down: the memory trim no longer awaited,
+ * leftovers swept within what is left of the grace budget, the reaper
+ * stopped, the last output written, the servers closed, and the final state
+ * announced.
  */
-async function shutDown({ supervision, reaper, status, controlSocket, announce }: Running, logger: Logger): Promise<void> {
+async function shutDown({ supervision, reaper, status, controlSocket, announce, cancelTrim }: Running, logger: Logger): Promise<void> {
+  // malloc_trim runs on the event loop: not during the sweep, the flushes or the exit, which gain nothing from it.
+  cancelTrim();
   const { sweepDescendants } = await import('./process/sweep.ts');
   const { flushOutput } = await import('./output/pipe-output.ts');
   // A second SIGTERM/SIGINT (during teardown or now) skips what is left of the budget here too.

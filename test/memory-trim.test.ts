@@ -4,11 +4,12 @@
 // sidecars; trimmed, 2.7 MiB (figures: npm run bench, memory). The bound below
 // sits between the two.
 import { readFileSync } from 'node:fs';
+import { MEMORY_TRIM_DELAY_MS } from '../src/process/trim-memory.ts';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from './support/harness.ts';
 import { startSupervisor } from './support/supervisor.ts';
 
-const { track, expectNothingLeft } = useHarness();
+const { track, events: createEvents, expectNothingLeft } = useHarness();
 const MALLOC_HEAP_BOUND_KIB = 4 * 1024;
 
 /** Private_Dirty of the [heap] mapping (malloc's main arena), from /proc/PID/smaps. */
@@ -34,6 +35,23 @@ describe('once started', () => {
     expect(mallocHeapPrivateKiB(run.process.pid!)).toBeLessThan(MALLOC_HEAP_BOUND_KIB);
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(143);
+    await expectNothingLeft(run);
+  });
+
+  it("does not trim once the run is stopping: a sweep that outlasts the trim's delay runs without it", { timeout: 60_000 }, async () => {
+    const events = createEvents();
+    const fifo = `${events.dir}/leftover-ready`;
+    // The app exits at once, leaving in a session of its own a process that
+    // ignores SIGTERM; it exits only once that process has set its trap (a
+    // FIFO, not a poll), so the sweep waits the whole grace for it.
+    const leftover = `trap '' TERM; echo > ${fifo}; exec sleep 300`;
+    const app = `mkfifo ${fifo}; setsid /bin/sh -c ${JSON.stringify(leftover)} & read _ < ${fifo}`;
+    const graceS = (2 * MEMORY_TRIM_DELAY_MS) / 1000;
+    const run = track(startSupervisor(['--log-level', 'debug', '--grace', `${graceS}s`, '--', '/bin/sh', '-c', app]));
+    expect((await run.exited).code).toBe(0);
+    // Killed, not ended by SIGTERM: the sweep lasted its whole budget, past the trim's delay.
+    expect(run.logs.find((line) => line.event === 'swept')).toMatchObject({ killed: 1 });
+    expect(run.logs.filter((line) => line.event === 'memory-trimmed')).toEqual([]);
     await expectNothingLeft(run);
   });
 });

@@ -18,11 +18,16 @@ export interface MemoryTrim {
   readonly rssAfter: number;
 }
 
-/** Calls `done` with what the trim did, MEMORY_TRIM_DELAY_MS from now; the timer never holds the process. */
-export function scheduleMemoryTrim(native: Pick<NativeProcessApi, 'trimMemory'>, done: (trim: MemoryTrim) => void): void {
-  setTimeout(() => {
+/**
+ * Calls `done` with what the trim did, MEMORY_TRIM_DELAY_MS from now; the timer
+ * never holds the process. The function returned cancels it: a run that is
+ * already stopping has no idle life left to trim for.
+ */
+export function scheduleMemoryTrim(native: Pick<NativeProcessApi, 'trimMemory'>, done: (trim: MemoryTrim) => void): () => void {
+  const timer = setTimeout(() => {
     const rssBefore = process.memoryUsage.rss();
     const released = native.trimMemory();
     done({ released, rssBefore, rssAfter: process.memoryUsage.rss() });
   }, MEMORY_TRIM_DELAY_MS).unref();
+  return () => clearTimeout(timer);
 }

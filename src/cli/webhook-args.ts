@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { isLogLevel, LOG_LEVELS } from '../plan/literals.ts';
+import { DEFAULTS } from '../plan/plan.ts';
 import { listAlternatives, quote } from '../support/message-text.ts';
 import { parseStatusAddress } from '../config/status-address.ts';
 import { INJECT } from '../webhook/annotations.ts';
@@ -24,6 +25,10 @@ mounts VOLUME_IMAGE read-only at /opt/sidecar-init as an image volume instead: n
 emptyDir (Kubernetes 1.35+, or 1.33+ with the ImageVolume feature gate).
 Reviews are POSTed to /mutate; /healthz answers 200 while it serves.`;
 
+/** Without --addr and --install-mode: every interface on the webhook's usual port, and the init container's copy. */
+const DEFAULT_WEBHOOK_ADDR = ':8443';
+const DEFAULT_INSTALL_MODE = 'copy';
+
 interface WebhookFlags {
   readonly addr?: string;
   readonly cert?: string;
@@ -46,10 +51,14 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
       '--image <ref>',
       'the sidecar-init image you built and pushed (docs/kubernetes.md, step 1), which the install init container runs',
     )
-    .option('--install-mode <mode>', `${INSTALL_MODES.join(' or ')}, for pods without the sidecar-init.io/install annotation`, 'copy')
+    .option(
+      '--install-mode <mode>',
+      `${INSTALL_MODES.join(' or ')}, for pods without the sidecar-init.io/install annotation`,
+      DEFAULT_INSTALL_MODE,
+    )
     .option('--volume-image <ref>', "the image of the Dockerfile's volume target, mounted as an image volume in image-volume mode")
-    .option('--addr <host:port>', 'where to listen; :PORT for every interface', ':8443')
-    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: info)`)
+    .option('--addr <host:port>', 'where to listen; :PORT for every interface', DEFAULT_WEBHOOK_ADDR)
+    .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULTS.logLevel})`)
     .helpOption('-h, --help', 'show this help')
     .addHelpText('after', WEBHOOK_HELP)
     .exitOverride()
@@ -70,11 +79,11 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
     return { kind: 'exit', code: error.exitCode === 0 ? EXIT_SUCCESS : EXIT_USAGE, output: output.text };
   }
   const flags = program.opts<WebhookFlags>();
-  const address = parseStatusAddress(flags.addr ?? ':8443');
+  const address = parseStatusAddress(flags.addr ?? DEFAULT_WEBHOOK_ADDR);
   if (!address.ok) return usageError(`--addr ${address.message}`);
-  const logLevel = flags.logLevel ?? 'info';
+  const logLevel = flags.logLevel ?? DEFAULTS.logLevel;
   if (!isLogLevel(logLevel)) return usageError(`--log-level ${quote(logLevel)} is not one of ${listAlternatives(LOG_LEVELS)}`);
-  const installMode = flags.installMode ?? 'copy';
+  const installMode = flags.installMode ?? DEFAULT_INSTALL_MODE;
   if (!isInstallMode(installMode))
     return usageError(`--install-mode ${quote(installMode)} is not one of ${listAlternatives(INSTALL_MODES)}`);
   if (installMode === 'image-volume' && flags.volumeImage === undefined)

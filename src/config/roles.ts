@@ -107,6 +107,7 @@ function checkAnnounced(value: Record<string, unknown>, context: z.core.$Refinem
   }
 }
 
+const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app', external: 'an external' };
 const ROLE_PLURALS: Readonly<Record<Role, string>> = { init: 'init steps', sidecar: 'sidecars', app: 'the app', external: 'externals' };
 
 /** The roles `key` is limited to; undefined for every role's field and for a key that is no field (`constructor` included). */
@@ -119,6 +120,11 @@ function limitedTo(rows: ProcessFieldRows, key: string): readonly Role[] | undef
 /** Whether these are the roles of the processes sidecar-init starts: every role but external. */
 export function isStartedOnly(roles: readonly Role[]): boolean {
   return roles.length === STARTED.length && STARTED.every((role) => roles.includes(role));
+}
+
+/** "a sidecar", "the app". */
+export function describeRole(role: Role): string {
+  return ROLE_NAMES[role];
 }
 
 /** "sidecars and externals", "the app". */

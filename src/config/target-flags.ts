@@ -10,7 +10,7 @@ import { mapResult, type Result } from '../support/result.ts';
 import { parseStopSignal } from './signals.ts';
 import type { Role } from '../plan/plan.ts';
 import { type Origin, type Report, valueOrReport } from './config-error.ts';
-import { describeRoles, isStartedOnly } from './roles.ts';
+import { describeRole, describeRoles, isStartedOnly } from './roles.ts';
 
 // The flags that set one field of a named process (--ready NAME=PROBE, ...),
 // one row each: the flag and its help, the process field whose roles
@@ -179,8 +179,6 @@ function quitOfAnnounced(target: Entry): string | undefined {
 // checked once every process is known, against the roles that have the field,
 // then the values override the file's, field by field.
 
-const ROLE_NAMES: Readonly<Record<Role, string>> = { init: 'an init step', sidecar: 'a sidecar', app: 'the app', external: 'an external' };
-
 /** A message names at most this many of the processes a flag could have named: a config may have thousands. */
 const MAX_NAMED_TARGETS = 10;
 
@@ -217,7 +215,7 @@ function checkTargets(
         flag.origin,
         startedOnly
           ? notStarted(flag.flag, target)
-          : `${quote(flag.name)} is ${ROLE_NAMES[target.role]}; ${flag.flag} applies only to ${describeRoles(roles)}`,
+          : `${quote(flag.name)} is ${describeRole(target.role)}; ${flag.flag} applies only to ${describeRoles(roles)}`,
       );
     } else {
       const problem = flag.value?.check(target);

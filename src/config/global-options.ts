@@ -98,7 +98,7 @@ function controlPath(control: ControlSocket): string | null {
 }
 
 /** --termination-log: the termination message's file, given (a failure is a warning), or none. */
-export function parseTerminationLog(text: string): Result<TerminationLog> {
+function parseTerminationLog(text: string): Result<TerminationLog> {
   if (text === 'none') return ok({ kind: 'none' });
   if (!text.startsWith('/'))
     return fail(`${quote(text)} is not an absolute path; use an absolute path, e.g. ${DEFAULTS.terminationLog}, or none`);

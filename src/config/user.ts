@@ -127,8 +127,8 @@ export function checkUserAndGroup(user: unknown, group: unknown): string | undef
 // input: the schema resolves names through an Accounts it is given, so tests
 // give their own and `validate` reads the machine's it runs on.
 
-export const PASSWD_FILE = '/etc/passwd';
-export const GROUP_FILE = '/etc/group';
+const PASSWD_FILE = '/etc/passwd';
+const GROUP_FILE = '/etc/group';
 
 /** One line of /etc/passwd or /etc/group, the fields that matter here. */
 export interface Account {

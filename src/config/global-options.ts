@@ -43,8 +43,15 @@ export interface OptionSpec<Form extends OptionForm = OptionForm> {
   readonly appField?: string;
 }
 
-/** One option of PlanOptions: its flag and its file key's field, its plan value, and how `plan` shows it. */
-export interface PlanOptionRow<Field extends z.ZodType, Value, Form extends OptionForm = OptionForm> extends OptionSpec<Form> {
+/**
+ * One option of PlanOptions: its flag and its file key's field, its plan
+ * value, and how `plan` shows it. A list's row must say how its values become
+ * the field's (fromList): without it, the values a flag gave would be lost.
+ */
+export type PlanOptionRow<Field extends z.ZodType, Value, Form extends OptionForm = OptionForm> = PlanOptionFields<Field, Value, Form> &
+  (Form extends 'list' ? Required<Pick<PlanOptionFields<Field, Value, Form>, 'fromList'>> : unknown);
+
+interface PlanOptionFields<Field extends z.ZodType, Value, Form extends OptionForm> extends OptionSpec<Form> {
   /** The file key's field; left out, the key is not given. */
   readonly field: Field;
   /** A flag's text as the file writes the value, when they differ (drain: a command where the file has {exec: CMD}). */

@@ -41,8 +41,9 @@ const DESCRIPTION: Record<ProgramMode, string> = {
 const EXTERNAL_HELP =
   'a process of another container (shareProcessNamespace), waited for and stopped in its turn: a preset (istio, linkerd, cloud-sql-proxy, ...) or comm:NAME, cmdline:REGEX, uid:N (repeatable)';
 /** Shown by `install --help` and in the run help's list of commands. */
-export const INSTALL_HELP = `      copy this single executable and its native addon into DIR (an existing directory this user can write),
-      as DIR/${PROGRAM_NAME} and DIR/${PROGRAM_NAME}.node, e.g. from an init container into a shared volume`;
+export const INSTALL_HELP = `      copy this single executable, its native addon and the glibc runtime it was built against into DIR (an
+      existing directory this user can write): DIR/${PROGRAM_NAME} (the launcher), DIR/${PROGRAM_NAME}.node and
+      DIR/${PROGRAM_NAME}.runtime/, e.g. from an init container into a shared volume`;
 
 /** Shown by `schema --help` and in the run help's list of commands. */
 export const SCHEMA_HELP = `      print the JSON Schema of the config file, for an editor: ${PROGRAM_NAME} schema > sidecar-init.schema.json,

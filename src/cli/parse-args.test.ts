@@ -287,6 +287,11 @@ describe('parseArgs', () => {
       code: 0,
       output: expect.stringMatching(/^Usage: sidecar-init install DIR\n/),
     });
+    // Every file install writes (docs/install.md), the runtime folder the launcher needs included.
+    const help = parseArgs(['install', '--help'], NO_ENV);
+    const output = help.kind === 'exit' ? help.output : '';
+    for (const written of ['DIR/sidecar-init (the launcher)', 'DIR/sidecar-init.node', 'DIR/sidecar-init.runtime/'])
+      expect(output, written).toContain(written);
   });
 });
 

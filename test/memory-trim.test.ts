@@ -1,8 +1,8 @@
 // What a start frees through malloc (the parser's and compiler's zones) goes
 // back to the kernel once the start is over: without the trim, malloc's heap
-// kept 6.4 MiB private for the supervisor's whole life, idle with three
-// sidecars; trimmed, 2.7 MiB (figures: npm run bench, memory). The bound below
-// sits between the two.
+// kept several MiB more private for the supervisor's whole life, idle with
+// three sidecars. The bound below sits between the heap before and after the
+// trim in bench/README.md's run (npm run bench, memory, prints that line).
 import { readFileSync } from 'node:fs';
 import { MEMORY_TRIM_DELAY_MS } from '../src/process/trim-memory.ts';
 import { describe, expect, it } from 'vitest';

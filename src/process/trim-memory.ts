@@ -4,8 +4,8 @@ import type { NativeProcessApi } from './native.ts';
 // compiler zones for the bundle, the built-in modules compiled under
 // --jitless): free() hands memory back only from the top of the heap, so what
 // the start freed below what it still uses stays resident and private for the
-// supervisor's whole life (measured with npm run bench, idle with three
-// sidecars: 6.4 MiB of malloc heap, 2.7 once trimmed). Once the start is over,
+// supervisor's whole life (npm run bench's memory scenario prints malloc's
+// heap; bench/README.md gives the run before and after the trim). Once the start is over,
 // the addon's malloc_trim returns those pages to the kernel.
 
 /** After the start's compiles and V8's memory reducer (1 s after the start, scripts/build-binary.mjs). */

@@ -115,9 +115,12 @@ const SHARED = "globalThis[Symbol.for('sidecar-init.assets')]";
 /**
  * The loader the stubs call: the asset's module, compiled once, as the
  * executable's loader compiles the bundle. The bundle defines it; an asset
- * takes the bundle's, so an asset loaded from another one is loaded once.
+ * takes the bundle's, so an asset loaded from another one is loaded once. An
+ * asset that is not there (a dist/ copied without dist/assets/) is named with
+ * how to get it; only the lookup is checked, so an error the asset's own code
+ * throws reaches the caller as it is.
  */
-const ASSET_LOADER = `var __sidecar_init_assets={};function __sidecar_init_load_asset(name){if(name in __sidecar_init_assets)return __sidecar_init_assets[name];var file=name+'.cjs',sea=require('node:sea'),loaded;if(sea.isSea()){var asset={exports:{}};new(require('node:vm').Script)('(function (exports, require, module) {'+sea.getAsset(file,'utf8')+'\\n})',{filename:file}).runInThisContext()(asset.exports,require,asset);loaded=asset.exports}else loaded=require(require('node:path').join(__dirname,'assets',file));return __sidecar_init_assets[name]=loaded}${SHARED}={load:__sidecar_init_load_asset,url:__sidecar_init_bundle_url};`;
+const ASSET_LOADER = `var __sidecar_init_assets={};function __sidecar_init_load_asset(name){if(name in __sidecar_init_assets)return __sidecar_init_assets[name];var file=name+'.cjs',sea=require('node:sea'),loaded,source,path;function missing(what){return new Error("sidecar-init's asset "+file+' is missing ('+what+'): this build is incomplete; build it again (npm run build, or npm run build:binary for the executable)')}if(sea.isSea()){try{source=sea.getAsset(file,'utf8')}catch(cause){throw missing(cause.message)}var asset={exports:{}};new(require('node:vm').Script)('(function (exports, require, module) {'+source+'\\n})',{filename:file}).runInThisContext()(asset.exports,require,asset);loaded=asset.exports}else{path=require('node:path').join(__dirname,'assets',file);if(!require('node:fs').existsSync(path))throw missing(path+' does not exist');loaded=require(path)}return __sidecar_init_assets[name]=loaded}${SHARED}={load:__sidecar_init_load_asset,url:__sidecar_init_bundle_url};`;
 const ASSET_BANNER = `var __sidecar_init_load_asset=${SHARED}.load,__sidecar_init_bundle_url=${SHARED}.url;`;
 
 /** A stub module: each export a getter that loads `asset` and reads the export of that name from it. */

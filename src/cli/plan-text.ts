@@ -2,8 +2,7 @@ import { describeCommand } from '../config/command.ts';
 import { formatDuration } from '../config/duration.ts';
 import { planOptionLines } from '../config/global-options.ts';
 import type { Plan } from '../plan/plan.ts';
-import type { HookView, PlanView, ProcessView } from './plan-view.ts';
-import { planView } from './plan-view.ts';
+import { type HookView, type PlanView, planView, type ProcessView } from './plan-view.ts';
 
 // `sidecar-init plan`: the same facts as --json, for a person at a terminal;
 // the options' lines are their rows' (global-options.ts).

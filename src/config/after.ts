@@ -1,6 +1,5 @@
-import { MAX_LISTED_PROBLEMS } from './config-error.ts';
+import { at, MAX_LISTED_PROBLEMS, type Report } from './config-error.ts';
 import type { Entry } from './process.ts';
-import { at, type Report } from './config-error.ts';
 import { quote } from '../support/message-text.ts';
 import { closestMatch } from '../support/closest-match.ts';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { PRESET_NAMES, PRESETS, isPresetName, type PresetMatch } from '../plan/presets.ts';
+import { isPresetName, PRESET_NAMES, type PresetMatch, PRESETS } from '../plan/presets.ts';
 import { CMDLINE_PATTERN, compileLinearPattern, type LinearPattern } from '../plan/linear-pattern.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { parseAnnouncedFile } from './announce.ts';
@@ -12,12 +12,11 @@ import {
   type ReadinessSpec,
 } from '../plan/plan.ts';
 import { withReadinessDefaults } from './probe.ts';
-import { type ProcessFieldRows, processField } from './roles.ts';
+import { processField, type ProcessFieldRows } from './roles.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
-import { checkedBy, mapping, parsedWith } from './schema-fields.ts';
+import { checkedBy, ID_RANGE, mapping, parsedWith, wholeNumber, type WholeNumberRange } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import { ID_RANGE, type WholeNumberRange, wholeNumber } from './schema-fields.ts';
 
 // role: external, a process of another container of the pod: how it is found
 // (match), when it counts as started (readiness), how it is stopped (stop).

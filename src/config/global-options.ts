@@ -9,10 +9,9 @@ import { DrainSchema, describeHook } from './hook.ts';
 import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from '../plan/literals.ts';
 import { listAlternatives, quote } from '../support/message-text.ts';
 import { fail, ok, type Result } from '../support/result.ts';
-import { oneOf, parsedWith } from './schema-fields.ts';
+import { ID_RANGE, oneOf, parsedWith, wholeNumber } from './schema-fields.ts';
 import { parseRewriteFlags, RewriteSchema } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
-import { ID_RANGE, wholeNumber } from './schema-fields.ts';
 
 // The options that are not about one named process, one row each, keyed by
 // the plan's field (PlanOptions). Each is a top-level key of the config file

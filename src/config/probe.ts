@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { compileLinearPattern, LOG_PATTERN } from '../plan/linear-pattern.ts';
-import { CommandSchema, checkNoNul, splitCommand } from './command.ts';
-import { positiveDuration, duration } from './duration.ts';
+import { checkNoNul, CommandSchema, splitCommand } from './command.ts';
+import { duration, positiveDuration } from './duration.ts';
 import { PROBE_KINDS } from '../plan/literals.ts';
 import { parseHttpUrl, parsePort } from './parse-http-url.ts';
 import { DEFAULTS, type ProbeSpec, type ReadinessSpec } from '../plan/plan.ts';
@@ -9,8 +9,7 @@ import { fail, mapResult, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { closestMatch } from '../support/closest-match.ts';
 import { redactUrl } from '../support/redact-url.ts';
-import { exactlyOneOf, mapping, parsedWith } from './schema-fields.ts';
-import { FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, PORT_RANGE, wholeNumber } from './schema-fields.ts';
+import { exactlyOneOf, FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, mapping, parsedWith, PORT_RANGE, wholeNumber } from './schema-fields.ts';
 
 // A probe, for readiness and liveness: the string form shared by `--ready` and
 // the YAML shorthand, or a mapping with exactly one key naming its kind.

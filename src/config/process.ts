@@ -11,9 +11,9 @@ import { at, fileOrigin, type Origin, type Report } from './config-error.ts';
 import { BackoffSchema, createRestart, MaxRestartsSchema, RestartPolicySchema } from './restart.ts';
 import { fail, ok } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
-import { mapping, oneOf, parsedWith } from './schema-fields.ts';
+import { EXIT_CODE_RANGE, mapping, oneOf, parsedWith, wholeNumber } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
-import { type Accounts, NO_ACCOUNTS } from './user.ts';
+import { type Accounts, checkUserAndGroup, combineUser, groupField, NO_ACCOUNTS, userField } from './user.ts';
 import {
   type ProcessFieldRows,
   processField,
@@ -24,8 +24,6 @@ import {
   STARTED,
   schemasOf,
 } from './roles.ts';
-import { checkUserAndGroup, combineUser, groupField, userField } from './user.ts';
-import { EXIT_CODE_RANGE, wholeNumber } from './schema-fields.ts';
 
 // One process of the plan: an entry of `processes:` in the file, an --init or
 // --sidecar flag, or the app given as operands. A field is added here (its

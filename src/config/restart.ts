@@ -4,8 +4,7 @@ import { isRestartPolicy, RESTART_POLICIES } from '../plan/literals.ts';
 import { DEFAULTS, type RestartPolicy, type RestartSpec, type Role } from '../plan/plan.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
-import { mapping } from './schema-fields.ts';
-import { MAX_RESTARTS_RANGE, wholeNumber } from './schema-fields.ts';
+import { mapping, MAX_RESTARTS_RANGE, wholeNumber } from './schema-fields.ts';
 
 // When a process is restarted: its policy, the backoff between restarts and a
 // limit on their number.

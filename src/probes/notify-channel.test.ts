@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { loadUnixSocketApi } from '../process/unix-socket.ts';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -113,6 +114,32 @@ describe('openNotifyChannel', () => {
     send(second.channel, ['READY=1', 'WATCHDOG=trigger']);
     await second.until(() => second.seen.missed.length > 0);
     expect(second.seen.missed).toEqual(['it sent WATCHDOG=trigger']);
+  });
+
+  it('chowns nothing a neighbour puts in place of its folder in a parent others can write', () => {
+    const parentDir = mkdtempSync(join(tmpdir(), 'sidecar-init-notify-parent-'));
+    const victim = join(parentDir, 'victim');
+    writeFileSync(victim, "root's\n");
+    const real = loadUnixSocketApi();
+    // The neighbour acts right after the bind: the folder renamed away, a symlink to the victim left in its place.
+    const api = {
+      ...real,
+      unixDgramBind: (path: string) => {
+        const fd = real.unixDgramBind(path);
+        const made = join(parentDir, readdirSync(parentDir).find((name) => name.startsWith('sidecar-init-notify-'))!);
+        renameSync(made, `${made}.moved`);
+        symlinkSync(victim, made);
+        return fd;
+      },
+    };
+    const events: ChannelEvents = { onStatus: () => {}, onWatchdogMissed: () => {}, onForeignSender: () => {} };
+    try {
+      const user = { uid: 65534, gid: 65534, home: '/' };
+      expect(() => openNotifyChannel({ user, watchdogMs: undefined, events, parentDir, api })).toThrow(/replaced/);
+      expect(statSync(victim)).toMatchObject({ uid: 0, gid: 0 });
+    } finally {
+      rmSync(parentDir, { recursive: true, force: true });
+    }
   });
 
   it('closes its socket and removes its folder when a step after the bind fails', () => {

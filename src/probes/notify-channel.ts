@@ -1,5 +1,17 @@
 import { monotonicMs } from '../support/monotonic-clock.ts';
-import { chmodSync, chownSync, closeSync, mkdtempSync, rmSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchownSync,
+  fstatSync,
+  lchownSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  rmSync,
+  type Stats,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -179,7 +191,14 @@ function readDatagrams(api: UnixSocketApi, fd: number, handle: (datagram: Datagr
   };
 }
 
-/** The socket, bound in a private directory only `user` (and root) can enter; the directory is removed if a step fails. */
+/**
+ * The socket, bound in a private directory only `user` (and root) can enter; the directory is removed if a step fails.
+ * The directory is looked up by its name once, right after mkdtemp, and from
+ * then on reached through that descriptor (/proc/self/fd/N): the parent may be
+ * a folder others can write without the sticky bit (an emptyDir mounted at
+ * /tmp), where a neighbour could rename it and leave a symlink in its place
+ * for the chown to follow.
+ */
 function bindNotifySocket(
   api: UnixSocketApi,
   parentDir: string,
@@ -188,24 +207,50 @@ function bindNotifySocket(
   const dir = mkdtempSync(join(parentDir, 'sidecar-init-notify-'));
   const path = join(dir, 'notify');
   let fd: number | undefined;
+  let dirFd: number | undefined;
   try {
     if (Buffer.byteLength(path) > MAX_SOCKET_PATH_BYTES) {
       throw new Error(`the notify socket's path ${path} is longer than a Unix socket allows; set TMPDIR to a shorter directory`);
     }
-    fd = api.unixDgramBind(path);
+    dirFd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    checkOwnDir(fstatSync(dirFd), dir);
+    const held = `/proc/self/fd/${dirFd}/notify`;
+    fd = api.unixDgramBind(held);
     if (user !== undefined) {
       // The directory stays 0700 (mkdtemp's mode): only its owner gets in.
-      chownSync(dir, user.uid ?? process.getuid?.() ?? 0, user.gid);
-      chownSync(path, user.uid ?? process.getuid?.() ?? 0, user.gid);
+      const uid = user.uid ?? process.getuid?.() ?? 0;
+      fchownSync(dirFd, uid, user.gid);
+      lchownSync(held, uid, user.gid);
     }
-    chmodSync(path, 0o600);
+    chmodSync(held, 0o600);
+    // NOTIFY_SOCKET names the path: it must still lead to the folder the socket is in.
+    if (!sameFile(lstatSync(dir), fstatSync(dirFd))) {
+      throw replacedError(dir);
+    }
     return { dir, path, fd };
   } catch (error) {
     // A restarted process opens a channel at every start: a socket left open by each failed one would add up.
     if (fd !== undefined) closeQuietly(fd);
     rmSync(dir, { recursive: true, force: true });
     throw error;
+  } finally {
+    if (dirFd !== undefined) closeQuietly(dirFd);
   }
+}
+
+/** What mkdtemp made: a folder of this uid that nobody else can enter (another one put in its place is refused). */
+function checkOwnDir(stat: Stats, dir: string): void {
+  if ((stat.mode & 0o077) !== 0 || stat.uid !== (process.geteuid?.() ?? 0)) {
+    throw replacedError(dir);
+  }
+}
+
+function replacedError(dir: string): Error {
+  return new Error(`${dir} was replaced while the notify socket was made in it; set TMPDIR to a folder only sidecar-init can write`);
+}
+
+function sameFile(a: Stats, b: Stats): boolean {
+  return a.dev === b.dev && a.ino === b.ino;
 }
 
 type StatusLog = ReturnType<typeof createStatusLog>;

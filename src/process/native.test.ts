@@ -103,6 +103,8 @@ describe('loadNativeProcessApi', () => {
         /^spawnForeground: argv\[1\] must be a string, not a number$/,
       ],
       [() => native.setSignalRoute!(0, {}), /^setSignalRoute: routes must be an array, not an object$/],
+      [() => native.setSignalRoute!(0, [1, '15']), /^setSignalRoute: routes\[1\] must be an integer, not a string$/],
+      [() => native.forwardSignals!([null]), /^forwardSignals: signals\[0\] must be an integer, not null$/],
     ];
     for (const [call, message] of calls) {
       expect(call).toThrow(TypeError);

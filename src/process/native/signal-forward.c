@@ -32,6 +32,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -105,7 +106,9 @@ static napi_value forward_signals(napi_env env, napi_callback_info info) {
   for (uint32_t index = 0; index < length; index++) {
     napi_value element;
     int signum;
-    if (napi_get_element(env, list, index, &element) != napi_ok || !read_int(env, element, "forwardSignals: signals[i]", 1, NSIG - 1, &signum)) {
+    char name[64];
+    snprintf(name, sizeof name, "forwardSignals: signals[%u]", index);
+    if (napi_get_element(env, list, index, &element) != napi_ok || !read_int(env, element, name, 1, NSIG - 1, &signum)) {
       return NULL;
     }
     slot_t *slot = &slots[signum];
@@ -174,7 +177,9 @@ static napi_value set_signal_route(napi_env env, napi_callback_info info) {
   int pairs[2 * NSIG];
   for (uint32_t index = 0; index < length; index++) {
     napi_value element;
-    if (napi_get_element(env, argv[1], index, &element) != napi_ok || !read_int(env, element, "setSignalRoute: routes[i]", 1, NSIG - 1, &pairs[index])) {
+    char name[64];
+    snprintf(name, sizeof name, "setSignalRoute: routes[%u]", index);
+    if (napi_get_element(env, argv[1], index, &element) != napi_ok || !read_int(env, element, name, 1, NSIG - 1, &pairs[index])) {
       return NULL;
     }
   }

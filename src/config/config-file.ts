@@ -99,7 +99,7 @@ function duplicateKeys(doc: Document): number[] {
     Map(_, map) {
       const seen = new Set<unknown>();
       for (const { key } of map.items) {
-        if (!isScalar(key) || key.value === '<<') continue;
+        if (!isScalar(key) || isMergeKey(key)) continue;
         if (seen.has(key.value)) offsets.push(startOf(key) ?? 0);
         seen.add(key.value);
       }
@@ -162,8 +162,7 @@ function offendingAliasOrMerge(doc: Document): number | undefined {
       if (unresolved === undefined && alias.resolve(doc) === undefined) unresolved = startOf(alias);
     },
     Pair(_, pair) {
-      // With merge on, the parser gives a merge key a symbol for its value.
-      if (badMerge !== undefined || !isScalar(pair.key) || typeof pair.key.value !== 'symbol') return;
+      if (badMerge !== undefined || !isMergeKey(pair.key)) return;
       const value = resolve(doc, pair.value);
       if (!(isMap(value) || (isSeq(value) && value.items.every(isMapping)))) badMerge = startOf(pair.key);
     },
@@ -197,11 +196,17 @@ function keepValuesAsWritten(doc: Document, map: unknown): void {
     const value = pair.value;
     if (isScalar(value) && (typeof value.value === 'number' || typeof value.value === 'boolean')) {
       value.value = value.source ?? String(value.value);
-    } else if (isScalar(pair.key) && pair.key.value === '<<') {
-      // A merge key (<<: *defaults) brings values written elsewhere.
-      keepValuesAsWritten(doc, resolve(doc, value));
+    } else if (isMergeKey(pair.key)) {
+      // A merge key (<<: *defaults, <<: { A: 1.10 } or a list of them) brings values written elsewhere.
+      const source = resolve(doc, value);
+      for (const each of isSeq(source) ? source.items : [source]) keepValuesAsWritten(doc, resolve(doc, each));
     }
   }
+}
+
+/** A `<<` key: with merge on, the parser gives each one a symbol of its own for its value (never the string "<<"). */
+function isMergeKey(key: unknown): boolean {
+  return isScalar(key) && typeof key.value === 'symbol';
 }
 
 function resolve(doc: Document, node: unknown): Node | undefined {

@@ -52,6 +52,7 @@ const UntilObjectSchema = mapping({
 }).transform(({ file, state }): UntilSpec => ({ file, state: state ?? DEFAULTS.untilState }));
 
 export const UntilSchema = z.union([
-  parsedWith(z.string(), parseUntil).meta({ description: 'FILE or FILE=STATE.', examples: ['/handoff/app', '/handoff/app=ready'] }),
+  // On the string, not the transform: zod leaves a transformed field's examples out of the JSON Schema.
+  parsedWith(z.string().meta({ description: 'FILE or FILE=STATE.', examples: ['/handoff/app', '/handoff/app=ready'] }), parseUntil),
   UntilObjectSchema,
 ]);

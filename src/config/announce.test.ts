@@ -47,6 +47,11 @@ describe('announce and until', () => {
       '--announce /handoff/: "/handoff/" names a directory; give the file in it, e.g. /handoff/app',
       '--until /handoff/=ready: "/handoff/" names a directory; give the file in it, e.g. /handoff/app',
     ]);
+    // A state with no file before it, and a NUL byte, which no path can hold.
+    expect(problemsOf({ yaml: APP_ONLY, cli: { announce: '/handoff/a\0b', until: '=ready' } })).toEqual([
+      '--announce /handoff/a\x00b: "/handoff/a\\u0000b" cannot be a file path (it has a NUL byte)',
+      '--until =ready: needs a file path, e.g. /handoff/app (a volume the other containers mount too)',
+    ]);
   });
 });
 

@@ -55,8 +55,9 @@ export interface ProblemContext {
 
 /** File problems first, in the order they appear in the file, then the command line's in the order given. */
 export function createConfigError(problems: readonly Problem[], context: ProblemContext): ConfigError {
-  const located = problems.map((problem, index) => ({ problem, index, position: positionOf(problem.origin, context) }));
-  located.sort((a, b) => rank(a) - rank(b) || compareLines(a.position, b.position) || a.index - b.index);
+  const located = problems.map((problem) => ({ problem, position: positionOf(problem.origin, context) }));
+  // sort is stable: problems at the same place keep the order they were reported in.
+  located.sort((a, b) => rank(a) - rank(b) || compareLines(a.position, b.position));
   const listed = located.slice(0, MAX_LISTED_PROBLEMS).map(({ problem }) => ({
     origin: problem.origin,
     location: formatLocation(problem.origin, context),

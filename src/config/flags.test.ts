@@ -206,6 +206,32 @@ describe('--restart', () => {
   });
 });
 
+describe('flags that add a process or set a global option', () => {
+  it('say what each process flag expects, and report a list option at the value that has the problem', () => {
+    const cli = {
+      processes: [
+        { flag: '--sidecar', value: 'proxy' },
+        { flag: '--external', value: 'mesh' },
+      ] as const,
+      rewrite: ['SIGHUP:SIGTERM', 'SIGCHLD:SIGTERM', 'SIGHUP:SIGINT'],
+      app: ['job'],
+    };
+    expect(problemsOf({ cli })).toEqual([
+      '--rewrite SIGCHLD:SIGTERM: SIGCHLD tells sidecar-init that a process exited and is never passed on, so it cannot be rewritten',
+      '--rewrite SIGHUP:SIGINT: SIGHUP is already rewritten (see --rewrite SIGHUP:SIGTERM)',
+      '--sidecar proxy: expected NAME=CMD, e.g. --sidecar proxy="envoy -c /etc/envoy.yaml"',
+      '--external mesh: expected NAME=SPEC, e.g. --external mesh=istio or --external proxy=comm:envoy',
+    ]);
+  });
+
+  it("word a value of the wrong type as the file's fields do", () => {
+    expect(problemsOf({ cli: { announcerUid: 'x', singleChild: 'x', app: ['job'] } as never })).toEqual([
+      '--announcer-uid x: expected a number, got "x"',
+      '--single-child x: expected a boolean, got "x"',
+    ]);
+  });
+});
+
 describe('--success-code', () => {
   it('applies to the app, in order, and replaces the file list', () => {
     const file = `
@@ -214,6 +240,8 @@ describe('--success-code', () => {
     `;
     expect(load({ yaml: file, cli: { successCode: ['143', '130'] } }).processes[0]!.successCodes).toEqual([143, 130]);
     expect(load({ yaml: file }).processes[0]!.successCodes).toEqual([1]);
+    // An empty list (the variable set to nothing) gives no codes, so the file's stay.
+    expect(load({ yaml: file, cli: { successCode: [] } }).processes[0]!.successCodes).toEqual([1]);
     expect(load({ cli: { successCode: ['0'], app: ['java'] } }).processes[0]!.successCodes).toEqual([0]);
   });
 

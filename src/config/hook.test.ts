@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../plan/plan.ts';
 import { APP_ONLY, appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
+import { describeHook } from './hook.ts';
 
 describe('postStart and preStop', () => {
   it('read an exec hook (list or string) or an http hook, with the default method and timeout', () => {
@@ -41,6 +42,27 @@ describe('postStart and preStop', () => {
       'demo.yaml:5:5 processes[0].postStart: give one of exec or http',
       'demo.yaml:6:5 processes[0].preStop: give only one of exec or http; this has exec and http',
     ]);
+  });
+
+  it('say that exec or http is missing even when the timeout has a problem of its own', () => {
+    const yaml = `
+      processes:
+        - name: job
+          role: app
+          command: job
+          postStart: { timeout: soon }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:5:5 processes[0].postStart: give one of exec or http',
+      'demo.yaml:5:18 processes[0].postStart.timeout: "soon" is not a duration; use e.g. 500ms, 5s, 1m',
+    ]);
+  });
+
+  it('are shown by plan as exec: CMD, quoted like a shell, or http: METHOD URL', () => {
+    expect(describeHook({ kind: 'exec', command: ['sh', '-c', 'kill -TERM 1'], timeoutMs: 1_000 })).toBe("exec: sh -c 'kill -TERM 1'");
+    expect(describeHook({ kind: 'http', method: 'POST', url: 'http://127.0.0.1:15000/drain', timeoutMs: 1_000 })).toBe(
+      'http: POST http://127.0.0.1:15000/drain',
+    );
   });
 
   it('report a bad command, URL, method, timeout or key at its path', () => {
@@ -146,6 +168,8 @@ describe('drain', () => {
 
   it('reports a bare number or an empty command given to --drain, with the flag', () => {
     expect(problemsOf({ cli: { drain: '5', app: ['job'] } })).toEqual(['--drain 5: 5 has no unit; write e.g. 5s or 5ms']);
+    // Blank in the file: no duration, and no command to suggest either.
+    expect(problemsOf({ yaml: appOnlyWith('drain: " "') })).toEqual(['demo.yaml:1:1 drain: " " is not a duration; use e.g. 500ms, 5s, 1m']);
     expect(problemsOf({ cli: { drain: ' ', app: ['job'] } })).toEqual([
       '--drain  : the command is empty; give the program and its arguments, e.g. "envoy -c /etc/envoy.yaml"',
     ]);

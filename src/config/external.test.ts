@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { load, problemsOf } from '../../test/support/config.ts';
 import { TEST_ISTIO_EXTERNAL } from '../../test/support/test-plan.ts';
 import type { ProcessSpec } from '../plan/plan.ts';
+import { PRESETS } from '../plan/presets.ts';
 
 // role external: a preset or a matcher, readiness merged with the preset's
 // field by field, the stop endpoint, and the fields only processes that
@@ -33,6 +34,18 @@ describe('an external from the file', () => {
     });
     // It keeps its place in the order: the app waits for it.
     expect(plan.processes.at(-1)?.after).toEqual(['mesh']);
+  });
+
+  it('loads every preset, its cmdline compiled for the linear-time engine as a written one is', () => {
+    for (const preset of Object.values(PRESETS)) {
+      const mesh = externalOf(
+        load({ cli: { processes: [{ flag: '--external', value: `mesh=${preset.name}` }], app: ['./job'] } }).processes,
+      );
+      expect(mesh?.external?.preset).toBe(preset.name);
+      expect(mesh?.external?.match.comm).toBe(preset.match.comm);
+      expect(mesh?.external?.match.cmdline?.source).toBe(preset.match.cmdline);
+      expect(mesh?.readiness?.probe).toMatchObject({ kind: 'http', url: preset.ready });
+    }
   });
 
   it('without a preset or probe it is ready once a matching process exists; stop, optional and stopOnFailure as written', () => {

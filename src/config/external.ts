@@ -1,21 +1,14 @@
 import * as z from 'zod';
-import { isPresetName, PRESET_NAMES, type PresetMatch, PRESETS } from '../plan/presets.ts';
+import { isPresetName, PRESET_NAMES, PRESETS } from '../plan/presets.ts';
 import { CMDLINE_PATTERN, compileLinearPattern, type LinearPattern } from '../plan/linear-pattern.ts';
 import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { parseAnnouncedFile } from './announce.ts';
-import {
-  DEFAULTS,
-  type ExternalMatch,
-  type ExternalSpec,
-  type ExternalStopSpec,
-  type ProbeSpec,
-  type ReadinessSpec,
-} from '../plan/plan.ts';
+import { DEFAULTS, type ExternalSpec, type ExternalStopSpec, type ProbeSpec, type ReadinessSpec } from '../plan/plan.ts';
 import { withReadinessDefaults } from './probe.ts';
-import { processField, type ProcessFieldRows } from './roles.ts';
+import { type ProcessField, processField, type ProcessFieldRows } from './roles.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
-import { checkedBy, ID_RANGE, mapping, parsedWith, wholeNumber, type WholeNumberRange } from './schema-fields.ts';
+import { checkedBy, ID_RANGE, mapping, parsedWith, wholeNumber } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 
 // role: external, a process of another container of the pod: how it is found
@@ -23,9 +16,18 @@ import { stopSignalField } from './signals.ts';
 // A preset gives all three for a known proxy; the user's fields override it,
 // readiness field by field.
 
-const EXTERNAL_SPEC_HINT = `use a preset (${PRESET_NAMES.join(', ')}), a matcher (comm:NAME, cmdline:REGEX, uid:N) or announced:FILE`;
-
-const MAX_MATCHES_RANGE: WholeNumberRange = { what: 'a number of matches', min: 1 };
+/**
+ * A field a process may leave out, with the roles that have it (processField,
+ * roles.ts) and what the JSON Schema says of it; the rows of process.ts use it too.
+ */
+export function optionalField<Schema extends z.ZodType>(
+  roles: ProcessField['roles'],
+  schema: Schema,
+  meta?: string | z.GlobalMeta,
+): ProcessField<z.ZodOptional<Schema>> {
+  const optional = schema.optional();
+  return processField(roles, meta === undefined ? optional : optional.meta(typeof meta === 'string' ? { description: meta } : meta));
+}
 
 /**
  * A JavaScript RegExp over the space-joined cmdline, compiled here, once, for
@@ -42,6 +44,11 @@ function parseComm(comm: string): Result<string> {
   return comm.includes('\0') || comm.includes('/') ? fail(`${quote(comm)} cannot be a process name (comm has no "/" or NUL)`) : ok(comm);
 }
 
+/** An external's stop endpoint: the file's `stop.http` and --quit NAME=URL. */
+export function parseStopUrl(url: string): Result<string> {
+  return parseHttpUrl(url, 'stop endpoint');
+}
+
 const MatchSchema = mapping({
   comm: parsedWith(z.string().meta({ description: 'Exact /proc/PID/comm; the kernel keeps its first 15 bytes.' }), parseComm).optional(),
   cmdline: parsedWith(
@@ -54,7 +61,7 @@ const MatchSchema = mapping({
   uid: wholeNumber('The real UID of the process.', ID_RANGE).optional(),
   maxMatches: wholeNumber(
     'How many processes it may match (a matched process’s children not counted); more, and sidecar-init refuses to signal any.',
-    MAX_MATCHES_RANGE,
+    { what: 'a number of matches', min: 1 },
   )
     .optional()
     .meta({ default: DEFAULTS.external.maxMatches }),
@@ -68,9 +75,9 @@ const MatchSchema = mapping({
 const StopObjectSchema = mapping({
   http: z
     .union([
-      parsedWith(z.string(), (url) => parseHttpUrl(url, 'stop endpoint')),
+      parsedWith(z.string(), parseStopUrl),
       mapping({
-        url: parsedWith(z.string(), (url) => parseHttpUrl(url, 'stop endpoint')),
+        url: parsedWith(z.string(), parseStopUrl),
         method: z
           .string()
           .check(checkedBy((method: string) => parseHttpMethod(method, 'stop endpoint')))
@@ -83,88 +90,67 @@ const StopObjectSchema = mapping({
   signal: stopSignalField('Sent to every matching process (default SIGTERM when there is no http stop or it fails).').optional(),
 });
 
-const StopSchema = z.union([z.literal('none').meta({ description: 'Leave it running.' }), StopObjectSchema]);
-
 const EXTERNAL = ['external'] as const;
 
 /** The fields only externals have; process.ts adds them to a process entry. */
 export const EXTERNAL_FIELDS = {
-  preset: processField(
+  preset: optionalField(EXTERNAL, z.enum(PRESET_NAMES as [string, ...string[]]), 'A known proxy: its match, readiness and stop.'),
+  match: optionalField(EXTERNAL, MatchSchema, 'How its processes are found in /proc; every field given must match.'),
+  stop: optionalField(
     EXTERNAL,
-    z
-      .enum(PRESET_NAMES as [string, ...string[]])
-      .optional()
-      .meta({ description: 'A known proxy: its match, readiness and stop.' }),
+    z.union([z.literal('none').meta({ description: 'Leave it running.' }), StopObjectSchema]),
+    'How it is stopped at teardown, or none.',
   ),
-  match: processField(
-    EXTERNAL,
-    MatchSchema.optional().meta({ description: 'How its processes are found in /proc; every field given must match.' }),
-  ),
-  stop: processField(EXTERNAL, StopSchema.optional().meta({ description: 'How it is stopped at teardown, or none.' })),
-  stopOnFailure: processField(
-    EXTERNAL,
-    z.boolean().optional().meta({
-      description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).',
-      default: DEFAULTS.external.stopOnFailure,
-    }),
-  ),
-  optional: processField(
-    EXTERNAL,
-    z
-      .boolean()
-      .optional()
-      .meta({ description: 'true: absent at its readiness deadline is logged, not a failure.', default: DEFAULTS.external.optional }),
-  ),
-  announced: processField(
-    EXTERNAL,
-    parsedWith(z.string(), parseAnnouncedFile)
-      .optional()
-      .meta({
-        description:
-          "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
-          'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
-        examples: ['/handoff/proxy'],
-      }),
-  ),
-  allowHost: processField(
-    EXTERNAL,
-    z.boolean().optional().meta({
-      description:
-        "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
-      default: DEFAULTS.external.allowHost,
-    }),
-  ),
+  stopOnFailure: optionalField(EXTERNAL, z.boolean(), {
+    description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).',
+    default: DEFAULTS.external.stopOnFailure,
+  }),
+  optional: optionalField(EXTERNAL, z.boolean(), {
+    description: 'true: absent at its readiness deadline is logged, not a failure.',
+    default: DEFAULTS.external.optional,
+  }),
+  // Made absolute by its parser.
+  announced: optionalField(EXTERNAL, parsedWith(z.string(), parseAnnouncedFile), {
+    description:
+      "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
+      'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
+    examples: ['/handoff/proxy'],
+  }),
+  allowHost: optionalField(EXTERNAL, z.boolean(), {
+    description:
+      "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
+    default: DEFAULTS.external.allowHost,
+  }),
 } satisfies ProcessFieldRows;
 
-/** A match as written: maxMatches may be left to its default. */
-export type MatchDraft = Omit<ExternalMatch, 'maxMatches'> & { readonly maxMatches?: number | undefined };
+type ExternalFields = typeof EXTERNAL_FIELDS;
 
-export interface ExternalFieldValues {
-  readonly preset?: string | undefined;
-  readonly match?: MatchDraft | undefined;
-  readonly stop?: z.output<typeof StopSchema> | undefined;
-  readonly stopOnFailure?: boolean | undefined;
-  readonly optional?: boolean | undefined;
-  readonly allowHost?: boolean | undefined;
-  /** Absolute, resolved by the schema. */
-  readonly announced?: string | undefined;
-}
+/** The external's fields once checked, as its rows' schemas give them. */
+export type ExternalFieldValues = { readonly [Key in keyof ExternalFields]?: z.output<ExternalFields[Key]['schema']> };
 
 /** The readiness as written, its probe possibly left to the preset or to the process's presence. */
-export type ReadinessDraft = Omit<ReadinessSpec, 'probe'> & { readonly probe: ProbeSpec | undefined };
+type ReadinessDraft = Omit<ReadinessSpec, 'probe'> & { readonly probe: ProbeSpec | undefined };
 
-/** The external with its preset applied; readiness always has a probe (the preset's, or presence of a match). */
+/**
+ * The external with its preset applied; readiness always has a probe: the
+ * preset's, or presence (of a match, or of an announced file). An announced
+ * external is found, ready and stopped through its file alone: roles.ts
+ * refuses a preset, match, allowHost, stop endpoint or signal beside it, so
+ * nothing is looked for in /proc, called or signalled, and its stop is only
+ * whether to wait for `exited` (stop: none does not).
+ */
 export function createExternal(
   fields: ExternalFieldValues,
   readiness: ReadinessDraft | undefined,
 ): { external: ExternalSpec; readiness: ReadinessSpec } {
-  if (fields.announced !== undefined) return createAnnouncedExternal(fields, fields.announced, readiness);
+  const { announced } = fields;
   const preset = fields.preset !== undefined && isPresetName(fields.preset) ? PRESETS[fields.preset] : undefined;
-  const written = fields.match ?? (preset === undefined ? {} : compilePresetMatch(preset.match));
-  const match: ExternalMatch = { ...written, maxMatches: written.maxMatches ?? DEFAULTS.external.maxMatches };
-  const presetProbe: ProbeSpec | undefined =
-    preset === undefined ? undefined : { kind: 'http', url: preset.ready, headers: {}, expectStatus: undefined };
-  const probe = readiness?.probe ?? presetProbe ?? { kind: 'process', match };
+  // A preset's match through the user's schema, its cmdline compiled alike (external.test.ts loads every preset).
+  const written = fields.match ?? (preset === undefined ? {} : MatchSchema.parse(preset.match));
+  const match = { ...written, maxMatches: written.maxMatches ?? DEFAULTS.external.maxMatches };
+  const presence: ProbeSpec = announced === undefined ? { kind: 'process', match } : { kind: 'announced', file: announced };
+  const probe =
+    readiness?.probe ?? (preset === undefined ? presence : { kind: 'http', url: preset.ready, headers: {}, expectStatus: undefined });
   return {
     external: {
       preset: preset?.name,
@@ -173,104 +159,53 @@ export function createExternal(
       stopOnFailure: fields.stopOnFailure ?? DEFAULTS.external.stopOnFailure,
       optional: fields.optional ?? DEFAULTS.external.optional,
       allowHost: fields.allowHost ?? DEFAULTS.external.allowHost,
+      announced,
       notFoundHint: preset?.notFoundHint,
     },
     readiness: readiness === undefined ? withReadinessDefaults({ probe }) : { ...readiness, probe },
   };
 }
 
-/**
- * announced: FILE: found, ready and stopped through the file alone; its match
- * is unused (nothing is looked for in /proc) and it is never signalled, so
- * its stop is only whether to wait for `exited` (stop: none does not).
- */
-function createAnnouncedExternal(
-  fields: ExternalFieldValues,
-  file: string,
-  readiness: ReadinessDraft | undefined,
-): { external: ExternalSpec; readiness: ReadinessSpec } {
-  const probe = readiness?.probe ?? { kind: 'announced', file };
-  return {
-    external: {
-      preset: undefined,
-      match: { maxMatches: DEFAULTS.external.maxMatches },
-      stop: fields.stop === 'none' ? { kind: 'none' } : { kind: 'stop', http: undefined, signal: undefined },
-      stopOnFailure: fields.stopOnFailure ?? DEFAULTS.external.stopOnFailure,
-      optional: fields.optional ?? DEFAULTS.external.optional,
-      // Never looked for in /proc.
-      allowHost: false,
-      announced: file,
-      notFoundHint: undefined,
-    },
-    readiness: readiness === undefined ? withReadinessDefaults({ probe }) : { ...readiness, probe },
-  };
-}
-
-/** A preset's cmdline through the same compiler as the user's (presets.test.ts checks that each compiles). */
-function compilePresetMatch(match: PresetMatch): MatchDraft {
-  if (match.cmdline === undefined) return { comm: match.comm };
-  const compiled = compileLinearPattern(match.cmdline, CMDLINE_PATTERN);
-  if (!compiled.ok) throw new Error(`a preset's cmdline ${match.cmdline} does not compile: ${compiled.message}`);
-  return { ...(match.comm === undefined ? {} : { comm: match.comm }), cmdline: compiled.pattern };
-}
-
+/** The written stop over the preset's endpoint; an endpoint is POSTed unless the file gives a method. */
 function createStop(stop: ExternalFieldValues['stop'], presetQuitUrl: string | undefined): ExternalStopSpec {
   if (stop === 'none') return { kind: 'none' };
   const http = stop?.http;
-  if (http === undefined) {
-    return {
-      kind: 'stop',
-      http: presetQuitUrl === undefined ? undefined : { url: presetQuitUrl, method: DEFAULTS.external.stopMethod },
-      signal: stop?.signal,
-    };
-  }
-  return typeof http === 'string'
-    ? { kind: 'stop', http: { url: http, method: DEFAULTS.external.stopMethod }, signal: stop?.signal }
-    : { kind: 'stop', http: { url: http.url, method: (http.method ?? DEFAULTS.external.stopMethod).toUpperCase() }, signal: stop?.signal };
+  const url = typeof http === 'string' ? http : (http?.url ?? presetQuitUrl);
+  const method = typeof http === 'object' && http.method !== undefined ? http.method.toUpperCase() : DEFAULTS.external.stopMethod;
+  return { kind: 'stop', http: url === undefined ? undefined : { url, method }, signal: stop?.signal };
 }
 
-/** What --external's SPEC stands for, as the file would write it (its cmdline as text: the schema compiles it). */
-export interface ExternalSpecFields {
-  readonly preset?: string;
-  readonly match?: { readonly comm?: string; readonly cmdline?: string; readonly uid?: number };
-  readonly announced?: string;
+/** --quit NAME=URL: the stop endpoint, POSTed; a stop signal from the file stays. */
+export function stopWithQuitUrl(stop: ExternalStopSpec, url: string): ExternalStopSpec {
+  return { kind: 'stop', http: { url, method: DEFAULTS.external.stopMethod }, signal: stop.kind === 'stop' ? stop.signal : undefined };
 }
 
-/** --external NAME=SPEC: SPEC is a preset name, one matcher (comm:NAME, cmdline:REGEX, uid:N) or announced:FILE. */
-export function parseExternalSpec(text: string): Result<ExternalSpecFields> {
+const EXTERNAL_SPEC_HINT = `use a preset (${PRESET_NAMES.join(', ')}), a matcher (comm:NAME, cmdline:REGEX, uid:N) or announced:FILE`;
+
+/**
+ * --external NAME=SPEC: SPEC is a preset name, one matcher (comm:NAME,
+ * cmdline:REGEX, uid:N) or announced:FILE, as the file would write it; the
+ * file's schema then checks it, so its problems are worded as the file's.
+ */
+export function parseExternalSpec(
+  text: string,
+): Result<{ readonly [Key in keyof ExternalFields]?: z.input<ExternalFields[Key]['schema']> }> {
   if (isPresetName(text)) return ok({ preset: text });
   const colon = text.indexOf(':');
-  const kind = colon < 0 ? undefined : text.slice(0, colon);
   const value = text.slice(colon + 1);
-  switch (kind) {
-    case 'comm': {
-      const comm = parseComm(value);
-      return comm.ok ? ok({ match: { comm: comm.value } }) : comm;
-    }
-    case 'cmdline': {
-      const cmdline = parseCmdlinePattern(value);
-      return cmdline.ok ? ok({ match: { cmdline: value } }) : cmdline;
-    }
-    case 'uid': {
-      const uid = Number(value);
-      return /^[0-9]+$/.test(value) && uid <= ID_RANGE.max
-        ? ok({ match: { uid } })
+  switch (colon < 0 ? undefined : text.slice(0, colon)) {
+    case 'comm':
+      return ok({ match: { comm: value } });
+    case 'cmdline':
+      return ok({ match: { cmdline: value } });
+    case 'uid':
+      // Digits only, as the flag's text, where the file's field takes a YAML number.
+      return /^[0-9]+$/.test(value) && Number(value) <= ID_RANGE.max
+        ? ok({ match: { uid: Number(value) } })
         : fail(`${quote(value)} is not a UID; use a whole number, e.g. uid:1337`);
-    }
-    case 'announced': {
-      const file = parseAnnouncedFile(value);
-      return file.ok ? ok({ announced: value }) : file;
-    }
+    case 'announced':
+      return ok({ announced: value });
     default:
       return fail(`${quote(text)} is neither a preset nor a matcher; ${EXTERNAL_SPEC_HINT}`);
   }
-}
-
-/** --quit NAME=URL: the stop endpoint, POSTed. */
-export function parseQuitUrl(text: string): Result<string> {
-  return parseHttpUrl(text, 'stop endpoint');
-}
-
-export function stopWithQuitUrl(stop: ExternalStopSpec, url: string): ExternalStopSpec {
-  return { kind: 'stop', http: { url, method: DEFAULTS.external.stopMethod }, signal: stop.kind === 'stop' ? stop.signal : undefined };
 }

@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
-import { createExternal, EXTERNAL_FIELDS, type ReadinessDraft } from './external.ts';
+import { createExternal, EXTERNAL_FIELDS, optionalField } from './external.ts';
 import { OUTPUT_MODES, ROLES } from '../plan/literals.ts';
 import { DEFAULTS, type OutputMode, type ProcessSpec, type Role, type SignalTarget } from '../plan/plan.ts';
 import { LivenessSchema, readinessField } from './probe.ts';
@@ -65,7 +65,7 @@ export interface Entry {
 /** Also the `pattern` of `name` in the JSON Schema. */
 const DNS_LABEL_PATTERN = '^[a-z0-9]([-a-z0-9]*[a-z0-9])?$';
 const DNS_LABEL = new RegExp(DNS_LABEL_PATTERN);
-export const DNS_LABEL_MAX_LENGTH = 63;
+const DNS_LABEL_MAX_LENGTH = 63;
 
 /** A message saying what is wrong with the name, or undefined when it is fine. */
 export function validateName(name: string): string | undefined {
@@ -75,10 +75,8 @@ export function validateName(name: string): string | undefined {
       'starting and ending with a letter or digit (a DNS label, like a Kubernetes container name)'
     );
   }
-  if (name.length > DNS_LABEL_MAX_LENGTH) {
-    return `${quote(name)} is ${name.length} characters long; a name has at most ${DNS_LABEL_MAX_LENGTH} (a DNS label)`;
-  }
-  return undefined;
+  if (name.length <= DNS_LABEL_MAX_LENGTH) return undefined;
+  return `${quote(name)} is ${name.length} characters long; a name has at most ${DNS_LABEL_MAX_LENGTH} (a DNS label)`;
 }
 
 const EnvSchema = z
@@ -131,84 +129,52 @@ const processFields = (accounts: Accounts) =>
       }),
     ),
     // Required for every role but external (ROLE_RULES, roles.ts).
-    command: processField(STARTED, CommandSchema.optional()),
-    env: processField(
-      STARTED,
-      EnvSchema.optional().meta({ description: "Added to the supervisor's environment; numbers and booleans are taken as written." }),
-    ),
-    cwd: processField(
-      STARTED,
-      parsedWith(z.string(), parseCwd).optional().meta({ description: "Working directory; the supervisor's own when left out." }),
-    ),
-    user: processField(STARTED, userField(accounts).optional()),
-    group: processField(STARTED, groupField(accounts).optional()),
-    after: processField(
+    command: optionalField(STARTED, CommandSchema),
+    env: optionalField(STARTED, EnvSchema, "Added to the supervisor's environment; numbers and booleans are taken as written."),
+    cwd: optionalField(STARTED, parsedWith(z.string(), parseCwd), "Working directory; the supervisor's own when left out."),
+    user: optionalField(STARTED, userField(accounts)),
+    group: optionalField(STARTED, groupField(accounts)),
+    after: optionalField(
       ROLES,
-      z
-        .array(z.string())
-        .optional()
-        .meta({
-          description:
-            'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
-            'each starts when its own list is satisfied, and the app after everything unless it has a list.',
-        }),
+      z.array(z.string()),
+      'Names this process waits for (an init step: exited 0; a sidecar: started). Once any process has after, ' +
+        'each starts when its own list is satisfied, and the app after everything unless it has a list.',
     ),
-    readiness: processField(['sidecar', 'external'], readinessField('optional').optional().meta({ description: READINESS_DESCRIPTION })),
-    liveness: processField(
+    readiness: optionalField(['sidecar', 'external'], readinessField('optional'), READINESS_DESCRIPTION),
+    liveness: optionalField(
       ['sidecar', 'app'],
-      LivenessSchema.optional().meta({
-        description: 'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
-      }),
+      LivenessSchema,
+      'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
     ),
-    restart: processField(STARTED, RestartPolicySchema.optional().meta({ description: RESTART_DESCRIPTION })),
-    backoff: processField(STARTED, BackoffSchema.optional().meta({ description: 'Delays between restarts.' })),
-    maxRestarts: processField(STARTED, MaxRestartsSchema.optional()),
-    fatal: processField(
-      ['sidecar'],
-      z.boolean().optional().meta({
-        description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
-        default: DEFAULTS.fatal,
-      }),
-    ),
-    postStart: processField(
+    restart: optionalField(STARTED, RestartPolicySchema, RESTART_DESCRIPTION),
+    backoff: optionalField(STARTED, BackoffSchema, 'Delays between restarts.'),
+    maxRestarts: optionalField(STARTED, MaxRestartsSchema),
+    fatal: optionalField(['sidecar'], z.boolean(), {
+      description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
+      default: DEFAULTS.fatal,
+    }),
+    postStart: optionalField(
       ['sidecar', 'app'],
-      HookSchema.optional().meta({
-        description: 'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
-      }),
+      HookSchema,
+      'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
     ),
-    preStop: processField(
+    preStop: optionalField(
       ['sidecar', 'app'],
-      HookSchema.optional().meta({
-        description: 'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
-      }),
+      HookSchema,
+      'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
     ),
-    stopSignal: processField(
-      STARTED,
-      stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.').optional(),
-    ),
-    grace: processField(
-      STARTED,
-      duration('How long this process alone is waited for after its stop signal, within the whole budget.').optional(),
-    ),
-    signalGroup: processField(
-      STARTED,
-      z.boolean().optional().meta({
-        description: "Signal the child's whole process group (default), or only the child (false).",
-      }),
-    ),
-    successCodes: processField(
+    stopSignal: optionalField(STARTED, stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.')),
+    grace: optionalField(STARTED, duration('How long this process alone is waited for after its stop signal, within the whole budget.')),
+    signalGroup: optionalField(STARTED, z.boolean(), "Signal the child's whole process group (default), or only the child (false)."),
+    successCodes: optionalField(
       ['app'],
-      z
-        .array(wholeNumber('An exit code.', EXIT_CODE_RANGE))
-        .optional()
-        .meta({ description: 'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.' }),
+      z.array(wholeNumber('An exit code.', EXIT_CODE_RANGE)),
+      'The app only: exit codes that count as 0, e.g. 143 for a JVM stopped by SIGTERM.',
     ),
-    output: processField(
+    output: optionalField(
       STARTED,
-      oneOf('an output mode', OUTPUT_MODES).optional().meta({
-        description:
-          'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
-      }),
+      oneOf('an output mode', OUTPUT_MODES),
+      'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
     ),
     ...EXTERNAL_FIELDS,
   }) satisfies ProcessFieldRows;
@@ -216,12 +182,12 @@ const processFields = (accounts: Accounts) =>
 /** A field of a process: what a per-process flag sets (target-flags.ts). */
 export type ProcessFieldName = keyof ReturnType<typeof processFields>;
 
-let fieldRoles: Readonly<Record<string, readonly Role[]>> | undefined;
+let fieldRows: ReturnType<typeof processFields> | undefined;
 
 /** The roles that have `field`, from its row; the rows are built once, on the first question (their schemas' accounts do not matter here). */
 export function rolesWith(field: ProcessFieldName): readonly Role[] {
-  fieldRoles ??= Object.fromEntries(Object.entries(processFields(NO_ACCOUNTS)).map(([key, row]) => [key, row.roles]));
-  return fieldRoles[field] ?? ROLES;
+  fieldRows ??= processFields(NO_ACCOUNTS);
+  return fieldRows[field].roles;
 }
 
 /** A process's fields once checked, whatever its role (each role has some of them). */
@@ -252,15 +218,13 @@ export function createProcessDraft(name: string, role: Role, command: Argv): Pro
 
 /** A process with its defaults, from fields that have passed their checks. */
 function createDraft(fields: ProcessFieldValues): ProcessDraft {
-  const { name, role, signalGroup } = fields;
-  // An external is never run: its command is its name, for logs.
-  const command = fields.command ?? [name];
-  const readiness: ReadinessDraft | undefined = fields.readiness;
+  const { name, role, readiness, signalGroup } = fields;
   const external = role === 'external' ? createExternal(fields, readiness) : undefined;
   return {
     name,
     role,
-    command,
+    // An external is never run: its command is its name, for logs.
+    command: fields.command ?? [name],
     env: fields.env ?? {},
     cwd: fields.cwd,
     user: combineUser(fields.user, fields.group),

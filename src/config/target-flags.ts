@@ -1,5 +1,5 @@
 import { type Accounts, parseUser } from './user.ts';
-import { parseQuitUrl, stopWithQuitUrl } from './external.ts';
+import { parseStopUrl, stopWithQuitUrl } from './external.ts';
 import { RESTART_POLICIES } from '../plan/literals.ts';
 import { listAlternatives, quote } from '../support/message-text.ts';
 import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbe, READINESS_TIMING_NAMES, withReadinessDefaults } from './probe.ts';
@@ -13,11 +13,10 @@ import { type Origin, type Report, valueOrReport } from './config-error.ts';
 import { describeRole, describeRoles, isStartedOnly } from './roles.ts';
 
 // The flags that set one field of a named process (--ready NAME=PROBE, ...),
-// one row each: the flag and its help, the process field whose roles
-// (roles.ts) are the processes it may name, how its value is parsed, what it
-// must suit in its target, and how it goes over the file's value. The CLI
-// collects each row's values (create-program.ts), and config parses, checks
-// and applies them (below): a new flag is a new row here.
+// one row each. The CLI collects each row's values (create-program.ts); config
+// parses them, checks each names a process that has the row's field once every
+// process is known, and puts the values over the file's, field by field
+// (below): a new flag is a new row here.
 
 export interface TargetFlagSpec<Value> {
   readonly flag: `--${string}`;
@@ -76,9 +75,12 @@ export const TARGET_FLAGS = {
     help: "an external's stop endpoint, POSTed at teardown, e.g. mesh=http://127.0.0.1:15020/quitquitquit (repeatable)",
     field: 'stop',
     expected: 'NAME=URL, e.g. --quit mesh=http://127.0.0.1:15020/quitquitquit',
-    parse: parseQuitUrl,
-    check: (_url, target) => quitOfAnnounced(target),
-    // The external's stop endpoint; a stop signal from the file stays.
+    parse: parseStopUrl,
+    // An announced external's stop is waiting for its file; there is no endpoint to call.
+    check: (_url, { name = '', draft }) =>
+      draft?.external?.announced === undefined
+        ? undefined
+        : `${quote(name)} is announced:${draft.external.announced}, another container's sidecar-init: it is never called or signalled, only waited for until its file says exited`,
     apply: (draft, url) =>
       draft.external === undefined ? draft : { ...draft, external: { ...draft.external, stop: stopWithQuitUrl(draft.external.stop, url) } },
   }),
@@ -118,11 +120,9 @@ export type TargetFlagName = keyof typeof TARGET_FLAGS;
 
 export const TARGET_FLAG_NAMES = Object.keys(TARGET_FLAGS) as TargetFlagName[];
 
-/** One value per row, each made by `make`: a record of every row's, typed without a cast. */
+/** One value per row, each made by `make`. */
 function perRow<Value>(make: (name: TargetFlagName) => Value): { [Name in TargetFlagName]: Value } {
-  const record: Partial<Record<TargetFlagName, Value>> = {};
-  for (const name of TARGET_FLAG_NAMES) record[name] = make(name);
-  return record as { [Name in TargetFlagName]: Value };
+  return Object.fromEntries(TARGET_FLAG_NAMES.map((name) => [name, make(name)])) as { [Name in TargetFlagName]: Value };
 }
 
 /** Each row's values as written (NAME=VALUE), in command-line order. */
@@ -134,7 +134,6 @@ export function createTargetFlagTexts(): { [Name in TargetFlagName]: string[] } 
 
 /** A flag that sets one field of a named process, parsed. */
 export interface TargetFlag {
-  readonly flag: string;
   readonly name: string;
   readonly origin: Origin;
   /** Undefined when the value has problems, already reported. */
@@ -146,19 +145,18 @@ export type TargetFlags = { readonly [Name in TargetFlagName]: readonly TargetFl
 
 /** Every row's values, each split at its NAME= and parsed by its row; problems at the flag. */
 export function parseTargetFlags(texts: TargetFlagTexts, accounts: Accounts, report: Report): TargetFlags {
-  return perRow((name) => parseRowFlags(texts[name], TARGET_FLAGS[name], accounts, report));
-}
-
-function parseRowFlags(values: readonly string[], row: TargetFlagRow, accounts: Accounts, report: Report): TargetFlag[] {
-  return values.flatMap((text) => {
-    const origin: Origin = { kind: 'flag', flag: row.flag, value: text };
-    const assignment = splitAssignment(text);
-    if (assignment === undefined) {
-      report(origin, `expected ${row.expected}`);
-      return [];
-    }
-    const [name, valueText] = assignment;
-    return [{ flag: row.flag, name, origin, value: valueOrReport(row.parse(valueText, accounts), origin, report) }];
+  return perRow((name) => {
+    const row: TargetFlagRow = TARGET_FLAGS[name];
+    return texts[name].flatMap((text) => {
+      const origin: Origin = { kind: 'flag', flag: row.flag, value: text };
+      const assignment = splitAssignment(text);
+      if (assignment === undefined) {
+        report(origin, `expected ${row.expected}`);
+        return [];
+      }
+      const [target, valueText] = assignment;
+      return [{ name: target, origin, value: valueOrReport(row.parse(valueText, accounts), origin, report) }];
+    });
   });
 }
 
@@ -168,17 +166,6 @@ export function splitAssignment(text: string): [string, string] | undefined {
   return index < 0 ? undefined : [text.slice(0, index), text.slice(index + 1)];
 }
 
-/** An announced external's stop is waiting for its file; there is no endpoint to call. */
-function quitOfAnnounced(target: Entry): string | undefined {
-  const file = target.draft?.external?.announced;
-  if (file === undefined) return undefined;
-  return `${quote(target.name ?? '')} is announced:${file}, another container's sidecar-init: it is never called or signalled, only waited for until its file says exited`;
-}
-
-// Each of these flags sets one field of a named process: the names are
-// checked once every process is known, against the roles that have the field,
-// then the values override the file's, field by field.
-
 /** A message names at most this many of the processes a flag could have named: a config may have thousands. */
 const MAX_NAMED_TARGETS = 10;
 
@@ -186,47 +173,34 @@ const MAX_NAMED_TARGETS = 10;
 export function checkFlagTargets(targets: TargetFlags, entries: readonly Entry[], report: Report): void {
   const entryNamed = new Map<string, Entry>();
   for (const entry of entries) if (entry.name !== undefined && !entryNamed.has(entry.name)) entryNamed.set(entry.name, entry);
-  for (const name of TARGET_FLAG_NAMES) checkTargets(targets[name], TARGET_FLAGS[name].field, entries, entryNamed, report);
-}
-
-function checkTargets(
-  flags: readonly TargetFlag[],
-  field: ProcessFieldName,
-  entries: readonly Entry[],
-  entryNamed: ReadonlyMap<string, Entry>,
-  report: Report,
-): void {
-  const roles = rolesWith(field);
-  // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
-  const startedOnly = isStartedOnly(roles);
-  const seen = new Map<string, TargetFlag>();
-  for (const flag of flags) {
-    const earlier = seen.get(flag.name);
-    if (earlier !== undefined) {
-      report(flag.origin, `${flag.flag} was already given for ${quote(flag.name)}`, earlier.origin);
-      continue;
-    }
-    seen.set(flag.name, flag);
-    const target = entryNamed.get(flag.name);
-    if (target === undefined) {
-      report(flag.origin, `no process is named ${quote(flag.name)}; ${describeTargets(entries, startedOnly ? undefined : roles)}`);
-    } else if (target.role !== undefined && !roles.includes(target.role)) {
-      report(
-        flag.origin,
-        startedOnly
-          ? notStarted(flag.flag, target)
-          : `${quote(flag.name)} is ${describeRole(target.role)}; ${flag.flag} applies only to ${describeRoles(roles)}`,
-      );
-    } else {
-      const problem = flag.value?.check(target);
-      if (problem !== undefined) report(flag.origin, problem);
+  for (const name of TARGET_FLAG_NAMES) {
+    const { flag, field } = TARGET_FLAGS[name];
+    const roles = rolesWith(field);
+    // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
+    const startedOnly = isStartedOnly(roles);
+    const seen = new Map<string, TargetFlag>();
+    for (const given of targets[name]) {
+      const earlier = seen.get(given.name);
+      if (earlier !== undefined) {
+        report(given.origin, `${flag} was already given for ${quote(given.name)}`, earlier.origin);
+        continue;
+      }
+      seen.set(given.name, given);
+      const target = entryNamed.get(given.name);
+      if (target === undefined) {
+        report(given.origin, `no process is named ${quote(given.name)}; ${describeTargets(entries, startedOnly ? undefined : roles)}`);
+      } else if (target.role !== undefined && !roles.includes(target.role)) {
+        // An external is never started, so nothing about starting or signalling a child of ours applies to it.
+        const message = startedOnly
+          ? `${quote(given.name)} is an external, a process sidecar-init never starts; ${flag} applies to the processes it starts`
+          : `${quote(given.name)} is ${describeRole(target.role)}; ${flag} applies only to ${describeRoles(roles)}`;
+        report(given.origin, message);
+      } else {
+        const problem = given.value?.check(target);
+        if (problem !== undefined) report(given.origin, problem);
+      }
     }
   }
-}
-
-/** An external is never started, so nothing about starting or signalling a child of ours applies to it. */
-function notStarted(flag: string, target: Entry): string {
-  return `${quote(target.name ?? '')} is an external, a process sidecar-init never starts; ${flag} applies to the processes it starts`;
 }
 
 function describeTargets(entries: readonly Entry[], roles: readonly Role[] | undefined): string {
@@ -239,22 +213,21 @@ function describeTargets(entries: readonly Entry[], roles: readonly Role[] | und
   return `the ${what} are ${names.slice(0, MAX_NAMED_TARGETS).join(', ')}${more}`;
 }
 
-/** Flags override the file, field by field; used once there are no problems. Each flag is looked up by name, once. */
+/**
+ * Flags override the file, field by field; used once there are no problems,
+ * so no flag is given twice for one process (checkFlagTargets). Each flag is
+ * looked up by name, once.
+ */
 export function createFlagOverrides(flags: {
   readonly targets: TargetFlags;
   readonly successCodes: readonly number[] | undefined;
 }): (draft: ProcessDraft) => ProcessDraft {
-  const byName = TARGET_FLAG_NAMES.map((name) => firstByName(flags.targets[name]));
+  const byName = TARGET_FLAG_NAMES.map((name) => new Map(flags.targets[name].map((flag) => [flag.name, flag.value])));
   return (draft) => {
     let result = draft;
-    for (const flagsOfRow of byName) result = flagsOfRow.get(draft.name)?.value?.apply(result) ?? result;
+    for (const valuesOfRow of byName) result = valuesOfRow.get(draft.name)?.apply(result) ?? result;
     // --success-code is the app's, and replaces the file's list.
     const successCodes = draft.role === 'app' ? flags.successCodes : undefined;
     return successCodes === undefined ? result : { ...result, successCodes };
   };
-}
-
-/** Each name's flag: the first that names it. */
-function firstByName(flags: readonly TargetFlag[]): ReadonlyMap<string, TargetFlag> {
-  return new Map([...flags].reverse().map((flag) => [flag.name, flag]));
 }

@@ -122,11 +122,16 @@ describe('parsing the config file', () => {
         - { name: job, role: app, command: job }
     `;
     expect(load({ yaml }).processes[2]).toMatchObject({ name: 'c', env: { A: '1' }, cwd: '/srv' });
-    // Two different list keys are no duplicate; a key named "undefined" after them is found where it is written.
-    expect(problemsOf({ yaml: '? [a]\n: 1\n? [b]\n: 2\nundefined: 3\nprocesses: [{ name: job, role: app, command: job }]\n' })).toEqual([
+    // Two different list keys are no duplicate; a key named "undefined" is found where it is written, before them or after.
+    const listKeys = '? [a]\n: 1\n? [b]\n: 2\n';
+    const job = 'processes: [{ name: job, role: app, command: job }]\n';
+    expect(problemsOf({ yaml: `${listKeys}undefined: 3\n${job}` })).toEqual([
       expect.stringMatching(/^demo\.yaml:1:1 \["\[ a \]"\]: unknown key /),
       expect.stringMatching(/^demo\.yaml:1:1 \["\[ b \]"\]: unknown key /),
       expect.stringMatching(/^demo\.yaml:5:1 undefined: unknown key "undefined"; /),
+    ]);
+    expect(problemsOf({ yaml: `${job}undefined: 3\n${listKeys}` }).filter((line) => line.includes(' undefined: '))).toEqual([
+      expect.stringMatching(/^demo\.yaml:2:1 undefined: unknown key "undefined"; /),
     ]);
   });
 
@@ -168,7 +173,13 @@ describe('parsing the config file', () => {
     const problems = (...lines: string[]) => problemsOf({ yaml: `processes:\n${lines.map((line) => `  ${line}\n`).join('')}` });
     // An alias before its anchor: that alias, not an earlier one that resolves.
     expect(
-      problems('- &x { name: a, role: init, command: a }', '- *x', '- *later', '- &later { name: job, role: app, command: job }'),
+      problems(
+        '- &x { name: a, role: init, command: a }',
+        '- *x',
+        '- *later',
+        '- *later',
+        '- &later { name: job, role: app, command: job }',
+      ),
     ).toEqual(['demo.yaml:4:5: invalid YAML: Unresolved alias (the anchor must be set before the alias): later']);
     // A merge of something that is not a mapping: the first such key, not the alias in it.
     expect(problems('- &x 1', '- name: job', '  <<: *x', '  <<: 2')).toEqual([

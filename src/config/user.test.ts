@@ -186,6 +186,11 @@ describe('user and group of a process', () => {
     expect(problemsAs(asUser, yaml)).toEqual([
       'demo.yaml:2:40 processes[0].user: sidecar-init runs as uid 1000 gid 1000, not as root, so it cannot start "a" as uid 0 gid 1000; run sidecar-init as root (each process then drops to its own user), or leave out the user and group of "a"',
     ]);
+    // A --user that names no user is that problem alone, not a user the run cannot switch to.
+    expect(problemsAs(asUser, yaml, { user: ['job=nobdy'] })).toEqual([
+      'demo.yaml:2:40 processes[0].user: sidecar-init runs as uid 1000 gid 1000, not as root, so it cannot start "a" as uid 0 gid 1000; run sidecar-init as root (each process then drops to its own user), or leave out the user and group of "a"',
+      '--user job=nobdy: no user "nobdy" in /etc/passwd (did you mean nobody?)',
+    ]);
     // A process with a problem of its own, and a --user that names no user, are reported as such.
     const broken = `
       processes:

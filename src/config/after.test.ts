@@ -86,6 +86,85 @@ describe('after', () => {
     ]);
   });
 
+  it('never suggests the process itself, and counts an unnamed process among none of the candidates', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, after: [proxi] }
+        - { role: sidecar, command: db, after: [proxi] }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml }).filter((line) => line.includes('.after'))).toEqual([
+      'demo.yaml:2:59 processes[0].after[0]: no process is named "proxi"; there is no other init step or sidecar to wait for',
+      'demo.yaml:3:43 processes[1].after[0]: no process is named "proxi" (did you mean proxy?); it can wait for proxy',
+    ]);
+  });
+
+  it('leaves the app out of cycles: it is reported as the app, not as part of a cycle', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, after: [job] }
+        - { name: job, role: app, command: job, after: [proxy] }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:59 processes[0].after[0]: "job" is the app, which starts after everything else; nothing can wait for it',
+    ]);
+  });
+
+  it('names a cycle reached from outside it by its own processes, from the first listed', () => {
+    const yaml = `
+      processes:
+        - { name: x, role: sidecar, command: x, after: [c] }
+        - { name: a, role: sidecar, command: a, after: [c] }
+        - { name: c, role: sidecar, command: c, after: [a] }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:3:51 processes[1].after[0]: these processes wait for each other in a cycle, so none would start: a -> c -> a',
+    ]);
+  });
+
+  it('names a cycle once, even when a name closing it is listed twice', () => {
+    const yaml = `
+      processes:
+        - { name: a, role: sidecar, command: a, after: [b] }
+        - { name: b, role: sidecar, command: b, after: [a, a] }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:51 processes[0].after[0]: these processes wait for each other in a cycle, so none would start: a -> b -> a',
+      'demo.yaml:3:54 processes[1].after[1]: "a" is already listed',
+    ]);
+  });
+
+  it('names each wait that closes a cycle once, not every way round to it', () => {
+    // y -> x -> y is found first; y -> z -> x -> y closes with the same wait (x's on y), and x is not walked again.
+    const yaml = `
+      processes:
+        - { name: y, role: sidecar, command: y, after: [x, z] }
+        - { name: z, role: sidecar, command: z, after: [x] }
+        - { name: x, role: sidecar, command: x, after: [y] }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:51 processes[0].after[0]: these processes wait for each other in a cycle, so none would start: y -> x -> y',
+    ]);
+  });
+
+  it('suggests a name for the first 50 unknown names in the order checked: the file, then the app that -- replaced', () => {
+    const sidecars = Array.from({ length: 50 }, (_, index) => `  - { name: s${index}, role: sidecar, command: x, after: [s${index}x] }`);
+    const app = '  - { name: job, role: app, command: job, after: [s0x] }';
+    const cli = { app: ['job'] };
+    const appLast = problemsOf({ yaml: `\n${['processes:', ...sidecars, app].join('\n')}`, cli });
+    expect(appLast).toHaveLength(50);
+    expect(appLast.filter((line) => line.includes('(did you mean'))).toHaveLength(50);
+    // Written first, the replaced app's name is listed first, but it was checked 51st.
+    const appFirst = problemsOf({ yaml: `\n${['processes:', app, ...sidecars].join('\n')}`, cli });
+    expect(appFirst[0]).toBe(
+      'demo.yaml:2:51 processes[0].after[0]: no process is named "s0x"; it can wait for s0, s1, s2, s3, s4, s5, s6, s7, s8, s9 and 40 more',
+    );
+    expect(appFirst.slice(1).filter((line) => line.includes('(did you mean'))).toHaveLength(49);
+  });
+
   it.skipIf(UNDER_MUTATION)('names at most ten candidates and stays linear with thousands of unknown names', () => {
     // A did-you-mean and the whole candidate list per unknown name took 16 s and 500 MB for 5,000 typos.
     const lines = ['processes:'];

@@ -65,8 +65,6 @@ function unknownNameMessage(
   // An init step or sidecar is in `waitable` itself, and cannot wait for itself.
   const own = entry.name === undefined ? undefined : byName.get(entry.name);
   const count = waitable.length - (own !== undefined && own.role !== 'app' ? 1 : 0);
-  waitable.length -
-    (entry.name !== undefined && entry.role !== 'app' && byName.get(entry.name)?.role !== 'app' && byName.has(entry.name) ? 1 : 0);
   const named: string[] = [];
   for (const candidate of waitable) {
     if (named.length === MAX_NAMED_CANDIDATES) break;

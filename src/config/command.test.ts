@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { splitCommand } from './command.ts';
+import { describeCommand, splitCommand } from './command.ts';
 
 function words(text: string): string[] {
   const result = splitCommand(text);
@@ -16,6 +16,14 @@ function failure(text: string): string {
 describe('splitCommand', () => {
   it('separates words on any run of whitespace', () => {
     expect(words('  envoy  -c\t/etc/envoy.yaml\n--log-level info ')).toEqual(['envoy', '-c', '/etc/envoy.yaml', '--log-level', 'info']);
+  });
+
+  it('takes a carriage return for whitespace, as a file written on Windows ends its lines', () => {
+    expect(words('envoy -c\r\n/etc/envoy.yaml\r')).toEqual(['envoy', '-c', '/etc/envoy.yaml']);
+  });
+
+  it('keeps a newline inside double quotes, and the character before it', () => {
+    expect(words('printf "a\nb"')).toEqual(['printf', 'a\nb']);
   });
 
   it('gives no words for an empty or blank string', () => {
@@ -77,5 +85,28 @@ describe('splitCommand', () => {
 
   it('reports a trailing backslash', () => {
     expect(failure('echo a\\')).toMatch(/^a trailing backslash at character 7 escapes nothing/);
+  });
+});
+
+describe('describeCommand', () => {
+  it('writes plain words as they are', () => {
+    expect(describeCommand(['envoy', '-c', '/etc/envoy.yaml', '--log=info', 'user@host:8080,x%y+z'])).toBe(
+      'envoy -c /etc/envoy.yaml --log=info user@host:8080,x%y+z',
+    );
+  });
+
+  it('quotes any other word so that a shell reads it back as one word, unexpanded', () => {
+    expect(describeCommand(['sh', '-c', 'echo $HOME', 'a b', '', "it's", "it's $x"])).toBe(
+      `sh -c 'echo $HOME' 'a b' '' "it's" 'it'\\''s $x'`,
+    );
+    expect(words(describeCommand(['sh', '-c', 'echo $HOME', 'a b', '', "it's", "it's $x"]))).toEqual([
+      'sh',
+      '-c',
+      'echo $HOME',
+      'a b',
+      '',
+      "it's",
+      "it's $x",
+    ]);
   });
 });

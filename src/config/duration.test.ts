@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatDuration, MAX_DURATION_MS, parseDuration } from './duration.ts';
+import { formatDuration, looksLikeDuration, MAX_DURATION_MS, parseDuration } from './duration.ts';
 
 describe('parseDuration', () => {
   it.each([
@@ -10,6 +10,8 @@ describe('parseDuration', () => {
     ['1m30s', 90_000],
     ['1h2m3s4ms', 3_723_004],
     ['1.5s', 1_500],
+    ['1.25s', 1_250],
+    ['0.125m', 7_500],
     ['0s', 0],
   ])('reads %s as %i ms', (text, ms) => {
     expect(parseDuration(text)).toEqual({ ok: true, value: ms });
@@ -17,6 +19,7 @@ describe('parseDuration', () => {
 
   it('rejects a bare number with a hint to add a unit', () => {
     expect(parseDuration('5')).toEqual({ ok: false, message: '5 has no unit; write e.g. 5s or 5ms' });
+    expect(parseDuration('1.25')).toEqual({ ok: false, message: '1.25 has no unit; write e.g. 1.25s or 1.25ms' });
   });
 
   it.each(['5x', '', ' 5s', '5 s', '-5s', '5S', 's', '1d'])('rejects %j with examples', (text) => {
@@ -29,6 +32,17 @@ describe('parseDuration', () => {
   it("rejects durations longer than Node's timers can hold", () => {
     expect(parseDuration('596h31m23s647ms')).toEqual({ ok: true, value: MAX_DURATION_MS });
     expect(parseDuration('597h')).toMatchObject({ ok: false, message: expect.stringMatching(/^"597h" is too long/) });
+  });
+});
+
+describe('looksLikeDuration', () => {
+  // --drain DURATION|CMD: a value meant as a duration is reported as one, not run as a command.
+  it.each(['5s', '-1s', '1m30', '1s5', '1..5s', '5S', '+2m'])('takes %j as meant for a duration', (text) => {
+    expect(looksLikeDuration(text)).toBe(true);
+  });
+
+  it.each(['sleep 5', 'drain.sh', '5 s', 's', '1d'])('takes %j as a command', (text) => {
+    expect(looksLikeDuration(text)).toBe(false);
   });
 });
 

@@ -12,7 +12,9 @@ export type UrlUse = 'probe' | 'hook' | 'stop endpoint';
 
 const SCHEME = /^([a-z][a-z0-9+.-]*):/i;
 const HTTP_AUTHORITY = /^http:\/\/([^/?#]*)/i;
-const HOST_PORT = /^(\[[^\]]*\]|[^:]*)(?::(.*))?$/s;
+// Not anchored at the end: what follows a bracketed host other than :PORT is left
+// for new URL() to refuse, so "[::1]x" is not read as the host "[" and the port ":1]x".
+const HOST_PORT = /^(\[[^\]]*\]|[^:]*)(?::(.*))?/s;
 const URL_EXAMPLE = 'use http://HOST:PORT/PATH, e.g. http://127.0.0.1:8080/ready';
 
 /** Schemes that are no typo of http: a probe's other kinds, given where an http:// URL belongs. */

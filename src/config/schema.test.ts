@@ -123,6 +123,15 @@ describe('the schema check of the file', () => {
     expect(problemsOf({ yaml })).toEqual(['demo.yaml:5:5 processes[0].readiness.probe: is required; give a string or a mapping']);
   });
 
+  it('reports only the role of a process without one whose other fields are all valid', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, command: envoy, stopSignal: QUIT }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual(['demo.yaml:2:5 processes[0].role: is required; use init, sidecar, app, external']);
+  });
+
   it('wants a mapping at the top, and says so for an empty file', () => {
     expect(problemsOf({ yaml: '- a\n- b\n', cli: { app: ['job'] } })).toEqual(['demo.yaml:1:1: expected a mapping, got a list']);
     expect(problemsOf({ yaml: '', cli: { app: ['job'] } })).toEqual(['demo.yaml:1:1: expected a mapping, got an empty value (null)']);

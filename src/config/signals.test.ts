@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
-import { parseSignal } from './signals.ts';
+import { parseSignal, parseStopSignal } from './signals.ts';
 
 describe('stopSignal', () => {
   it('is read by name on any role, and is undefined by default', () => {
@@ -164,6 +164,11 @@ describe('parseSignal', () => {
 
   it('refuses a signal number, which differs between architectures', () => {
     expect(parseSignal('3')).toEqual({ ok: false, message: '3 is a signal number; give the signal by name, e.g. SIGQUIT' });
+    expect(parseSignal('15')).toEqual({ ok: false, message: '15 is a signal number; give the signal by name, e.g. SIGQUIT' });
+    expect(parseSignal('9x')).toEqual({
+      ok: false,
+      message: '"9x" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+    });
   });
 });
 
@@ -196,5 +201,29 @@ describe('signals that can never be forwarded, caught or stop a process', () => 
       '--stop-signal job=SIGTTIN: SIGTTIN pauses a process instead of ending it, so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT',
     ]);
     expect(load({ cli: { stopSignal: ['app=SIGKILL'], app: ['job'] } }).processes[0]!.stopSignal).toBe('SIGKILL');
+  });
+
+  it.each([
+    ['URG', 'SIGURG is ignored unless handled, and means "urgent socket data"'],
+    ['TSTP', 'SIGTSTP pauses a process instead of ending it'],
+    ['TTOU', 'SIGTTOU pauses a process instead of ending it'],
+  ])('refuses %s as a stop signal, saying why', (text, why) => {
+    expect(parseStopSignal(text)).toEqual({
+      ok: false,
+      message: `${why}, so it cannot stop a process; use e.g. SIGTERM, SIGINT or SIGQUIT`,
+    });
+  });
+
+  it('names the type expected of a stop signal that is neither a name nor a number, and of a rewrite target', () => {
+    const yaml = `
+      rewrite: { SIGTERM: 3, SIGHUP: [QUIT] }
+      processes:
+        - { name: job, role: app, command: job, stopSignal: true }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:1:12 rewrite.SIGTERM: expected a signal name or none, got 3',
+      'demo.yaml:1:24 rewrite.SIGHUP: expected a signal name or none, got ["QUIT"]',
+      'demo.yaml:3:43 processes[0].stopSignal: expected a string, got true',
+    ]);
   });
 });

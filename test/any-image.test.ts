@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from './support/harness.ts';
 import { BIN, BIN_COMMAND, FIXTURES, MARKER_VARIABLE, type StartOptions, startSupervisor } from './support/supervisor.ts';
+import { useTempDirs } from './support/temp-dirs.ts';
 
 // What `sidecar-init install DIR` writes starts in app images that have no
 // glibc: a root holding only Debian's busybox-static (as distroless/static or
@@ -24,16 +24,7 @@ const READY_WITHIN_MS = 60_000;
 const SHELL_SETS = /^(SHLVL|PWD)=/;
 const { track, expectNothingLeft } = useHarness();
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-any-image-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('any-image');
 
 function run(command: string, args: readonly string[]): void {
   const result = spawnSync(command, args, { encoding: 'utf8' });

@@ -1,7 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, chownSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { useHarness } from './support/harness.ts';
 import { PRIVATE_FIXTURES, privateTmpWrapper } from './support/private-tmp.ts';
 import { runStoppedAtSyscall, type StoppedRun } from './support/stopped-at-syscall.ts';
 import { BIN, BIN_COMMAND, NODE, runSupervisor } from './support/supervisor.ts';
+import { useTempDirs } from './support/temp-dirs.ts';
 
 // `sidecar-init install DIR`: the single executable copies itself and its glibc
 // runtime into DIR/sidecar-init.runtime/, its addon and the launcher that starts
@@ -47,18 +47,11 @@ const INSTALL_ENDS_WITHIN_MS = 60_000;
 const NEIGHBOUR_TEST_TIMEOUT_MS = INSTALL_ENDS_WITHIN_MS + 30_000;
 const { track, events: createEvents, expectNothingLeft } = useHarness();
 
-const dirs: string[] = [];
+const tempDir = useTempDirs('install');
 const stoppedRuns: StoppedRun[] = [];
 afterEach(() => {
   for (const run of stoppedRuns.splice(0)) run.kill();
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-install-'));
-  dirs.push(dir);
-  return dir;
-}
 
 function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');

@@ -1,22 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  closeSync,
-  constants,
-  linkSync,
-  openSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, closeSync, constants, linkSync, openSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor } from './support/supervisor.ts';
+import { useTempDirs } from './support/temp-dirs.ts';
 
 // The termination message: the `finished` line's text, written at the end to
 // --termination-log (or /dev/termination-log, Kubernetes' default, when it is
@@ -27,16 +15,7 @@ const { track, expectNothingLeft } = useHarness();
 const AS_NEIGHBOUR = 'setpriv --reuid=65534 --regid=65534 --clear-groups';
 /** Far above the few hundred milliseconds a run of `exit 3` takes; an exit blocked on a FIFO never comes. */
 const EXIT_WITHIN_MS = 20_000;
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-termination-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('termination');
 
 /**
  * A private mount namespace whose /dev is a fresh tmpfs holding the usual

@@ -1,27 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { APP_ONLY, dedent, load, problemsOf } from '../../test/support/config.ts';
 import { EMPTY_CLI_INPUT } from './flags.ts';
 import { ConfigError } from './config-error.ts';
 import { MAX_CONFIG_BYTES } from './config-file.ts';
 import { loadPlan } from './load-plan.ts';
+import { useTempDirs } from '../../test/support/temp-dirs.ts';
 
 // The config file as read from disk (a bound on its size, nothing that can
 // block) and as parsed (YAML errors and every later problem at their line).
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'config-file-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('config-file');
 
 /** The reported lines of loading `path` from disk, or [] when the plan was built. */
 function problemsReading(path: string): string[] {

@@ -1,18 +1,14 @@
-import { constants, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openWithoutSymlinks } from './open-without-symlinks.ts';
+import { useTempDirs } from '../../test/support/temp-dirs.ts';
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempDir = useTempDirs('nofollow');
 
 /** base/real/file, base/elsewhere/file, and base/link -> elsewhere. */
 function tree(): string {
-  const base = mkdtempSync(join(tmpdir(), 'sidecar-init-nofollow-'));
-  dirs.push(base);
+  const base = tempDir();
   for (const folder of ['real', 'elsewhere']) {
     mkdirSync(join(base, folder));
     writeFileSync(join(base, folder, 'file'), `${folder}\n`);

@@ -1,23 +1,13 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isInProcessTree, loadUnixSocketApi } from './unix-socket.ts';
+import { useTempDirs } from '../../test/support/temp-dirs.ts';
 
 // The addon's Unix socket functions on real sockets and processes.
 
-const dirs: string[] = [];
-afterEach(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-unix-'));
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useTempDirs('unix');
 
 describe('peerCredentials', () => {
   it("reads the connecting process's pid and uid as the kernel recorded them", async () => {

@@ -5,7 +5,7 @@ import { parseHttpMethod, parseHttpUrl } from './parse-http-url.ts';
 import { parseAnnouncedFile } from './announce.ts';
 import { DEFAULTS, type ExternalSpec, type ExternalStopSpec, type ProbeSpec, type ReadinessSpec } from '../plan/plan.ts';
 import { withReadinessDefaults } from './probe.ts';
-import { type ProcessField, processField, type ProcessFieldRows } from './roles.ts';
+import { optionalField, type ProcessFieldRows } from './roles.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { checkedBy, ID_RANGE, mapping, parsedWith, wholeNumber } from './schema-fields.ts';
@@ -15,19 +15,6 @@ import { stopSignalField } from './signals.ts';
 // (match), when it counts as started (readiness), how it is stopped (stop).
 // A preset gives all three for a known proxy; the user's fields override it,
 // readiness field by field.
-
-/**
- * A field a process may leave out, with the roles that have it (processField,
- * roles.ts) and what the JSON Schema says of it; the rows of process.ts use it too.
- */
-export function optionalField<Schema extends z.ZodType>(
-  roles: ProcessField['roles'],
-  schema: Schema,
-  meta?: string | z.GlobalMeta,
-): ProcessField<z.ZodOptional<Schema>> {
-  const optional = schema.optional();
-  return processField(roles, meta === undefined ? optional : optional.meta(typeof meta === 'string' ? { description: meta } : meta));
-}
 
 /**
  * A JavaScript RegExp over the space-joined cmdline, compiled here, once, for

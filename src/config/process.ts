@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { type Argv, CommandSchema } from './command.ts';
 import { duration } from './duration.ts';
 import { HookSchema } from './hook.ts';
-import { createExternal, EXTERNAL_FIELDS, optionalField } from './external.ts';
+import { createExternal, EXTERNAL_FIELDS } from './external.ts';
 import { OUTPUT_MODES, ROLES } from '../plan/literals.ts';
 import { DEFAULTS, type OutputMode, type ProcessSpec, type Role, type SignalTarget } from '../plan/plan.ts';
 import { LivenessSchema, readinessField } from './probe.ts';
@@ -16,6 +16,7 @@ import { stopSignalField } from './signals.ts';
 import { type Accounts, checkUserAndGroup, combineUser, groupField, NO_ACCOUNTS, userField } from './user.ts';
 import {
   type ProcessFieldRows,
+  optionalField,
   processField,
   READINESS_DESCRIPTION,
   RESTART_DESCRIPTION,

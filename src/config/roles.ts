@@ -34,6 +34,19 @@ export function processField<Schema extends z.ZodType>(roles: readonly Role[], s
   return { roles, schema };
 }
 
+/**
+ * A field a process may leave out, with the roles that have it and what the
+ * JSON Schema says of it: most rows of processFields and EXTERNAL_FIELDS.
+ */
+export function optionalField<Schema extends z.ZodType>(
+  roles: ProcessField['roles'],
+  schema: Schema,
+  meta?: string | z.GlobalMeta,
+): ProcessField<z.ZodOptional<Schema>> {
+  const optional = schema.optional();
+  return processField(roles, meta === undefined ? optional : optional.meta(typeof meta === 'string' ? { description: meta } : meta));
+}
+
 /** The fields, each with its roles. */
 export type ProcessFieldRows = Readonly<Record<string, ProcessField>>;
 

@@ -173,32 +173,40 @@ const MAX_NAMED_TARGETS = 10;
 export function checkFlagTargets(targets: TargetFlags, entries: readonly Entry[], report: Report): void {
   const entryNamed = new Map<string, Entry>();
   for (const entry of entries) if (entry.name !== undefined && !entryNamed.has(entry.name)) entryNamed.set(entry.name, entry);
-  for (const name of TARGET_FLAG_NAMES) {
-    const { flag, field } = TARGET_FLAGS[name];
-    const roles = rolesWith(field);
-    // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
-    const startedOnly = isStartedOnly(roles);
-    const seen = new Map<string, TargetFlag>();
-    for (const given of targets[name]) {
-      const earlier = seen.get(given.name);
-      if (earlier !== undefined) {
-        report(given.origin, `${flag} was already given for ${quote(given.name)}`, earlier.origin);
-        continue;
-      }
-      seen.set(given.name, given);
-      const target = entryNamed.get(given.name);
-      if (target === undefined) {
-        report(given.origin, `no process is named ${quote(given.name)}; ${describeTargets(entries, startedOnly ? undefined : roles)}`);
-      } else if (target.role !== undefined && !roles.includes(target.role)) {
-        // An external is never started, so nothing about starting or signalling a child of ours applies to it.
-        const message = startedOnly
-          ? `${quote(given.name)} is an external, a process sidecar-init never starts; ${flag} applies to the processes it starts`
-          : `${quote(given.name)} is ${describeRole(target.role)}; ${flag} applies only to ${describeRoles(roles)}`;
-        report(given.origin, message);
-      } else {
-        const problem = given.value?.check(target);
-        if (problem !== undefined) report(given.origin, problem);
-      }
+  for (const name of TARGET_FLAG_NAMES) checkRowTargets(TARGET_FLAGS[name], targets[name], entries, entryNamed, report);
+}
+
+/** One row's flags: each names a process once, a process that exists and has the row's field, and suits it. */
+function checkRowTargets(
+  { flag, field }: TargetFlagRow,
+  given: readonly TargetFlag[],
+  entries: readonly Entry[],
+  entryNamed: ReadonlyMap<string, Entry>,
+  report: Report,
+): void {
+  const roles = rolesWith(field);
+  // A field of every process sidecar-init starts: named so, and any process may be listed as a candidate.
+  const startedOnly = isStartedOnly(roles);
+  const seen = new Map<string, TargetFlag>();
+  for (const each of given) {
+    const earlier = seen.get(each.name);
+    if (earlier !== undefined) {
+      report(each.origin, `${flag} was already given for ${quote(each.name)}`, earlier.origin);
+      continue;
+    }
+    seen.set(each.name, each);
+    const target = entryNamed.get(each.name);
+    if (target === undefined) {
+      report(each.origin, `no process is named ${quote(each.name)}; ${describeTargets(entries, startedOnly ? undefined : roles)}`);
+    } else if (target.role !== undefined && !roles.includes(target.role)) {
+      // An external is never started, so nothing about starting or signalling a child of ours applies to it.
+      const message = startedOnly
+        ? `${quote(each.name)} is an external, a process sidecar-init never starts; ${flag} applies to the processes it starts`
+        : `${quote(each.name)} is ${describeRole(target.role)}; ${flag} applies only to ${describeRoles(roles)}`;
+      report(each.origin, message);
+    } else {
+      const problem = each.value?.check(target);
+      if (problem !== undefined) report(each.origin, problem);
     }
   }
 }

@@ -146,6 +146,24 @@ describe('parsing the config file', () => {
     expect(load({ yaml }).processes.map((spec) => spec.env)).toEqual([common, { ...common, E: '2.50' }, { F: '3.10', ...common }]);
   });
 
+  it('refuses an env that merges itself, or one mapping by many ways, at once and as YAML problems', () => {
+    const job = (env: string) => `processes:\n  - name: job\n    role: app\n    command: job\n    env: ${env}\n`;
+    expect(problemsOf({ yaml: job('&e { A: 1.10, <<: *e }') })).toEqual([
+      'demo.yaml:5:28: invalid YAML: Excessive alias count indicates a resource exhaustion attack',
+    ]);
+    // Nine levels of nine merges each: 9^9 ways to the first mapping, each walked once.
+    const levels = ['base: &m0 { A: 1.10 }'];
+    for (let level = 1; level < 9; level += 1)
+      levels.push(
+        `l${level}: &m${level} { <<: [${Array(9)
+          .fill(`*m${level - 1}`)
+          .join(', ')}] }`,
+      );
+    expect(problemsOf({ yaml: `${levels.join('\n')}\n${job('{ <<: *m8 }')}` })).toEqual([
+      'demo.yaml:2:16: invalid YAML: Excessive alias count indicates a resource exhaustion attack',
+    ]);
+  });
+
   it('finds a problem of a process written once and used by an alias where it is written', () => {
     const yaml = `
       processes:

@@ -184,14 +184,18 @@ function startOf(node: unknown): number | undefined {
 function keepEnvValuesAsWritten(doc: Document): void {
   const processes = resolve(doc, doc.get('processes', true));
   if (!isSeq(processes)) return;
+  // Each mapping once: merge keys can make a cycle (&e { <<: *e }) or reach one
+  // mapping by many ways (a "billion laughs" of merges); toJS refuses both next.
+  const seen = new Set<YAMLMap>();
   for (const item of processes.items) {
     const process = resolve(doc, item);
-    if (isMap(process)) keepValuesAsWritten(doc, resolve(doc, process.get('env', true)));
+    if (isMap(process)) keepValuesAsWritten(doc, resolve(doc, process.get('env', true)), seen);
   }
 }
 
-function keepValuesAsWritten(doc: Document, map: unknown): void {
-  if (!isMap(map)) return;
+function keepValuesAsWritten(doc: Document, map: unknown, seen: Set<YAMLMap>): void {
+  if (!isMap(map) || seen.has(map as YAMLMap)) return;
+  seen.add(map as YAMLMap);
   for (const pair of (map as YAMLMap).items) {
     const value = pair.value;
     if (isScalar(value) && (typeof value.value === 'number' || typeof value.value === 'boolean')) {
@@ -199,7 +203,7 @@ function keepValuesAsWritten(doc: Document, map: unknown): void {
     } else if (isMergeKey(pair.key)) {
       // A merge key (<<: *defaults, <<: { A: 1.10 } or a list of them) brings values written elsewhere.
       const source = resolve(doc, value);
-      for (const each of isSeq(source) ? source.items : [source]) keepValuesAsWritten(doc, resolve(doc, each));
+      for (const each of isSeq(source) ? source.items : [source]) keepValuesAsWritten(doc, resolve(doc, each), seen);
     }
   }
 }

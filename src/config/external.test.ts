@@ -197,3 +197,52 @@ describe('an external from the command line', () => {
     ]);
   });
 });
+
+describe('an external’s fields, one by one', () => {
+  it('refuses a comm that no process name can be, and a match that gives nothing to find it by', () => {
+    expect(
+      problemsOf({
+        yaml: `
+          processes:
+            - { name: a, role: external, match: { comm: "" } }
+            - { name: b, role: external, match: { comm: "sbin/envoy" } }
+            - { name: c, role: external, match: { comm: "env\\0oy" } }
+            - { name: d, role: external, match: { maxMatches: 2 } }
+            - { name: job, role: app, command: job }
+        `,
+      }),
+    ).toEqual([
+      'demo.yaml:2:41 processes[0].match.comm: comm needs a process name, e.g. comm:envoy',
+      'demo.yaml:3:41 processes[1].match.comm: "sbin/envoy" cannot be a process name (comm has no "/" or NUL)',
+      'demo.yaml:4:41 processes[2].match.comm: "env\\u0000oy" cannot be a process name (comm has no "/" or NUL)',
+      'demo.yaml:5:32 processes[3].match: give at least one of comm, cmdline, uid',
+    ]);
+  });
+
+  it('finds by uid alone, and stops by the preset’s endpoint with the written signal, or not at all', () => {
+    const plan = load({
+      yaml: `
+        processes:
+          - { name: mesh, role: external, match: { uid: 1337 } }
+          - { name: linkerd, role: external, preset: linkerd, stop: { signal: SIGINT } }
+          - { name: kept, role: external, preset: istio, stop: none, optional: true, allowHost: true }
+          - { name: job, role: app, command: job }
+      `,
+    });
+    expect(externalOf(plan.processes)).toMatchObject({
+      readiness: { probe: { kind: 'process', match: { uid: 1337, maxMatches: 1 } }, deadlineMs: 60_000 },
+      external: { preset: undefined, match: { uid: 1337, maxMatches: 1 }, stop: { kind: 'stop', http: undefined, signal: undefined } },
+    });
+    expect(externalOf(plan.processes, 'linkerd')?.external?.stop).toEqual({
+      kind: 'stop',
+      http: { url: 'http://127.0.0.1:4191/shutdown', method: 'POST' },
+      signal: 'SIGINT',
+    });
+    expect(externalOf(plan.processes, 'kept')?.external).toMatchObject({
+      stop: { kind: 'none' },
+      stopOnFailure: true,
+      optional: true,
+      allowHost: true,
+    });
+  });
+});

@@ -3,6 +3,7 @@ import { load, problemsOf } from '../../test/support/config.ts';
 import { TEST_ISTIO_EXTERNAL } from '../../test/support/test-plan.ts';
 import type { ProcessSpec } from '../plan/plan.ts';
 import { PRESETS } from '../plan/presets.ts';
+import { parseExternalSpec } from './external.ts';
 
 // role external: a preset or a matcher, readiness merged with the preset's
 // field by field, the stop endpoint, and the fields only processes that
@@ -244,5 +245,28 @@ describe('an external’s fields, one by one', () => {
       optional: true,
       allowHost: true,
     });
+  });
+});
+
+describe('parseExternalSpec', () => {
+  it('reads a preset, each matcher and announced:FILE, the value after the first colon', () => {
+    expect(parseExternalSpec('istio')).toEqual({ ok: true, value: { preset: 'istio' } });
+    expect(parseExternalSpec('comm:envoy')).toEqual({ ok: true, value: { match: { comm: 'envoy' } } });
+    expect(parseExternalSpec('cmdline:a:b')).toEqual({ ok: true, value: { match: { cmdline: 'a:b' } } });
+    expect(parseExternalSpec('uid:0')).toEqual({ ok: true, value: { match: { uid: 0 } } });
+    expect(parseExternalSpec('uid:2147483647')).toEqual({ ok: true, value: { match: { uid: 2_147_483_647 } } });
+    expect(parseExternalSpec('announced:/handoff/proxy')).toEqual({ ok: true, value: { announced: '/handoff/proxy' } });
+  });
+
+  it('takes a uid of digits only, up to the largest uid, and a matcher only by its whole name', () => {
+    for (const uid of ['2147483648', '1x', 'x1', '', '-1', '1.5']) {
+      expect(parseExternalSpec(`uid:${uid}`)).toEqual({ ok: false, message: `"${uid}" is not a UID; use a whole number, e.g. uid:1337` });
+    }
+    for (const text of ['comma', 'uid', 'announced', ':envoy']) {
+      expect(parseExternalSpec(text)).toEqual({
+        ok: false,
+        message: expect.stringMatching(new RegExp(`^"${text}" is neither a preset nor a matcher; use a preset \\(istio, `)),
+      });
+    }
   });
 });

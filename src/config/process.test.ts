@@ -258,3 +258,49 @@ describe('a NUL byte', () => {
     ]);
   });
 });
+
+describe('env', () => {
+  it('checks each name, and a name only when its value is one', () => {
+    const yaml = `
+      processes:
+        - name: job
+          role: app
+          command: job
+          env: { "": x, "A\\0B": x, "F=G": ~, "C=D": [x], E: "\\0" }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:5:12 processes[0].env[""]: "" is not a variable name; a name is not empty and has no "=" in it',
+      'demo.yaml:5:19 processes[0].env["A\\u0000B"]: "A\\u0000B" is not a variable name; a name is not empty and has no "=" in it',
+      'demo.yaml:5:30 processes[0].env["F=G"]: has no value; write "" for an empty string',
+      'demo.yaml:5:40 processes[0].env["C=D"]: expected a string, a number or a boolean, got a list',
+      'demo.yaml:5:52 processes[0].env.E: the value contains a NUL character, which no environment can hold',
+    ]);
+  });
+
+  it('that is not a mapping is only that, whatever its items hold', () => {
+    const yaml = `
+      processes:
+        - { name: job, role: app, command: job, env: ["A=\\0"] }
+    `;
+    expect(problemsOf({ yaml })).toEqual([expect.stringMatching(/^demo\.yaml:2:\d+ processes\[0\]\.env: expected a mapping/)]);
+  });
+});
+
+describe('an external’s plan entry', () => {
+  it('has its name as its command, for logs, and no fields of a started process', () => {
+    const yaml = `
+      processes:
+        - { name: mesh, role: external, preset: istio }
+        - { name: job, role: app, command: job }
+    `;
+    expect(load({ yaml }).processes[0]).toMatchObject({
+      name: 'mesh',
+      role: 'external',
+      command: ['mesh'],
+      env: {},
+      fatal: false,
+      successCodes: [],
+      restart: { policy: 'never' },
+    });
+  });
+});

@@ -301,12 +301,34 @@ export type TerminationLog =
   | { readonly kind: 'file'; readonly path: string }
   | { readonly kind: 'none' };
 
+/** The shape of DEFAULTS: each value typed as the plan field it fills. */
+export interface PlanDefaults {
+  readonly graceMs: number;
+  readonly logLevel: LogLevel;
+  readonly output: OutputMode;
+  readonly terminationLog: string;
+  readonly untilState: AnnouncedState;
+  readonly appName: string;
+  readonly restartPolicy: Readonly<Record<Role, RestartPolicy>>;
+  readonly fatal: boolean;
+  readonly readiness: Omit<ReadinessSpec, 'probe'>;
+  readonly liveness: Omit<LivenessSpec, 'probe'>;
+  readonly backoff: Omit<RestartSpec, 'policy' | 'maxRestarts'>;
+  readonly hook: { readonly timeoutMs: number; readonly httpMethod: string };
+  readonly external: Readonly<Pick<ExternalSpec, 'stopOnFailure' | 'optional' | 'allowHost'>> & {
+    readonly maxMatches: number;
+    readonly stopMethod: string;
+  };
+}
+
 /**
  * Every default of the plan, in one table: what a value left out of the file,
  * the flags and the variables becomes. Help, the JSON Schema and `plan` read
- * them from here.
+ * them from here. Typed by PlanDefaults rather than `as const`: Stryker
+ * mutates nothing inside an `as` expression, so with `as const` not one of
+ * these values would be measured (docs/mutation-testing.md).
  */
-export const DEFAULTS = {
+export const DEFAULTS: PlanDefaults = {
   graceMs: 25_000,
   logLevel: 'info',
   output: 'inherit',
@@ -337,21 +359,4 @@ export const DEFAULTS = {
     /** Refused where /proc shows the host's processes. */
     allowHost: false,
   },
-} as const satisfies {
-  readonly graceMs: number;
-  readonly logLevel: LogLevel;
-  readonly output: OutputMode;
-  readonly terminationLog: string;
-  readonly untilState: AnnouncedState;
-  readonly appName: string;
-  readonly restartPolicy: Readonly<Record<Role, RestartPolicy>>;
-  readonly fatal: boolean;
-  readonly readiness: Omit<ReadinessSpec, 'probe'>;
-  readonly liveness: Omit<LivenessSpec, 'probe'>;
-  readonly backoff: Omit<RestartSpec, 'policy' | 'maxRestarts'>;
-  readonly hook: { readonly timeoutMs: number; readonly httpMethod: string };
-  readonly external: Readonly<Pick<ExternalSpec, 'stopOnFailure' | 'optional' | 'allowHost'>> & {
-    readonly maxMatches: number;
-    readonly stopMethod: string;
-  };
 };

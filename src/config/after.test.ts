@@ -123,6 +123,20 @@ describe('after', () => {
     ]);
   });
 
+  it('names a cycle that closes through a second after item, without the process waited for before it', () => {
+    // The walk from a goes to x first and leaves it (x waits for nothing) before it goes to b: x is not in the cycle.
+    const yaml = `
+      processes:
+        - { name: a, role: sidecar, command: a, after: [x, b] }
+        - { name: b, role: sidecar, command: b, after: [a] }
+        - { name: x, role: sidecar, command: x }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:54 processes[0].after[1]: these processes wait for each other in a cycle, so none would start: a -> b -> a',
+    ]);
+  });
+
   it('names a cycle once, even when a name closing it is listed twice', () => {
     const yaml = `
       processes:

@@ -83,12 +83,14 @@ describe('restart', () => {
     ]);
   });
 
-  it('wants backoff.initial at most backoff.max, counting the defaults, and reports at the value written', () => {
+  it('wants backoff.initial at most backoff.max (equal is a constant delay), counting the defaults, and reports at the value written', () => {
     const yaml = `
       processes:
         - { name: a, role: sidecar, command: a, backoff: { initial: 2m, max: 1m } }
         - { name: b, role: sidecar, command: b, backoff: { initial: 2m } }
         - { name: c, role: sidecar, command: c, backoff: { max: 500ms } }
+        - { name: d, role: sidecar, command: d, backoff: { initial: 1m, max: 1m } }
+        - { name: e, role: sidecar, command: e, backoff: { max: 1s } }
         - { name: job, role: app, command: job }
     `;
     expect(problemsOf({ yaml })).toEqual([

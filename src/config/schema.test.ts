@@ -137,6 +137,16 @@ describe('the schema check of the file', () => {
     expect(problemsOf({ yaml: '', cli: { app: ['job'] } })).toEqual(['demo.yaml:1:1: expected a mapping, got an empty value (null)']);
   });
 
+  it('says there is no app when the file has no list of processes and none is given after --', () => {
+    // No entry is read then, so none may be an app whose role could not be read.
+    const noApp = 'no app to run; give it after the options (sidecar-init [OPTIONS] -- APP [ARGS...]) or as a process with role: app';
+    expect(problemsOf({ yaml: 'grace: 5s' })).toEqual([`demo.yaml:1:1 processes: ${noApp}`]);
+    expect(problemsOf({ yaml: 'processes: 5' })).toEqual([
+      'demo.yaml:1:1 processes: expected a list, got 5',
+      `demo.yaml:1:1 processes: ${noApp}`,
+    ]);
+  });
+
   it('accepts numbers and booleans in env, as written in the file', () => {
     const yaml = `
       processes:

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../plan/plan.ts';
-import { parseProbe } from './probe.ts';
+import { isStartedOnlyProbeAsWritten, parseProbe } from './probe.ts';
 import { load, problemsOf } from '../../test/support/config.ts';
 
 describe('parseProbe', () => {
@@ -18,6 +18,24 @@ describe('parseProbe', () => {
       ok: true,
       value: { kind: 'http', url: 'http://localhost/', headers: {}, expectStatus: undefined },
     });
+  });
+
+  it('reads a scheme in any case, and notify in any case but not with anything around it', () => {
+    expect(parseProbe('TCP://h:1')).toEqual({ ok: true, value: { kind: 'tcp', host: 'h', port: 1 } });
+    expect(parseProbe('Exec:true')).toEqual({ ok: true, value: { kind: 'exec', command: ['true'] } });
+    expect(parseProbe('NOTIFY')).toEqual({ ok: true, value: { kind: 'notify', watchdogMs: undefined } });
+    expect(parseProbe('notify ').ok).toBe(false);
+  });
+
+  it('reads fd:N for N from 3 to 255, written with at most three digits', () => {
+    expect(parseProbe('fd:3')).toEqual({ ok: true, value: { kind: 'fd', fd: 3 } });
+    expect(parseProbe('fd:255')).toEqual({ ok: true, value: { kind: 'fd', fd: 255 } });
+    for (const text of ['fd:2', 'fd:256', 'fd: 3', 'fd:3 ', 'fd:0003', 'fd:0x10', 'fd:']) {
+      expect(parseProbe(text)).toEqual({
+        ok: false,
+        message: `${text}: the descriptor must be a number from 3 to 255 (0, 1 and 2 are stdin, stdout and stderr), e.g. fd:3`,
+      });
+    }
   });
 
   it('splits exec:CMD like a shell', () => {
@@ -55,7 +73,20 @@ describe('parseProbe', () => {
       'grpc://:1',
       '"grpc://:1" has no host; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
     ],
+    [
+      'grpc://x:',
+      '"grpc://x:" has no port; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
+    ],
+    [
+      'grpc:x',
+      '"grpc:x" has no host; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
+    ],
+    [
+      'grpc://[]:1',
+      '"grpc://[]:1" has no host; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
+    ],
     ['grpc://x:1?a', '"grpc://x:1?a": after HOST:PORT only /SERVICE may follow, not "?a"'],
+    ['grpc://x:1#a', '"grpc://x:1#a": after HOST:PORT only /SERVICE may follow, not "#a"'],
     ['grpc://x:1/a b', '"a b" is not a gRPC service name; use a full name such as my.package.Service, or none for the whole server'],
     ['grpc://x:0', 'port "0" is not a number from 1 to 65535'],
   ])('rejects the grpc probe %j', (text, message) => {
@@ -67,10 +98,15 @@ describe('parseProbe', () => {
     ['log:(ready', 'log probe: Invalid regular expression: /(ready/: Unterminated group'],
     ['log:a{2,1}', 'log probe: Invalid regular expression: /a{2,1}/: numbers out of order in {} quantifier'],
     ['file:', 'file: needs a path, e.g. file:/tmp/ready'],
+    ['file:/tmp/a\0b', 'file: the path has a NUL character, which no file name can hold'],
     ['tcp://x:', '"tcp://x:" has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
     ['tcp://x', '"tcp://x" has no port; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
     ['tcp://:80', '"tcp://:80" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
+    ['tcp://[]:1', '"tcp://[]:1" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
+    ['tcp:x', '"tcp:x" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
     ['tcp://x:80/path', '"tcp://x:80/path": a tcp probe takes only HOST:PORT, not "/path"'],
+    ['tcp://x:80?a', '"tcp://x:80?a": a tcp probe takes only HOST:PORT, not "?a"'],
+    ['tcp://x:80#a', '"tcp://x:80#a": a tcp probe takes only HOST:PORT, not "#a"'],
     ['tcp://x:0', 'port "0" is not a number from 1 to 65535'],
     ['tcp://x:65536', 'port "65536" is not a number from 1 to 65535'],
     ['tcp://x:http', 'port "http" is not a number from 1 to 65535'],
@@ -83,10 +119,16 @@ describe('parseProbe', () => {
     ],
     ['exec:', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
     ['exec:  ', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
+    ['exec:"" x', 'exec: needs a command, e.g. exec:pg_isready -h 127.0.0.1'],
+    ['exec:a\0b', 'exec probe: the program name has a NUL character, which no command line can hold'],
     [`exec:sh -c 'x`, `exec probe: unbalanced quote: the ' at character 7 is never closed in: sh -c 'x`],
     [
       '127.0.0.1:80',
       '"127.0.0.1:80" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N',
+    ],
+    [
+      ' tcp://127.0.0.1:1',
+      '" tcp://127.0.0.1:1" is not a probe; use tcp://HOST:PORT, http://HOST:PORT/PATH, grpc://HOST:PORT[/SERVICE], exec:CMD, log:REGEX, file:PATH, notify or fd:N',
     ],
     [
       '',
@@ -111,6 +153,13 @@ describe('parseProbe', () => {
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.message).toContain(` is not a probe (did you mean ${meant}?); use tcp://HOST:PORT`);
     if (!result.ok) expect(result.message).not.toContain('SECRET');
+  });
+
+  it.each(['/', '?', '#', '@', '[', ']'])('ends the host of tcp:// and grpc:// at %j, so no port follows it', (stop) => {
+    for (const scheme of ['tcp', 'grpc']) {
+      const text = `${scheme}://a${stop}b:1`;
+      expect(parseProbe(text)).toEqual({ ok: false, message: expect.stringContaining(`"${text}" has no port; use ${scheme}://HOST:PORT`) });
+    }
   });
 
   it('guesses nothing for a scheme far from every kind', () => {
@@ -349,6 +398,15 @@ describe('liveness', () => {
     ]);
   });
 
+  it('refuses notify on an external by --ready too', () => {
+    const yaml = `
+      processes:
+        - { name: db, role: external, match: { comm: postgres } }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml, cli: { ready: ['db=notify'] } })).toEqual([`--ready db=notify: ${EXTERNAL_PROBE_MESSAGE}`]);
+  });
+
   it('refuses a log probe on an external, whose output sidecar-init never reads, in the file and by --ready', () => {
     const yaml = `
       processes:
@@ -449,5 +507,88 @@ describe('liveness', () => {
         - { name: job, role: app, command: job, liveness: { probe: "exec:true", initialDelay: 0s } }
     `;
     expect(load({ yaml }).processes[0]!.liveness?.initialDelayMs).toBe(0);
+  });
+});
+
+describe('isStartedOnlyProbeAsWritten', () => {
+  it('is true for notify, fd and log as written, in either form, or as parsed', () => {
+    for (const probe of ['notify', 'NOTIFY', 'fd:3', 'FD:3', 'log:x', 'LOG:x', { fd: 3 }, { log: 'x' }, { notify: {} }])
+      expect(isStartedOnlyProbeAsWritten(probe)).toBe(true);
+    for (const kind of ['notify', 'fd', 'log']) expect(isStartedOnlyProbeAsWritten({ kind })).toBe(true);
+  });
+
+  it('is false for the other kinds, even when their text names one of those, and for anything that is no probe', () => {
+    for (const probe of [
+      'notifyx',
+      'xnotify',
+      'file:/run/fd:3',
+      'exec:echo log:',
+      'tcp://127.0.0.1:1',
+      { tcp: {} },
+      { kind: 'tcp' },
+      null,
+      3,
+    ])
+      expect(isStartedOnlyProbeAsWritten(probe)).toBe(false);
+  });
+});
+
+describe('the object form', () => {
+  it('takes a header name of every token character, and a value with a tab and obs-text', () => {
+    const name = "a!#$%&'*+-.^_`|~09Z";
+    const yaml = withProbe(`{ http: { url: "http://h/", headers: { "${name}": "a\\tb \\xe9" } } }`);
+    expect(load({ yaml }).processes[0]!.readiness!.probe).toEqual({
+      kind: 'http',
+      url: 'http://h/',
+      headers: { [name]: 'a\tb é' },
+      expectStatus: undefined,
+    });
+  });
+
+  it('takes off the brackets of a host only when they enclose all of it', () => {
+    expect(load({ yaml: withProbe('{ tcp: { host: "[::1]x", port: 1 } }') }).processes[0]!.readiness!.probe).toEqual({
+      kind: 'tcp',
+      host: '[::1]x',
+      port: 1,
+    });
+    expect(load({ yaml: withProbe('{ grpc: { host: "x[::1]", port: 1 } }') }).processes[0]!.readiness!.probe).toEqual({
+      kind: 'grpc',
+      host: 'x[::1]',
+      port: 1,
+      service: '',
+    });
+  });
+});
+
+describe('readiness timings', () => {
+  it('need a probe on a sidecar', () => {
+    const yaml = `
+      processes:
+        - { name: proxy, role: sidecar, command: envoy, readiness: { period: 1s } }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml })).toEqual(['demo.yaml:2:51 processes[0].readiness.probe: is required; give a string or a mapping']);
+  });
+
+  it('default to plan.ts, each on its own, and are read when given', () => {
+    const [given, defaults] = load({
+      yaml: `
+        processes:
+          - name: a
+            role: sidecar
+            command: a
+            readiness: { probe: "tcp://h:1", period: 7ms, timeout: 8ms, deadline: 9ms, periodAfterStart: 10ms }
+          - { name: b, role: sidecar, command: b, readiness: { probe: "tcp://h:1" } }
+        ${JOB}
+      `,
+    }).processes;
+    expect(given!.readiness).toEqual({
+      probe: { kind: 'tcp', host: 'h', port: 1 },
+      periodMs: 7,
+      timeoutMs: 8,
+      deadlineMs: 9,
+      periodAfterStartMs: 10,
+    });
+    expect(defaults!.readiness).toEqual({ probe: { kind: 'tcp', host: 'h', port: 1 }, ...DEFAULTS.readiness });
   });
 });

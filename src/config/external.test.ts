@@ -270,3 +270,33 @@ describe('parseExternalSpec', () => {
     }
   });
 });
+
+describe('an external’s stop endpoint', () => {
+  it('is a URL alone or a mapping with a method, POSTed unless it says otherwise', () => {
+    const yaml = `
+      processes:
+        - { name: mesh, role: external, preset: istio, stop: { http: "http://127.0.0.1:1/quit" } }
+        - { name: db, role: external, preset: istio, stop: { http: { url: "http://127.0.0.1:2/quit" } } }
+        - { name: job, role: app, command: job }
+    `;
+    expect(load({ yaml }).processes.map((spec) => spec.external?.stop)).toEqual([
+      { kind: 'stop', http: { url: 'http://127.0.0.1:1/quit', method: 'POST' }, signal: undefined },
+      { kind: 'stop', http: { url: 'http://127.0.0.1:2/quit', method: 'POST' }, signal: undefined },
+      undefined,
+    ]);
+  });
+
+  it('is named a stop endpoint in its problems', () => {
+    const yaml = `
+      processes:
+        - { name: mesh, role: external, preset: istio, stop: { http: { url: "http://127.0.0.1:1/quit", method: fetch } } }
+        - { name: job, role: app, command: job }
+    `;
+    expect(problemsOf({ yaml, cli: { quit: ['mesh=https://127.0.0.1:1/quit'] } })).toEqual([
+      expect.stringMatching(/"fetch" is not an HTTP method for a stop endpoint; use /),
+      expect.stringMatching(
+        /^--quit mesh=https:\/\/127\.0\.0\.1:1\/quit: https stop endpoints are not supported yet; use http:\/\/ \(stop endpoints reach/,
+      ),
+    ]);
+  });
+});

@@ -37,9 +37,10 @@ describe('the process a target flag names', () => {
         - { name: proxy, role: sidecar, command: envoy }
         - { name: job, role: app, command: job }
     `;
-    const problems = problemsOf({ yaml, cli: { ready: ['nope=tcp://127.0.0.1:1'], stopSignal: ['nope=INT'] } });
+    const problems = problemsOf({ yaml, cli: { ready: ['nope=tcp://127.0.0.1:1', 'norole=tcp://127.0.0.1:1'], stopSignal: ['nope=INT'] } });
     expect(problems.filter((problem) => problem.startsWith('--'))).toEqual([
       '--ready nope=tcp://127.0.0.1:1: no process is named "nope"; the sidecars and externals are proxy',
+      // Its missing role is reported at the entry; the flag is not refused for a role it does not have.
       '--stop-signal nope=INT: no process is named "nope"; the processes are norole, proxy, job',
     ]);
   });

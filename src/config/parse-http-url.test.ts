@@ -33,6 +33,8 @@ describe('parseHttpUrl', () => {
     ['http://[]/ready', `"http://[]/ready" has no host; ${EXAMPLE}`],
     ['http://:8080/ready', `"http://:8080/ready" has no host; ${EXAMPLE}`],
     ['http://127.0.0.1:0/ready', 'port "0" is not a number from 1 to 65535'],
+    ['http://127.0.0.1:65536/ready', 'port "65536" is not a number from 1 to 65535'],
+    ['http://127.0.0.1:80x/ready', 'port "80x" is not a number from 1 to 65535'],
     ['http://a b/ready', `"http://a b/ready" is not a valid URL; ${EXAMPLE}`],
     ['http://[::1]x/ready', `"http://[::1]x/ready" is not a valid URL; ${EXAMPLE}`],
   ])('refuses %j', (text, message) => {

@@ -108,6 +108,9 @@ describe('exactlyOneOf', () => {
   it('names the keys when none or more than one is given', () => {
     expect(problems(schema, { grace: '1s' })).toEqual([': give one of exec or http']);
     expect(problems(schema, { exec: 'x', http: 'u' })).toEqual([': give only one of exec or http; this has exec and http']);
+    expect(schema.safeParse({}, { reportInput: true }).error?.issues).toEqual([
+      { code: 'custom', message: 'give one of exec or http', input: {}, path: [] },
+    ]);
   });
 
   it('counts a key written as undefined as not given, and says nothing of a value that is not a mapping', () => {
@@ -237,6 +240,10 @@ describe('reportIssues', () => {
     expect(problems(z.object({ rewrite }), { rewrite: {} })).toEqual([
       'rewrite.SIGTERM: TERM is already rewritten (see rewrite.TERM)',
       'rewrite.SIGHUP: no value',
+    ]);
+    expect(problems(z.object({ signals: z.object({ rewrite }) }), { signals: { rewrite: {} } })).toEqual([
+      'signals.rewrite.SIGTERM: TERM is already rewritten (see signals.rewrite.TERM)',
+      'signals.rewrite.SIGHUP: no value',
     ]);
   });
 

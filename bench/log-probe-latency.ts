@@ -1,6 +1,7 @@
 import { createLogMatcher } from '../src/probes/log-matcher.ts';
 import { createLogProbe } from '../src/probes/log-probe.ts';
 import { watchReadiness } from '../src/probes/watch-readiness.ts';
+import { loadNativeProcessApi } from '../src/process/native.ts';
 import { createSpawner } from '../src/process/spawn.ts';
 import { median } from './measure.ts';
 
@@ -15,7 +16,8 @@ const TIMING = { periodMs: LONG_PERIOD_MS, timeoutMs: 1_000, periodAfterStartMs:
 const wallNow = () => performance.timeOrigin + performance.now();
 
 async function oneRun(): Promise<number> {
-  const spawner = createSpawner();
+  // A capture spawn: child_process's, which reaps it itself (no reaper needed).
+  const spawner = await createSpawner({ native: loadNativeProcessApi(), pipes: true });
   const matcher = createLogMatcher('^listening on :\\d+ ');
   let written = '';
   const script = `

@@ -295,7 +295,8 @@ type Kits = SuperviseDeps & { readonly forwarder: SignalForwarder & { start(): v
  * externals' kit for a plan with externals, the announce kit with --announce or --until.
  */
 async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi, reaper: RunningReaper): Promise<Kits> {
-  const { createSpawner } = await import('./process/spawn.ts');
+  const { createSpawner, needsPipes } = await import('./process/spawn.ts');
+  const { spawnStdio } = await import('./runner/process-effects.ts');
   const { detectForegroundTerminal } = await import('./process/terminal.ts');
   const { createSignalForwarder } = await import('./process/signal-forwarder.ts');
   const { FORWARDED_SIGNALS } = await import('./plan/signal-sets.ts');
@@ -309,7 +310,12 @@ async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi
   const announcements = lazyAnnouncementSource(plan, logger);
   return {
     // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
-    spawner: createSpawner({ terminal: detectForegroundTerminal() }),
+    // child_process only for a plan whose output passes through sidecar-init or that has an fd:N probe.
+    spawner: await createSpawner({
+      native,
+      terminal: detectForegroundTerminal(),
+      pipes: plan.processes.some((spec) => needsPipes(spawnStdio(spec))),
+    }),
     probes: {
       create: (probe, owner, logMatcher, channel) =>
         createProbe(probe, { env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),

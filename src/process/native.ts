@@ -4,9 +4,10 @@ import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { EmbeddedAddonError, loadEmbeddedAddon } from './embedded-addon.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
+import type { NativeSpawnApi } from './spawn-native.ts';
 
-/** The syscalls behind the reaper (src/process/native/reaper.c, child-watch.c, signal-forward.c). */
-export interface NativeProcessApi {
+/** The syscalls behind the reaper (src/process/native/reaper.c, child-watch.c, signal-forward.c) and the spawner (spawn.c). */
+export interface NativeProcessApi extends NativeSpawnApi {
   /** prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of our descendants are re-parented to us. */
   setChildSubreaper(): void;
   /** waitpid(pid, WNOHANG) on that one pid: its raw wait status, or undefined while it runs or when it is not our child. */
@@ -167,7 +168,8 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
       throw new NativeAddonError(`${SUPPORTED}; this Node uses musl libc: use a glibc-based image such as debian:bookworm-slim`);
     throw new NativeAddonError(describe(cause instanceof Error ? cause.message : String(cause)), { cause });
   }
-  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow, setSignalRoute, trimMemory } = module.exports;
+  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow, setSignalRoute, trimMemory, spawnChild } =
+    module.exports;
   if (
     typeof setSignalRoute !== 'function' ||
     typeof setChildSubreaper !== 'function' ||
@@ -176,10 +178,11 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
     typeof watchChildren !== 'function' ||
     typeof unwatchChildren !== 'function' ||
     typeof exitNow !== 'function' ||
-    typeof trimMemory !== 'function'
+    typeof trimMemory !== 'function' ||
+    typeof spawnChild !== 'function'
   ) {
     throw new NativeAddonError(
-      describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow/setSignalRoute/trimMemory)'),
+      describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow/setSignalRoute/trimMemory/spawnChild)'),
     );
   }
   return module.exports as unknown as NativeProcessApi;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { Child, SpawnRequest, SpawnResult } from './child.ts';
 import { isAlive } from './proc-table.ts';
-import { libuvChildren } from './spawn.ts';
+import { libuvChildren, nativeChildren } from './spawn.ts';
 
 // Real processes only. Every pid a test starts (children and the grandchildren
 // they report) is tracked; afterEach asserts none survived, then kills any that did.
@@ -49,6 +49,7 @@ describe('createSpawner', () => {
     expect(result.status.reason).toContain('no-such-program-for-spawn-test');
     expect(result.status.reason).toContain('/nonexistent-a:/nonexistent-b');
     expect(libuvChildren.size).toBe(0);
+    expect(nativeChildren.size).toBe(0);
   });
 
   it('fails with 127 for a missing explicit path', () => {
@@ -171,13 +172,23 @@ describe('createSpawner', () => {
     expect(child.signal('SIGTERM', 'process')).toBe(false);
   });
 
-  it('owns the pid from spawn until the exit is reported', async () => {
-    const child = spawnChild(['sleep', '30']);
-    expect(libuvChildren.has(child.pid)).toBe(true);
-    child.signal('SIGKILL');
-    await child.exited;
-    expect(libuvChildren.has(child.pid)).toBe(false);
+  it("owns the pid from spawn until the exit is reported: the addon's children in one registry, libuv's in the other", async () => {
+    // 'output' needs no pipe: the addon forks it and the reaper reaps it.
+    const forked = spawnChild(['sleep', '30']);
+    expect(nativeChildren.has(forked.pid)).toBe(true);
+    expect(libuvChildren.has(forked.pid)).toBe(false);
+    forked.signal('SIGKILL');
+    await forked.exited;
+    expect(nativeChildren.has(forked.pid)).toBe(false);
+    // 'capture' pipes its output: child_process starts it and libuv reaps it.
+    const piped = spawnChild(['sleep', '30'], { stdio: 'capture' });
+    expect(libuvChildren.has(piped.pid)).toBe(true);
+    expect(nativeChildren.has(piped.pid)).toBe(false);
+    piped.signal('SIGKILL');
+    await piped.exited;
+    expect(libuvChildren.has(piped.pid)).toBe(false);
     expect(libuvChildren.size).toBe(0);
+    expect(nativeChildren.size).toBe(0);
   });
 });
 

@@ -3,6 +3,7 @@ import type { ProcessSpec } from '../plan/plan.ts';
 import type { ReadinessChannel } from '../probes/readiness-channel.ts';
 import type { SignalPurpose } from '../lifecycle/events.ts';
 import type { Runner } from './runner.ts';
+import type { SpawnRequest } from '../process/child.ts';
 import { needsContinue } from '../plan/signal-sets.ts';
 
 // The spawn, signal and sweep-group effects: the only ones that touch processes.
@@ -38,9 +39,7 @@ export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
   // A log readiness probe reads the output on its way to the container log.
   const matcher = spec.readiness?.probe.kind === 'log' ? deps.probes.createLogMatcher(spec.readiness.probe.pattern) : undefined;
   if (matcher !== undefined) logMatchers.set(spec.name, matcher);
-  // Output passes through sidecar-init only when something reads it on the way: a log probe, or prefix/json lines.
-  const passThrough = matcher !== undefined || spec.output !== 'inherit';
-  const stdio = spec.role === 'app' ? (passThrough ? 'inherit-tee' : 'inherit') : passThrough ? 'tee' : 'output';
+  const { stdio } = spawnStdio(spec);
   const lines = spec.output === 'inherit' ? undefined : { mode: spec.output, width: runner.prefixWidth };
   const channel = openChannel(runner, spec, logger);
   const result = deps.spawner.spawn({
@@ -75,6 +74,20 @@ export function spawnProcess(runner: Runner, spec: ProcessSpec): void {
     dispatch({ type: 'exited', name: spec.name, status });
   });
   dispatch({ type: 'spawned', name: spec.name });
+}
+
+/**
+ * What a spawn of spec asks of its stdio: how its output goes (through
+ * sidecar-init only when something reads it on the way: a log probe, or
+ * prefix/json lines), and the descriptor of an fd:N readiness pipe. main.ts
+ * asks it of every process before the start, to know whether the spawner
+ * must be able to make pipes.
+ */
+export function spawnStdio(spec: ProcessSpec): Pick<SpawnRequest, 'stdio' | 'readinessFd'> {
+  const probe = spec.readiness?.probe;
+  const passThrough = probe?.kind === 'log' || spec.output !== 'inherit';
+  const stdio = spec.role === 'app' ? (passThrough ? 'inherit-tee' : 'inherit') : passThrough ? 'tee' : 'output';
+  return { stdio, readinessFd: probe?.kind === 'fd' ? probe.fd : undefined };
 }
 
 /**

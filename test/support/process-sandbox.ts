@@ -1,12 +1,19 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from 'vitest';
 import type { Spawner } from '../../src/process/child.ts';
+import { loadNativeProcessApi } from '../../src/process/native.ts';
 import { isAlive } from '../../src/process/proc-table.ts';
-import { createSpawner, libuvChildren } from '../../src/process/spawn.ts';
+import { createReaper } from '../../src/process/reaper.ts';
+import type { Reaper } from '../../src/process/reaper.ts';
+import { createSpawner, libuvChildren, nativeChildren } from '../../src/process/spawn.ts';
 
-/** Per test: a fresh spawner and temp directory, and the PIDs that must be gone when the test ends. */
+/**
+ * Per test: a fresh spawner and temp directory, and the PIDs that must be gone
+ * when the test ends. Per file, the reaper, as a run has one: the children the
+ * addon forks ('inherit' and 'output' ones) are reaped by it, libuv's by libuv.
+ */
 export interface ProcessSandbox {
   readonly spawner: Spawner;
   readonly workDir: string;
@@ -15,7 +22,7 @@ export interface ProcessSandbox {
 }
 
 export interface ProcessSandboxOptions {
-  /** Also assert that no PID is left owned after the test, i.e. every exit it started was reported. */
+  /** Also assert that no PID is left owned after the test (libuv's or the addon's), i.e. every exit it started was reported. */
   readonly expectNoOwnedPids?: boolean;
 }
 
@@ -34,9 +41,17 @@ interface SandboxState {
  */
 export function useProcessSandbox(prefix: string, options: ProcessSandboxOptions = {}): ProcessSandbox {
   let state: SandboxState | undefined;
+  let reaper: Reaper | undefined;
+
+  beforeAll(() => {
+    reaper = createReaper({ native: loadNativeProcessApi(), libuvChildren, nativeChildren });
+    reaper.start();
+  });
+  afterAll(() => reaper?.stop());
 
   beforeEach(async () => {
-    state = { spawner: createSpawner(), workDir: await mkdtemp(join(tmpdir(), prefix)), trackedPids: [] };
+    const spawner = await createSpawner({ native: loadNativeProcessApi(), pipes: true });
+    state = { spawner, workDir: await mkdtemp(join(tmpdir(), prefix)), trackedPids: [] };
   });
 
   afterEach(async () => {
@@ -48,7 +63,7 @@ export function useProcessSandbox(prefix: string, options: ProcessSandboxOptions
     for (const pid of survivors) killQuietly(pid);
     await rm(workDir, { recursive: true, force: true });
     expect(survivors).toEqual([]);
-    if (options.expectNoOwnedPids === true) expect([...libuvChildren]).toEqual([]);
+    if (options.expectNoOwnedPids === true) expect([...libuvChildren, ...nativeChildren.keys()]).toEqual([]);
   });
 
   const current = (): SandboxState => {

@@ -13,6 +13,7 @@ NAPI_MODULE_INIT() {
   if (define_child_watch(env, exports) != napi_ok) return NULL;
   if (define_signal_forward(env, exports) != napi_ok) return NULL;
   if (define_pidfd(env, exports) != napi_ok) return NULL;
+  if (define_spawn(env, exports) != napi_ok) return NULL;
   if (define_terminal(env, exports) != napi_ok) return NULL;
   if (define_unix_socket(env, exports) != napi_ok) return NULL;
   if (define_memory_trim(env, exports) != napi_ok) return NULL;

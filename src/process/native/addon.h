@@ -16,6 +16,8 @@ napi_status define_child_watch(napi_env env, napi_value exports);
 napi_status define_signal_forward(napi_env env, napi_value exports);
 /* pidfd.c: signalling processes sidecar-init never started, through a pidfd. */
 napi_status define_pidfd(napi_env env, napi_value exports);
+/* spawn.c: sidecars, init steps and the app, forked and exec'd (child-exec.c), in sessions of their own. */
+napi_status define_spawn(napi_env env, napi_value exports);
 /* terminal.c: the app as the terminal's foreground group. */
 napi_status define_terminal(napi_env env, napi_value exports);
 /* unix-socket.c: datagram sockets with credentials, peer credentials, readable watches. */

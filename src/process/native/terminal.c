@@ -20,25 +20,20 @@
  * foreground, and sidecar-init leaves it for a group of its own, so that the
  * terminal's Ctrl-C and Ctrl-Z reach the app and not sidecar-init.
  */
-#define _GNU_SOURCE /* pipe2 */
 #include <errno.h>
-#include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 
 #include <node_api.h>
 
 #include "addon.h"
+#include "child-exec.h"
 #include "napi-util.h"
 
 /* tcsetpgrp from a background group sends SIGTTOU (default: stop) unless the
@@ -95,7 +90,7 @@ static napi_value give_terminal(napi_env env, napi_callback_info info) {
  * from then on sidecar-init is a background group of it, and a write there
  * (its log) would stop it under `stty tostop` (SIGTTOU), as a read would
  * (SIGTTIN); ignored, the write simply goes through. Children get default
- * actions back (child_exec, and libuv for its own). Not done at load: only
+ * actions back (child-exec.c, and libuv for its own). Not done at load: only
  * the terminal mode needs it, and loading the addon changes nothing. */
 static napi_value ignore_terminal_stops(napi_env env, napi_callback_info info) {
   (void)info;
@@ -107,46 +102,19 @@ static napi_value ignore_terminal_stops(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* After fork, before exec: only async-signal-safe calls (the parent is
- * multi-threaded). Any failure is written to the pipe as errno. */
-static void child_exec(int fd, bool own_group, const char *path, char **argv, char **envp, const char *cwd, int64_t uid, int64_t gid,
-                       int report) {
-  /* Signal state as a new process expects it: libuv does the same for its
-   * children. Every signal is blocked from before the fork until the mask is
-   * cleared below, so none of the parent's handlers runs here meanwhile:
-   * libuv's would write to the signal pipe it shares with the parent (which
-   * would then hear of a signal it never got), signal-forward.c's would pass
-   * a signal on to the app. */
-  for (int n = 1; n < NSIG; n++) {
-    if (n != SIGKILL && n != SIGSTOP) signal(n, SIG_DFL);
-  }
-  /* Node's tty streams reopen the terminal with O_CLOEXEC and O_NONBLOCK over
-   * fds 0-2; the app must inherit them, blocking, as libuv does for its own
-   * children. */
-  for (int std = 0; std <= 2; std++) {
-    fcntl(std, F_SETFD, 0);
-    int flags = fcntl(std, F_GETFL);
-    if (flags != -1) fcntl(std, F_SETFL, flags & ~O_NONBLOCK);
-  }
-  if (own_group) {
-    setpgid(0, 0);
-    /* Also done by the parent: whichever runs first, the group is foreground before exec. */
-    set_foreground(fd, getpid());
-  }
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  int err = 0;
-  if (cwd[0] != '\0' && chdir(cwd) != 0) err = errno;
-  if (err == 0 && gid >= 0 && (setgroups(0, NULL) != 0 || setgid((gid_t)gid) != 0)) err = errno;
-  if (err == 0 && uid >= 0 && setuid((uid_t)uid) != 0) err = errno;
-  if (err == 0) {
-    execve(path, argv, envp);
-    err = errno;
-  }
-  while (write(report, &err, sizeof err) == -1 && errno == EINTR) {
-  }
-  _exit(err == ENOENT ? 127 : 126);
+/* Where the app goes in the child (child-exec.h's place): its own group, made
+ * the foreground, or the caller's group, as it was born. */
+struct foreground_place {
+  int fd;
+  bool own_group;
+};
+
+static void enter_foreground(const void *context) {
+  const struct foreground_place *place = context;
+  if (!place->own_group) return;
+  setpgid(0, 0);
+  /* Also done by the parent: whichever runs first, the group is foreground before exec. */
+  set_foreground(place->fd, getpid());
 }
 
 /* spawnForeground(path, argv, envp, cwd, uid, gid, fd, ownGroup): number.
@@ -171,32 +139,18 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
   char *path = NULL, *cwd = NULL;
   char **argv = NULL, **envp = NULL;
   napi_value result = NULL;
-  int pipe_fds[2] = {-1, -1};
   if (!read_string(env, args[0], "spawnForeground: path", &path) || !read_strings(env, args[1], "spawnForeground: argv", &argv) ||
       !read_strings(env, args[2], "spawnForeground: envp", &envp) || !read_string(env, args[3], "spawnForeground: cwd", &cwd)) {
     goto done;
   }
-  /* The classic exec-failure pipe: closed by a successful exec (CLOEXEC),
-   * carries errno otherwise. */
-  if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
-    throw_errno(env, "pipe2", errno);
-    goto done;
-  }
-  /* Blocked across the fork, as libuv's uv_spawn does (see child_exec); the
-   * parent's mask is back at once, so a signal arriving meanwhile only waits. */
-  sigset_t all, previous;
-  sigfillset(&all);
-  pthread_sigmask(SIG_SETMASK, &all, &previous);
-  pid_t pid = fork();
-  if (pid == 0) child_exec(fd, own_group, path, argv, envp, cwd, uid, gid, pipe_fds[1]);
-  int fork_error = errno;
-  pthread_sigmask(SIG_SETMASK, &previous, NULL);
+  struct foreground_place place = {fd, own_group};
+  struct child_exec exec = {path, argv, envp, cwd, uid, gid, false, enter_foreground, &place};
+  int report;
+  pid_t pid = fork_child(&exec, &report);
   if (pid == -1) {
-    throw_errno(env, "fork", fork_error);
+    throw_errno(env, "fork", errno);
     goto done;
   }
-  close(pipe_fds[1]);
-  pipe_fds[1] = -1;
   if (own_group) {
     /* Both sides set the group, so neither order of running can leave a window
      * where the terminal's signals go to sidecar-init's group. */
@@ -207,15 +161,8 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
      * here a Ctrl-C reached us too, as it did before the app started. */
     setpgid(0, 0);
   }
-  int err = 0;
-  ssize_t got;
-  do {
-    got = read(pipe_fds[0], &err, sizeof err);
-  } while (got == -1 && errno == EINTR);
-  if (got == (ssize_t)sizeof err) {
-    int status;
-    while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {
-    }
+  int err = await_exec(pid, report);
+  if (err != 0) {
     /* The terminal goes back to the group that had it: ours when it was
      * moved (own group); when it was not, we have left that group, which
      * keeps it. */
@@ -225,8 +172,6 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
   }
   napi_create_int32(env, pid, &result);
 done:
-  if (pipe_fds[0] != -1) close(pipe_fds[0]);
-  if (pipe_fds[1] != -1) close(pipe_fds[1]);
   free(path);
   free(cwd);
   free_strings(argv);

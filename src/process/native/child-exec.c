@@ -1,0 +1,125 @@
+/*
+ * The fork and exec of every child the addon starts (child-exec.h), in the
+ * steps and the order of libuv's uv_spawn, so a child started here and one
+ * started by node:child_process begin alike: the same signal state, the same
+ * descriptors, the same user, the same failure reported the same way.
+ */
+#define _GNU_SOURCE /* pipe2 */
+#include "child-exec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The exit status of a child whose exec failed, as a shell gives it; only
+ * await_exec sees it (it reaps that child), the errno is what it reports. */
+#define EXIT_NOT_FOUND 127
+#define EXIT_NOT_EXECUTABLE 126
+
+/* Signal state as a new process expects it: every disposition back to its
+ * default (Node ignores SIGPIPE; the terminal mode ignores SIGTTOU and
+ * SIGTTIN), every signal unblocked just before exec. Until then every signal
+ * stays blocked, as it was across the fork, so none of the parent's handlers
+ * runs here meanwhile: libuv's would write to the signal pipe it shares with
+ * the parent (which would then hear of a signal it never got),
+ * signal-forward.c's would pass a signal on to the app. */
+static void reset_dispositions(void) {
+  struct sigaction default_action;
+  memset(&default_action, 0, sizeof default_action);
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  /* Failures are expected and harmless: SIGKILL and SIGSTOP, and the two
+   * real-time signals glibc keeps for its threads. */
+  for (int n = 1; n < NSIG; n++) sigaction(n, &default_action, NULL);
+}
+
+/* Node's tty streams reopen the terminal with O_CLOEXEC and O_NONBLOCK over
+ * fds 0-2: the child must inherit them, blocking, as libuv makes them for its
+ * own children. stdin from /dev/null when asked, as libuv opens it for 'ignore'. */
+static int set_up_stdio(bool null_stdin) {
+  for (int std = 0; std <= 2; std++) {
+    if (std == 0 && null_stdin) {
+      int null = open("/dev/null", O_RDONLY);
+      if (null == -1) return errno;
+      if (null != 0) {
+        if (dup2(null, 0) == -1) return errno;
+        close(null);
+      }
+      continue;
+    }
+    fcntl(std, F_SETFD, 0);
+    int flags = fcntl(std, F_GETFL);
+    if (flags != -1) fcntl(std, F_SETFL, flags & ~O_NONBLOCK);
+  }
+  return 0;
+}
+
+/* After fork, before exec: only async-signal-safe calls (the parent is
+ * multi-threaded). The errno of the step that failed goes to the pipe. */
+static void exec_child(const struct child_exec *exec, int report) {
+  reset_dispositions();
+  if (exec->place != NULL) exec->place(exec->context);
+  int err = set_up_stdio(exec->null_stdin);
+  if (err == 0 && exec->cwd[0] != '\0' && chdir(exec->cwd) != 0) err = errno;
+  /* As libuv: clearing the supplementary groups fails unless privileged, and
+   * then there are none we could drop; the setgid and setuid that follow are
+   * what must not fail. */
+  if (err == 0 && (exec->uid >= 0 || exec->gid >= 0)) setgroups(0, NULL);
+  if (err == 0 && exec->gid >= 0 && setgid((gid_t)exec->gid) != 0) err = errno;
+  if (err == 0 && exec->uid >= 0 && setuid((uid_t)exec->uid) != 0) err = errno;
+  if (err == 0) {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    execve(exec->path, exec->argv, exec->envp);
+    err = errno;
+  }
+  while (write(report, &err, sizeof err) == -1 && errno == EINTR) {
+  }
+  _exit(err == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+}
+
+pid_t fork_child(const struct child_exec *exec, int *report) {
+  /* The classic exec-failure pipe: closed by a successful exec (CLOEXEC),
+   * carries errno otherwise. */
+  int pipe_fds[2];
+  if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
+  /* Blocked across the fork, as libuv's uv_spawn does (see reset_dispositions);
+   * the parent's mask is back at once, so a signal arriving meanwhile only waits. */
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &previous);
+  pid_t pid = fork();
+  if (pid == 0) exec_child(exec, pipe_fds[1]);
+  int fork_error = errno;
+  pthread_sigmask(SIG_SETMASK, &previous, NULL);
+  close(pipe_fds[1]);
+  if (pid == -1) {
+    close(pipe_fds[0]);
+    errno = fork_error;
+    return -1;
+  }
+  *report = pipe_fds[0];
+  return pid;
+}
+
+int await_exec(pid_t pid, int report) {
+  int err = 0;
+  ssize_t got;
+  do {
+    got = read(report, &err, sizeof err);
+  } while (got == -1 && errno == EINTR);
+  close(report);
+  if (got != (ssize_t)sizeof err) return 0;
+  /* Reaped here, synchronously: no reaper pass runs meanwhile (they run on
+   * the event loop this call holds), so the status is ours to take. */
+  int status;
+  while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {
+  }
+  return err;
+}

@@ -1,0 +1,41 @@
+/* Forking and executing a child, as libuv's uv_spawn does it, for the children
+ * the addon starts itself: sidecars, init steps and the app (spawn.c), and the
+ * app on a terminal (terminal.c). One copy of what must not differ between
+ * them: the signals blocked across the fork, the signal state reset in the
+ * child, the standard descriptors made inheritable and blocking, the working
+ * directory, the user, the exec-failure pipe. */
+#ifndef SIDECAR_INIT_CHILD_EXEC_H
+#define SIDECAR_INIT_CHILD_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct child_exec {
+  const char *path;
+  char **argv;
+  char **envp;
+  /* "" : the parent's. */
+  const char *cwd;
+  /* -1: unchanged. A gid clears the supplementary groups first. */
+  int64_t uid;
+  int64_t gid;
+  /* stdin from /dev/null (child_process's 'ignore'); stdout and stderr are always inherited. */
+  bool null_stdin;
+  /* Where the child goes before anything else of it changes (a session, a
+   * process group): called in the child, so only async-signal-safe calls. */
+  void (*place)(const void *context);
+  const void *context;
+};
+
+/* Forks a child that execs `exec`, every signal blocked across the fork. The
+ * pid, and in *report the read end of the exec-failure pipe for await_exec;
+ * -1 with errno set when the pipe or the fork failed (nothing to wait for). */
+pid_t fork_child(const struct child_exec *exec, int *report);
+
+/* Waits on the pipe fork_child returned until the child has exec'd (0) or
+ * failed: then the errno of the step that failed (chdir, setgid, setuid,
+ * execve), the child reaped here. Closes report. */
+int await_exec(pid_t pid, int report);
+
+#endif

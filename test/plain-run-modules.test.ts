@@ -1,0 +1,40 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { useHarness } from './support/harness.ts';
+import { FIXTURES, startSupervisor } from './support/supervisor.ts';
+
+// A plain run (every process's output inherited, no fd:N probe) has its
+// children forked by the addon, so it never loads node:child_process, nor the
+// dgram and cluster modules that come with it, each compiled from source at
+// every start under --jitless. Seen in the process itself: a test-only hook
+// (fixtures/record-builtins.mjs) writes process.moduleLoadList at the exit.
+
+const { track } = useHarness();
+const HOOK = pathToFileURL(`${FIXTURES}record-builtins.mjs`).href;
+const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-builtins-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const SPAWNING_MODULES = ['NativeModule child_process', 'NativeModule internal/child_process', 'NativeModule dgram'];
+
+async function builtinsOf(name: string, args: readonly string[], pid1 = false): Promise<string[]> {
+  const file = join(dir, `${name}.txt`);
+  const run = track(startSupervisor(args, { pid1, nodeFlags: ['--import', HOOK], env: { BUILTINS_FILE: file } }));
+  expect((await run.exited).code).toBe(0);
+  return readFileSync(file, 'utf8').trim().split('\n');
+}
+
+describe('the built-in modules a run loads', () => {
+  it.each([false, true])('a plain run (pid1: %s), a sidecar and the app, never loads child_process', async (pid1) => {
+    const loaded = await builtinsOf(`plain-${pid1}`, ['--control', 'none', '--sidecar', 'helper=sleep 30', '--', 'true'], pid1);
+    expect(loaded).toContain('NativeModule fs');
+    for (const module of SPAWNING_MODULES) expect(loaded).not.toContain(module);
+  });
+
+  it('a run whose output passes through sidecar-init (prefix) loads it, to pipe that output', async () => {
+    const loaded = await builtinsOf('prefix', ['--control', 'none', '--output', 'prefix', '--', 'true']);
+    expect(loaded).toContain('NativeModule child_process');
+  });
+});

@@ -9,7 +9,9 @@ import { FIXTURES, startSupervisor } from './support/supervisor.ts';
 // A plain run (every process's output inherited, no fd:N probe) has its
 // children forked by the addon, so it never loads node:child_process, nor the
 // dgram and cluster modules that come with it, each compiled from source at
-// every start under --jitless. Seen in the process itself: a test-only hook
+// every start under --jitless; nor does its control socket, which listens
+// through the addon (node:net's listen would load cluster, and with it
+// child_process). Seen in the process itself: a test-only hook
 // (fixtures/record-builtins.mjs) writes process.moduleLoadList at the exit.
 
 const { track } = useHarness();
@@ -17,7 +19,12 @@ const HOOK = pathToFileURL(`${FIXTURES}record-builtins.mjs`).href;
 const dir = mkdtempSync(join(tmpdir(), 'sidecar-init-builtins-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const SPAWNING_MODULES = ['NativeModule child_process', 'NativeModule internal/child_process', 'NativeModule dgram'];
+const SPAWNING_MODULES = [
+  'NativeModule child_process',
+  'NativeModule internal/child_process',
+  'NativeModule dgram',
+  'NativeModule cluster',
+];
 
 async function builtinsOf(name: string, args: readonly string[], pid1 = false): Promise<string[]> {
   const file = join(dir, `${name}.txt`);
@@ -27,8 +34,11 @@ async function builtinsOf(name: string, args: readonly string[], pid1 = false): 
 }
 
 describe('the built-in modules a run loads', () => {
-  it.each([false, true])('a plain run (pid1: %s), a sidecar and the app, never loads child_process', async (pid1) => {
-    const loaded = await builtinsOf(`plain-${pid1}`, ['--control', 'none', '--sidecar', 'helper=sleep 30', '--', 'true'], pid1);
+  it.each([false, true])('a plain run (pid1: %s), a sidecar, the app and the control socket, never loads child_process', async (pid1) => {
+    // A control socket of its own: the default one may be another test's run's.
+    const control = join(dir, `control-${pid1}.sock`);
+    const loaded = await builtinsOf(`plain-${pid1}`, ['--control', control, '--sidecar', 'helper=sleep 30', '--', 'true'], pid1);
+    expect(loaded).toContain('NativeModule net');
     expect(loaded).toContain('NativeModule fs');
     for (const module of SPAWNING_MODULES) expect(loaded).not.toContain(module);
   });

@@ -1,10 +1,10 @@
-import { type BigIntStats, chmodSync, linkSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
+import { type BigIntStats, chmodSync, closeSync, linkSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { connect, createServer, type Server, type Socket } from 'node:net';
+import { connect, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlCommand } from '../lifecycle/events.ts';
 import type { StatusDocument } from '../status/status-json.ts';
-import { loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
+import { loadUnixSocketApi, type ReadableWatch, type UnixSocketApi } from '../process/unix-socket.ts';
 import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
 import { errorCode } from '../support/error-code.ts';
 
@@ -14,6 +14,11 @@ import { errorCode } from '../support/error-code.ts';
 // checked by the credentials the kernel recorded when it connected
 // (SO_PEERCRED, from the native addon; node:net does not expose them): only
 // sidecar-init's own uid and root are served, anyone else gets a refusal.
+//
+// The socket listens and accepts through the addon, not node:net's Server,
+// whose listen() loads the cluster module and with it child_process and
+// dgram (each compiled from source at every start under --jitless), which a
+// plain run otherwise never loads; each connection is then a node:net Socket.
 //
 // Nothing here can stall PID 1: every socket is non-blocking, a request is one
 // line of at most MAX_LINE_BYTES that must be complete within
@@ -27,6 +32,10 @@ const IDLE_TIMEOUT_MS = 5_000;
 const REQUEST_DEADLINE_MS = 5_000;
 /** A connect to a Unix socket is answered at once; one that is not is not a stale file's. */
 const STALE_CHECK_MS = 1_000;
+/** node:net's default backlog. */
+const BACKLOG = 511;
+/** After a failed accept (EMFILE: no descriptor left), how long the socket waits before it accepts again, rather than spin on it. */
+const ACCEPT_RETRY_MS = 100;
 
 export interface ControlHandlers {
   status(): StatusDocument;
@@ -49,24 +58,17 @@ export async function serveControl(
   await refuseUnlessStale(path);
   const ownUid = process.getuid?.() ?? 0;
   const open = new Set<Socket>();
-  const server = createServer({ allowHalfOpen: false }, (socket) => {
-    open.add(socket);
-    socket.once('close', () => open.delete(socket));
-    handleConnection(socket, { ownUid, handlers, logger, api });
-  });
-  server.maxConnections = MAX_CONNECTIONS;
   // Bound under a name of this start's own beside PATH, then linked into place:
   // the socket appears at PATH whole (mode 0600 already); link, unlike rename,
-  // never replaces what another run put at PATH meanwhile; and the name libuv
-  // removes when the server closes is one nobody else uses. At close only the
+  // never replaces what another run put at PATH meanwhile. At close only the
   // file this run put at PATH is removed (removeOwnSocket).
   const bindPath = join(dirname(path), `.${Math.random().toString(36).slice(2, 8).padEnd(6, '0')}`);
-  await listen(server, bindPath);
+  const listening = listen(api, bindPath);
   const boundInode = lstatSync(bindPath, { bigint: true }).ino;
   try {
     linkSync(bindPath, path);
   } catch (error) {
-    server.close();
+    closeSync(listening);
     throw errorCode(error) === 'EEXIST'
       ? new Error(`${path} was created by another process while this one started; choose another --control path`)
       : error;
@@ -77,16 +79,55 @@ export async function serveControl(
   // (read after the link and the unlink, which both change its change time).
   const atPath = lstatSync(path, { bigint: true, throwIfNoEntry: false });
   const bound = atPath?.ino === boundInode ? identityOf(atPath) : undefined;
+  const context: ConnectionContext = { ownUid, handlers, logger, api };
+  const accepting = acceptConnections(api, listening, (fd) => {
+    // As node:net's maxConnections: a further one is accepted and closed at once.
+    if (open.size >= MAX_CONNECTIONS) return closeSync(fd);
+    const socket = new Socket({ fd, readable: true, writable: true, allowHalfOpen: false });
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+    handleConnection(socket, fd, context);
+  });
   logger[listeningLevel]({ event: 'control-listening', path }, `control socket listening on ${path}`);
   return {
     path,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => resolve());
-        // A client still connected cannot hold sidecar-init's exit.
-        for (const socket of open) socket.destroy();
-        removeOwnSocket(path, bound);
-      }),
+    close: async () => {
+      accepting.close();
+      closeSync(listening);
+      // A client still connected cannot hold sidecar-init's exit.
+      for (const socket of open) socket.destroy();
+      removeOwnSocket(path, bound);
+    },
+  };
+}
+
+/**
+ * Calls onConnection with each connection of the listening socket, as it
+ * comes, until close(). An accept that fails (no descriptor left) is retried
+ * after ACCEPT_RETRY_MS: PID 1 must neither die of it nor spin on it.
+ */
+function acceptConnections(api: UnixSocketApi, listening: number, onConnection: (fd: number) => void): ReadableWatch {
+  let watch: ReadableWatch | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  const acceptWaiting = (): void => {
+    try {
+      for (let fd = api.unixAccept(listening); fd !== undefined; fd = api.unixAccept(listening)) onConnection(fd);
+    } catch {
+      watch?.close();
+      watch = undefined;
+      retry = setTimeout(start, ACCEPT_RETRY_MS).unref();
+    }
+  };
+  const start = (): void => {
+    watch = api.watchReadable(listening, acceptWaiting);
+  };
+  start();
+  return {
+    close() {
+      clearTimeout(retry);
+      watch?.close();
+      watch = undefined;
+    },
   };
 }
 
@@ -150,30 +191,24 @@ function identityOf(stat: BigIntStats | undefined): string | undefined {
   return stat?.isSocket() ? `${stat.dev}:${stat.ino}:${stat.birthtimeNs}` : undefined;
 }
 
-function listen(server: Server, path: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    // The socket is created with mode 0600 (umask 0177 while it is bound), so
-    // there is no moment at which another user could connect.
-    const umask = process.umask(0o177);
-    try {
-      server.listen(path, () => {
-        server.off('error', reject);
-        server.on('error', () => {});
-        try {
-          chmodSync(path, 0o600);
-        } catch (error) {
-          // The path changed under us (removed or replaced): refuse to serve rather than crash PID 1.
-          server.close();
-          reject(error);
-          return;
-        }
-        resolve();
-      });
-    } finally {
-      process.umask(umask);
-    }
-  });
+/** The listening socket's descriptor, created with mode 0600 (umask 0177 while it is bound), so there is no moment at which another user could connect. */
+function listen(api: UnixSocketApi, path: string): number {
+  const umask = process.umask(0o177);
+  let fd: number;
+  try {
+    fd = api.unixStreamListen(path, BACKLOG);
+  } finally {
+    process.umask(umask);
+  }
+  try {
+    chmodSync(path, 0o600);
+  } catch (error) {
+    // The path changed under us (removed or replaced): refuse to serve rather than crash PID 1.
+    closeSync(fd);
+    rmSync(path, { force: true });
+    throw error;
+  }
+  return fd;
 }
 
 interface ConnectionContext {
@@ -183,14 +218,12 @@ interface ConnectionContext {
   readonly api: UnixSocketApi;
 }
 
-function handleConnection(socket: Socket, context: ConnectionContext): void {
+function handleConnection(socket: Socket, fd: number, context: ConnectionContext): void {
   const { ownUid, handlers, logger, api } = context;
   socket.on('error', () => {});
   socket.setTimeout(IDLE_TIMEOUT_MS, () => socket.destroy());
-  const fd = (socket as unknown as { _handle?: { fd?: number } })._handle?.fd;
   let peer: { uid: number; pid: number };
   try {
-    if (fd === undefined || fd < 0) throw new Error('no descriptor');
     peer = api.peerCredentials(fd);
   } catch {
     socket.destroy();

@@ -4,8 +4,9 @@ import { parseProcStat } from './proc-table.ts';
 
 // What node:net and node:dgram cannot do with Unix sockets, from the native
 // addon (src/process/native/unix-socket.c): a datagram socket whose messages
-// carry their sender's kernel-checked credentials, the peer credentials of a
-// stream connection, and a libuv watch on a descriptor Node has no handle type for.
+// carry their sender's kernel-checked credentials, a listening stream socket
+// that does not load the cluster module, the peer credentials of a stream
+// connection, and a libuv watch on a descriptor Node has no handle type for.
 
 export interface Credentials {
   readonly pid: number;
@@ -30,6 +31,10 @@ export interface UnixSocketApi {
   unixDgramBind(path: string): number;
   /** One waiting datagram, or undefined when none is; never blocks. */
   unixDgramReceive(fd: number): Datagram | undefined;
+  /** A non-blocking, close-on-exec stream socket listening at path (node:net's listen would load cluster and child_process). */
+  unixStreamListen(path: string, backlog: number): number;
+  /** One waiting connection of a listening socket, non-blocking and close-on-exec, or undefined when none is; never blocks. */
+  unixAccept(fd: number): number | undefined;
   /** SO_PEERCRED of a connected Unix stream socket. */
   peerCredentials(fd: number): Credentials;
   /** Calls onReadable on Node's loop whenever fd is readable, until close(); close it before the descriptor. */
@@ -42,6 +47,8 @@ export function loadUnixSocketApi(): UnixSocketApi {
   if (
     typeof api.unixDgramBind !== 'function' ||
     typeof api.unixDgramReceive !== 'function' ||
+    typeof api.unixStreamListen !== 'function' ||
+    typeof api.unixAccept !== 'function' ||
     typeof api.peerCredentials !== 'function' ||
     typeof api.watchReadable !== 'function'
   ) {

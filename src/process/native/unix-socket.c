@@ -8,7 +8,8 @@
  *   kernel saw them. Descriptors a sender attaches (SCM_RIGHTS: systemd-notify's
  *   BARRIER=1 sends one and waits until it is closed) are handed to JS, which
  *   closes them once the messages before them are handled.
- * - the peer of a stream socket (the control socket): getsockopt(SO_PEERCRED).
+ * - the control socket: a stream socket listening, its connections accepted,
+ *   and the peer of each: getsockopt(SO_PEERCRED).
  *
  * Readiness of a descriptor is watched with a libuv poll handle on Node's own
  * loop (uv_poll_*, exported by the node binary; declared here because N-API
@@ -23,6 +24,7 @@
 #include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -44,22 +46,30 @@
  * closed by the kernel, which would close it without close_if_socket. */
 #define FDS_CARRIED_MAX 253
 
+/* path into address; false with a RangeError pending when it cannot hold it. */
+static bool read_socket_path(napi_env env, napi_value value, const char *name, struct sockaddr_un *address) {
+  char *path;
+  if (!read_string(env, value, name, &path)) return false;
+  memset(address, 0, sizeof *address);
+  address->sun_family = AF_UNIX;
+  size_t length = strlen(path);
+  if (length > 0 && length < sizeof address->sun_path - 1) memcpy(address->sun_path, path, length);
+  free(path);
+  if (length == 0 || length >= sizeof address->sun_path - 1) {
+    char message[256];
+    snprintf(message, sizeof message, "%s must be a non-empty string shorter than 107 bytes", name);
+    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", message);
+    return false;
+  }
+  return true;
+}
+
 /* unixDgramBind(path): fd. A datagram socket bound at path, non-blocking,
  * close-on-exec (no child inherits it), with SO_PASSCRED on. */
 static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
   napi_value argv[1];
-  char *path;
-  if (!read_args(env, info, 1, argv) || !read_string(env, argv[0], "unixDgramBind: path", &path)) return NULL;
   struct sockaddr_un address;
-  memset(&address, 0, sizeof address);
-  address.sun_family = AF_UNIX;
-  size_t length = strlen(path);
-  if (length > 0 && length < sizeof address.sun_path - 1) memcpy(address.sun_path, path, length);
-  free(path);
-  if (length == 0 || length >= sizeof address.sun_path - 1) {
-    napi_throw_range_error(env, "ERR_OUT_OF_RANGE", "unixDgramBind: path must be a non-empty string shorter than 107 bytes");
-    return NULL;
-  }
+  if (!read_args(env, info, 1, argv) || !read_socket_path(env, argv[0], "unixDgramBind: path", &address)) return NULL;
   int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, "socket", errno);
   int on = 1;
@@ -73,6 +83,56 @@ static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
   }
   napi_value result;
   if (napi_create_int32(env, fd, &result) != napi_ok) return NULL;
+  return result;
+}
+
+/* unixStreamListen(path, backlog): fd. A stream socket listening at path,
+ * non-blocking and close-on-exec (the control socket). Not node:net's
+ * Server: its listen() loads the cluster module, and with it child_process
+ * and dgram, which a plain run otherwise never loads. */
+static napi_value unix_stream_listen(napi_env env, napi_callback_info info) {
+  napi_value argv[2];
+  struct sockaddr_un address;
+  int backlog;
+  if (!read_args(env, info, 2, argv) || !read_socket_path(env, argv[0], "unixStreamListen: path", &address) ||
+      !read_int(env, argv[1], "unixStreamListen: backlog", 0, INT_MAX, &backlog)) {
+    return NULL;
+  }
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throw_errno(env, "socket", errno);
+  const char *failed = NULL;
+  if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) failed = "bind";
+  else if (listen(fd, backlog) != 0) failed = "listen";
+  if (failed != NULL) {
+    int err = errno;
+    close(fd);
+    return throw_errno(env, failed, err);
+  }
+  napi_value result;
+  if (napi_create_int32(env, fd, &result) != napi_ok) return NULL;
+  return result;
+}
+
+/* unixAccept(fd): fd | undefined. One waiting connection of listening socket
+ * fd, non-blocking and close-on-exec; undefined when none is waiting (or the
+ * one that was gave up meanwhile). Never blocks. */
+static napi_value unix_accept(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int fd;
+  if (!read_args(env, info, 1, argv) || !read_int(env, argv[0], "unixAccept: fd", 0, INT_MAX, &fd)) return NULL;
+  int accepted;
+  do {
+    accepted = accept4(fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  } while (accepted == -1 && errno == EINTR);
+  if (accepted == -1) {
+    if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED) return NULL;
+    return throw_errno(env, "accept4", errno);
+  }
+  napi_value result;
+  if (napi_create_int32(env, accepted, &result) != napi_ok) {
+    close(accepted);
+    return NULL;
+  }
   return result;
 }
 
@@ -291,6 +351,8 @@ napi_status define_unix_socket(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
     {"unixDgramBind", NULL, unix_dgram_bind, NULL, NULL, NULL, napi_enumerable, NULL},
     {"unixDgramReceive", NULL, unix_dgram_receive, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"unixStreamListen", NULL, unix_stream_listen, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"unixAccept", NULL, unix_accept, NULL, NULL, NULL, napi_enumerable, NULL},
     {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
     {"watchReadable", NULL, watch_readable, NULL, NULL, NULL, napi_enumerable, NULL},
   };

@@ -78,6 +78,10 @@ describe('parseProbe', () => {
       '"grpc://x:" has no port; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
     ],
     [
+      'grpc:grpc://h:1',
+      '"grpc:grpc://h:1" has no host; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
+    ],
+    [
       'grpc:x',
       '"grpc:x" has no host; use grpc://HOST:PORT[/SERVICE], e.g. grpc://127.0.0.1:9090 or grpc://127.0.0.1:9090/my.package.Service',
     ],
@@ -104,6 +108,7 @@ describe('parseProbe', () => {
     ['tcp://:80', '"tcp://:80" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
     ['tcp://[]:1', '"tcp://[]:1" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
     ['tcp:x', '"tcp:x" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
+    ['tcp:tcp://h:1', '"tcp:tcp://h:1" has no host; use tcp://HOST:PORT, e.g. tcp://127.0.0.1:15000'],
     ['tcp://x:80/path', '"tcp://x:80/path": a tcp probe takes only HOST:PORT, not "/path"'],
     ['tcp://x:80?a', '"tcp://x:80?a": a tcp probe takes only HOST:PORT, not "?a"'],
     ['tcp://x:80#a', '"tcp://x:80#a": a tcp probe takes only HOST:PORT, not "#a"'],

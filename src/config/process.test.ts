@@ -277,6 +277,17 @@ describe('env', () => {
     ]);
   });
 
+  it('checks the name of a number or boolean that an alias brings from outside env', () => {
+    const yaml = `
+      processes:
+        - { name: job, role: app, command: job, maxRestarts: &n 3, signalGroup: &t true, env: { "A=B": *n, "C=D": *t } }
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      expect.stringMatching(/^demo\.yaml:2:\d+ processes\[0\]\.env\["A=B"\]: "A=B" is not a variable name/),
+      expect.stringMatching(/^demo\.yaml:2:\d+ processes\[0\]\.env\["C=D"\]: "C=D" is not a variable name/),
+    ]);
+  });
+
   it('that is not a mapping is only that, whatever its items hold', () => {
     const yaml = `
       processes:

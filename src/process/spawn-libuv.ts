@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { StdioOptions } from 'node:child_process';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import type { Readable } from 'node:stream';
 import { createLineFormat } from '../output/line-format.ts';
@@ -45,7 +45,18 @@ export function spawnWithPipes(request: SpawnRequest, prepared: PreparedSpawn): 
   const { file, args, argv0, cwd, env, ids } = prepared;
   // env is exactly the prepared one, so PATH resolution and the child see the same values.
   const stdio = withReadinessFd(STDIO[request.stdio], request.readinessFd);
-  const subprocess = spawn(file, args, { ...SPAWN_OPTIONS, stdio, cwd, env, argv0, ...ids });
+  let subprocess: ChildProcess;
+  try {
+    subprocess = spawn(file, args, { ...SPAWN_OPTIONS, stdio, cwd, env, argv0, ...ids });
+  } catch (error) {
+    // Node throws at once, rather than emitting 'error', for a failure of the
+    // child's own steps other than EACCES, EAGAIN, EMFILE, ENFILE and ENOENT:
+    // a setuid refused (an id the user namespace does not map), E2BIG, ETXTBSY.
+    // That is the child's failure to start, explained as on the addon's path,
+    // not the supervisor's crash.
+    if (isSpawnFailure(error)) return { ok: false, status: explainSpawnFailure(request, prepared) };
+    throw error;
+  }
   // A failed spawn, and a pipe that fails, would otherwise be unhandled 'error's that end the
   // supervisor; a failed spawn is explained below, a broken pipe only ends that output early.
   subprocess.on('error', ignore);
@@ -124,3 +135,8 @@ function routeOutput(readable: Readable | null, stream: OutputStream, request: S
 }
 
 function ignore(): void {}
+
+/** An error of the spawn itself (a system call's errno), not of its arguments (ERR_INVALID_ARG_*, a bug). */
+function isSpawnFailure(error: unknown): boolean {
+  return error instanceof Error && (error as NodeJS.ErrnoException).syscall?.startsWith('spawn') === true;
+}

@@ -100,4 +100,26 @@ describe('a child the addon forks', () => {
     expect(nativeChildren.size).toBe(0);
     expect(libuvChildren.size).toBe(0);
   });
+
+  it.each(PATHS)('on %s: runs an executable script without a #! line with /bin/sh, its arguments passed on', async (path) => {
+    // glibc's execvp, which child_process uses, runs such a file with /bin/sh: entrypoint scripts rely on it.
+    const script = join(sandbox.workDir, `no-shebang-${path}`);
+    const out = join(sandbox.workDir, `no-shebang-${path}.txt`);
+    await writeFile(script, 'printf "%s|" "$0" "$@" > "$OUT"\n', { mode: 0o755 });
+    const result = spawnOn(path, [script, 'one', 'two words'], { env: { OUT: out } });
+    if (!result.ok) throw new Error(result.status.reason);
+    await expect(result.child.exited).resolves.toEqual({ kind: 'exited', code: 0 });
+    expect(await readFile(out, 'utf8')).toBe(`${script}|one|two words|`);
+  });
+
+  it('fails an exec that child_process throws for (E2BIG) with the same 126 and explanation on both paths, PID 1 unharmed', async () => {
+    // One argument over the kernel's 128 KiB per string: execve says E2BIG, which node:child_process
+    // throws at once instead of emitting 'error'; the supervisor must report it as the child's failure.
+    const huge = 'x'.repeat(200 * 1024);
+    const [addon, libuv] = PATHS.map((path) => spawnOn(path, ['true', huge]));
+    expect(addon).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 126 } });
+    expect(addon).toEqual(libuv);
+    expect(nativeChildren.size).toBe(0);
+    expect(libuvChildren.size).toBe(0);
+  });
 });

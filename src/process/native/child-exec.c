@@ -12,6 +12,7 @@
 #include <grp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -20,6 +21,8 @@
  * await_exec sees it (it reaps that child), the errno is what it reports. */
 #define EXIT_NOT_FOUND 127
 #define EXIT_NOT_EXECUTABLE 126
+/* What runs a file that is neither a binary nor a `#!` script. */
+#define SHELL "/bin/sh"
 
 /* Signal state as a new process expects it: every disposition back to its
  * default (Node ignores SIGPIPE; the terminal mode ignores SIGTTOU and
@@ -61,7 +64,7 @@ static int set_up_stdio(bool null_stdin) {
 
 /* After fork, before exec: only async-signal-safe calls (the parent is
  * multi-threaded). The errno of the step that failed goes to the pipe. */
-static void exec_child(const struct child_exec *exec, int report) {
+static void exec_child(const struct child_exec *exec, char **shell_argv, int report) {
   reset_dispositions();
   if (exec->place != NULL) exec->place(exec->context);
   int err = set_up_stdio(exec->null_stdin);
@@ -78,10 +81,30 @@ static void exec_child(const struct child_exec *exec, int report) {
     sigprocmask(SIG_SETMASK, &none, NULL);
     execve(exec->path, exec->argv, exec->envp);
     err = errno;
+    /* A file the kernel cannot run (an executable script without a `#!` line)
+     * is run by /bin/sh, as glibc's execvp does for node:child_process's
+     * children, so a process starts the same on both paths. When there is no
+     * shell either, the file's own failure is the one to report. */
+    if (err == ENOEXEC && shell_argv != NULL) execve(SHELL, shell_argv, exec->envp);
   }
   while (write(report, &err, sizeof err) == -1 && errno == EINTR) {
   }
   _exit(err == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+}
+
+/* The argv of `/bin/sh PATH ARGS…` for a file execve refuses as ENOEXEC
+ * (glibc's execvp's own), made before the fork: the child may not allocate.
+ * NULL when out of memory: the child then reports ENOEXEC as it is. */
+static char **shell_argv_for(const struct child_exec *exec) {
+  size_t count = 0;
+  while (exec->argv[count] != NULL) count++;
+  /* The shell, the path, the arguments after argv[0], the NULL. */
+  char **argv = calloc(count + 3, sizeof *argv);
+  if (argv == NULL) return NULL;
+  argv[0] = (char *)SHELL;
+  argv[1] = (char *)exec->path;
+  for (size_t each = 1; each < count; each++) argv[each + 1] = exec->argv[each];
+  return argv;
 }
 
 pid_t fork_child(const struct child_exec *exec, int *report) {
@@ -89,15 +112,17 @@ pid_t fork_child(const struct child_exec *exec, int *report) {
    * carries errno otherwise. */
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) return -1;
+  char **shell_argv = shell_argv_for(exec);
   /* Blocked across the fork, as libuv's uv_spawn does (see reset_dispositions);
    * the parent's mask is back at once, so a signal arriving meanwhile only waits. */
   sigset_t all, previous;
   sigfillset(&all);
   pthread_sigmask(SIG_SETMASK, &all, &previous);
   pid_t pid = fork();
-  if (pid == 0) exec_child(exec, pipe_fds[1]);
+  if (pid == 0) exec_child(exec, shell_argv, pipe_fds[1]);
   int fork_error = errno;
   pthread_sigmask(SIG_SETMASK, &previous, NULL);
+  free(shell_argv);
   close(pipe_fds[1]);
   if (pid == -1) {
     close(pipe_fds[0]);

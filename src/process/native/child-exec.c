@@ -12,10 +12,41 @@
 #include <grp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "napi-util.h"
+
+/* "spawnChild: path": a function's name and an argument's, for the messages. */
+#define ARGUMENT_NAME_MAX 64
+
+static const char *argument_name(char *buffer, const char *function, const char *argument) {
+  snprintf(buffer, ARGUMENT_NAME_MAX, "%s: %s", function, argument);
+  return buffer;
+}
+
+bool read_child_exec(napi_env env, const napi_value *args, const char *function, struct child_exec *exec) {
+  char name[ARGUMENT_NAME_MAX];
+  memset(exec, 0, sizeof *exec);
+  return read_integer(env, args[4], argument_name(name, function, "uid"), -1, UINT32_MAX - 1, &exec->uid) &&
+         read_integer(env, args[5], argument_name(name, function, "gid"), -1, UINT32_MAX - 1, &exec->gid) &&
+         read_string(env, args[0], argument_name(name, function, "path"), &exec->path) &&
+         read_strings(env, args[1], argument_name(name, function, "argv"), &exec->argv) &&
+         read_strings(env, args[2], argument_name(name, function, "envp"), &exec->envp) &&
+         read_string(env, args[3], argument_name(name, function, "cwd"), &exec->cwd);
+}
+
+void free_child_exec(struct child_exec *exec) {
+  free(exec->path);
+  free(exec->cwd);
+  free_strings(exec->argv);
+  free_strings(exec->envp);
+  exec->path = exec->cwd = NULL;
+  exec->argv = exec->envp = NULL;
+}
 
 /* The exit status of a child whose exec failed, as a shell gives it; only
  * await_exec sees it (it reaps that child), the errno is what it reports. */

@@ -11,12 +11,14 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <node_api.h>
+
 struct child_exec {
-  const char *path;
+  char *path;
   char **argv;
   char **envp;
   /* "" : the parent's. */
-  const char *cwd;
+  char *cwd;
   /* -1: unchanged. A gid clears the supplementary groups first. */
   int64_t uid;
   int64_t gid;
@@ -27,6 +29,14 @@ struct child_exec {
   void (*place)(const void *context);
   const void *context;
 };
+
+/* The arguments every spawn function takes first, (path, argv, envp, cwd,
+ * uid, gid), from args[0..5] into exec, copied before the fork (malloc is not
+ * safe after it); the rest of exec is zeroed. `function` names the caller in
+ * the messages ("spawnChild"). False with the exception pending; either way
+ * free_child_exec frees what was read. */
+bool read_child_exec(napi_env env, const napi_value *args, const char *function, struct child_exec *exec);
+void free_child_exec(struct child_exec *exec);
 
 /* Forks a child that execs `exec`, every signal blocked across the fork. The
  * pid, and in *report the read end of the exec-failure pipe for await_exec;

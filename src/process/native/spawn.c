@@ -36,22 +36,13 @@ static void enter_session(const void *context) {
  * chdir, setgid, setuid or exec that failed (the child is reaped here then). */
 static napi_value spawn_child(napi_env env, napi_callback_info info) {
   napi_value args[7];
-  int64_t uid, gid;
-  bool null_stdin;
-  if (!read_args(env, info, 7, args) || !read_integer(env, args[4], "spawnChild: uid", -1, UINT32_MAX - 1, &uid) ||
-      !read_integer(env, args[5], "spawnChild: gid", -1, UINT32_MAX - 1, &gid) ||
-      !read_boolean(env, args[6], "spawnChild: nullStdin", &null_stdin)) {
-    return NULL;
-  }
-  /* Everything the child needs is allocated before fork: malloc is not safe after it. */
-  char *path = NULL, *cwd = NULL;
-  char **argv = NULL, **envp = NULL;
+  struct child_exec exec = {0};
   napi_value result = NULL;
-  if (!read_string(env, args[0], "spawnChild: path", &path) || !read_strings(env, args[1], "spawnChild: argv", &argv) ||
-      !read_strings(env, args[2], "spawnChild: envp", &envp) || !read_string(env, args[3], "spawnChild: cwd", &cwd)) {
+  if (!read_args(env, info, 7, args) || !read_child_exec(env, args, "spawnChild", &exec) ||
+      !read_boolean(env, args[6], "spawnChild: nullStdin", &exec.null_stdin)) {
     goto done;
   }
-  struct child_exec exec = {path, argv, envp, cwd, uid, gid, null_stdin, enter_session, NULL};
+  exec.place = enter_session;
   int report;
   pid_t pid = fork_child(&exec, &report);
   if (pid == -1) {
@@ -65,10 +56,7 @@ static napi_value spawn_child(napi_env env, napi_callback_info info) {
   }
   napi_create_int32(env, pid, &result);
 done:
-  free(path);
-  free(cwd);
-  free_strings(argv);
-  free_strings(envp);
+  free_child_exec(&exec);
   return result;
 }
 

@@ -127,24 +127,17 @@ static void enter_foreground(const void *context) {
  * is reaped here then). uid/gid -1: unchanged. */
 static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
   napi_value args[8];
-  int64_t uid, gid;
+  struct child_exec exec = {0};
   int fd;
   bool own_group;
-  if (!read_args(env, info, 8, args) || !read_integer(env, args[4], "spawnForeground: uid", -1, UINT32_MAX - 1, &uid) ||
-      !read_integer(env, args[5], "spawnForeground: gid", -1, UINT32_MAX - 1, &gid) ||
-      !read_int(env, args[6], "spawnForeground: fd", 0, INT_MAX, &fd) || !read_boolean(env, args[7], "spawnForeground: ownGroup", &own_group)) {
-    return NULL;
-  }
-  /* Everything the child needs is allocated before fork: malloc is not safe after it. */
-  char *path = NULL, *cwd = NULL;
-  char **argv = NULL, **envp = NULL;
   napi_value result = NULL;
-  if (!read_string(env, args[0], "spawnForeground: path", &path) || !read_strings(env, args[1], "spawnForeground: argv", &argv) ||
-      !read_strings(env, args[2], "spawnForeground: envp", &envp) || !read_string(env, args[3], "spawnForeground: cwd", &cwd)) {
+  if (!read_args(env, info, 8, args) || !read_child_exec(env, args, "spawnForeground", &exec) ||
+      !read_int(env, args[6], "spawnForeground: fd", 0, INT_MAX, &fd) || !read_boolean(env, args[7], "spawnForeground: ownGroup", &own_group)) {
     goto done;
   }
   struct foreground_place place = {fd, own_group};
-  struct child_exec exec = {path, argv, envp, cwd, uid, gid, false, enter_foreground, &place};
+  exec.place = enter_foreground;
+  exec.context = &place;
   int report;
   pid_t pid = fork_child(&exec, &report);
   if (pid == -1) {
@@ -172,10 +165,7 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
   }
   napi_create_int32(env, pid, &result);
 done:
-  free(path);
-  free(cwd);
-  free_strings(argv);
-  free_strings(envp);
+  free_child_exec(&exec);
   return result;
 }
 

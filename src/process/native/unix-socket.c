@@ -64,32 +64,43 @@ static bool read_socket_path(napi_env env, napi_value value, const char *name, s
   return true;
 }
 
-/* unixDgramBind(path): fd. A datagram socket bound at path, non-blocking,
- * close-on-exec (no child inherits it), with SO_PASSCRED on. */
-static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  struct sockaddr_un address;
-  if (!read_args(env, info, 1, argv) || !read_socket_path(env, argv[0], "unixDgramBind: path", &address)) return NULL;
-  int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+/* A Unix socket of `type` bound at address, non-blocking and close-on-exec
+ * (no child inherits it), SO_PASSCRED on before the bind when asked, and
+ * listening with `backlog` when it is 0 or more. Its fd; on a failure the
+ * socket is closed and the call that failed thrown. */
+static napi_value bind_socket(napi_env env, int type, const struct sockaddr_un *address, bool pass_credentials, int backlog) {
+  int fd = socket(AF_UNIX, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return throw_errno(env, "socket", errno);
   int on = 1;
   const char *failed = NULL;
-  if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) failed = "setsockopt(SO_PASSCRED)";
-  else if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) failed = "bind";
+  if (pass_credentials && setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &on, sizeof on) != 0) failed = "setsockopt(SO_PASSCRED)";
+  else if (bind(fd, (const struct sockaddr *)address, sizeof *address) != 0) failed = "bind";
+  else if (backlog >= 0 && listen(fd, backlog) != 0) failed = "listen";
   if (failed != NULL) {
     int err = errno;
     close(fd);
     return throw_errno(env, failed, err);
   }
   napi_value result;
-  if (napi_create_int32(env, fd, &result) != napi_ok) return NULL;
+  if (napi_create_int32(env, fd, &result) != napi_ok) {
+    close(fd);
+    return NULL;
+  }
   return result;
 }
 
-/* unixStreamListen(path, backlog): fd. A stream socket listening at path,
- * non-blocking and close-on-exec (the control socket). Not node:net's
- * Server: its listen() loads the cluster module, and with it child_process
- * and dgram, which a plain run otherwise never loads. */
+/* unixDgramBind(path): fd. A datagram socket bound at path, with SO_PASSCRED on. */
+static napi_value unix_dgram_bind(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  struct sockaddr_un address;
+  if (!read_args(env, info, 1, argv) || !read_socket_path(env, argv[0], "unixDgramBind: path", &address)) return NULL;
+  return bind_socket(env, SOCK_DGRAM, &address, true, -1);
+}
+
+/* unixStreamListen(path, backlog): fd. A stream socket listening at path (the
+ * control socket). Not node:net's Server: its listen() loads the cluster
+ * module, and with it child_process and dgram, which a plain run otherwise
+ * never loads. */
 static napi_value unix_stream_listen(napi_env env, napi_callback_info info) {
   napi_value argv[2];
   struct sockaddr_un address;
@@ -98,19 +109,7 @@ static napi_value unix_stream_listen(napi_env env, napi_callback_info info) {
       !read_int(env, argv[1], "unixStreamListen: backlog", 0, INT_MAX, &backlog)) {
     return NULL;
   }
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return throw_errno(env, "socket", errno);
-  const char *failed = NULL;
-  if (bind(fd, (struct sockaddr *)&address, sizeof address) != 0) failed = "bind";
-  else if (listen(fd, backlog) != 0) failed = "listen";
-  if (failed != NULL) {
-    int err = errno;
-    close(fd);
-    return throw_errno(env, failed, err);
-  }
-  napi_value result;
-  if (napi_create_int32(env, fd, &result) != napi_ok) return NULL;
-  return result;
+  return bind_socket(env, SOCK_STREAM, &address, false, backlog);
 }
 
 /* unixAccept(fd): fd | undefined. One waiting connection of listening socket

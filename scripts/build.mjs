@@ -18,8 +18,8 @@ export const BUNDLE_FILE = 'dist/sidecar-init.cjs';
  * separate executables, which sidecar-init has none of. Loading it (with net,
  * stream and dgram) is most of what `--version`, `--help`, `validate` and
  * `plan` would otherwise spend beyond Node's own start, so commander gets it on
- * first use instead (a run loads it only to pipe a process's output or give it
- * an fd:N pipe: src/process/spawn-libuv.ts).
+ * first use instead (a run loads it only for execa's bounded commands, exec
+ * probes and hooks: the addon forks every long-lived child, piped or not).
  */
 const COMMANDER_CHILD_PROCESS_ON_USE = {
   name: 'commander-child-process-on-use',

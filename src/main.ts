@@ -310,7 +310,7 @@ async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi
   const announcements = lazyAnnouncementSource(plan, logger);
   return {
     // On a terminal (`docker run -it`), the app gets its foreground: job control and Ctrl-C as with tini.
-    // child_process only for a plan whose output passes through sidecar-init or that has an fd:N probe.
+    // The pipes' reader (net, the streams) only for a plan whose output passes through sidecar-init or that has an fd:N probe.
     spawner: await createSpawner({
       native,
       terminal: detectForegroundTerminal(),

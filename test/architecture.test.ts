@@ -56,6 +56,8 @@ const TREE: Readonly<Record<string, string>> = {
   'src/webhook/uses-reducer.ts': "import { code } from '../lifecycle/own.ts';\nexport const used = code;\n",
   'src/process/imports-main.ts': "import { main } from '../main.ts';\nexport const again = main;\n",
   'src/probes/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
+  // Not even the spawner: the addon forks every long-lived child.
+  'src/process/spawns.ts': "import { spawn } from 'node:child_process';\nexport const start = spawn;\n",
   'src/probes/common.ts': 'export const shared = 1;\n',
   'src/hooks/uses-probe.ts': "import { shared } from '../probes/common.ts';\nexport const hook = shared;\n",
   'src/hooks/common.ts': 'export const hookShared = 1;\n',
@@ -140,6 +142,7 @@ describe('the folder rules', () => {
         'only-bounded-commands-use-execa: src/hooks/uses-execa.ts',
         'only-the-spawner-spawns: src/attempt/spawns.ts',
         'only-the-spawner-spawns: src/probes/spawns.ts',
+        'only-the-spawner-spawns: src/process/spawns.ts',
         'plan-imports-nothing: src/plan/uses-process.ts',
         'probes-do-not-import-hooks: src/probes/uses-hook.ts',
         'requests-go-through-the-http-client: src/externals/requests.ts',

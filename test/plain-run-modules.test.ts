@@ -6,8 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { useHarness } from './support/harness.ts';
 import { FIXTURES, startSupervisor } from './support/supervisor.ts';
 
-// A plain run (every process's output inherited, no fd:N probe) has its
-// children forked by the addon, so it never loads node:child_process, nor the
+// Every run has its long-lived children forked by the addon, piped output and
+// fd:N pipes included, so it never loads node:child_process, nor the
 // dgram and cluster modules that come with it, each compiled from source at
 // every start under --jitless; nor does its control socket, which listens
 // through the addon (node:net's listen would load cluster, and with it
@@ -43,8 +43,13 @@ describe('the built-in modules a run loads', () => {
     for (const module of SPAWNING_MODULES) expect(loaded).not.toContain(module);
   });
 
-  it('a run whose output passes through sidecar-init (prefix) loads it, to pipe that output', async () => {
-    const loaded = await builtinsOf('prefix', ['--control', 'none', '--output', 'prefix', '--', 'true']);
-    expect(loaded).toContain('NativeModule child_process');
-  });
+  it.each([false, true])(
+    'a run whose output passes through sidecar-init (prefix, pid1: %s) pipes it through the addon, never loading child_process',
+    async (pid1) => {
+      const loaded = await builtinsOf(`prefix-${pid1}`, ['--control', 'none', '--output', 'prefix', '--', 'true'], pid1);
+      // The pipes' read ends are sockets on the loop (src/process/spawn-piped.ts).
+      expect(loaded).toContain('NativeModule net');
+      for (const module of SPAWNING_MODULES) expect(loaded).not.toContain(module);
+    },
+  );
 });

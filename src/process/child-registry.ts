@@ -3,14 +3,15 @@ import type { ExitStatus } from '../plan/exit-status.ts';
 // The two registries of this process's own children, one per rule the reaper
 // (reaper.ts) follows; one registry each for the whole process.
 //
-// libuvChildren: children libuv started and waits for itself, long-lived ones
-// (spawn.ts) and bounded commands (src/attempt/run-command.ts) alike. The
-// reaper must never waitpid() one, or it would steal its exit status from
+// libuvChildren: children libuv started and waits for itself: the bounded
+// commands (exec probes, hooks, drains) execa runs (src/attempt/run-command.ts).
+// The reaper must never waitpid() one, or it would steal its exit status from
 // libuv, whose 'exit' would then never come.
 //
-// nativeChildren: children the native part forked (the app on a terminal, see
-// terminal.ts), which libuv does not know. The reaper waits for each and hands
-// its status to the callback here instead of counting it as an orphan.
+// nativeChildren: every long-lived child (sidecars, init steps, the app), all
+// forked by the native part (spawn.ts: piped or not, on a terminal or not),
+// which libuv does not know. The reaper waits for each and hands its status to
+// the callback here instead of counting it as an orphan.
 //
 // A PID is added synchronously right after the spawn returns it. SIGCHLD is
 // handled by a callback of the same event loop, so no reaper pass can run

@@ -5,9 +5,10 @@ import type { GroupSweepOutcome } from './sweep-group.ts';
 
 export type { GroupSweepOutcome } from './sweep-group.ts';
 
-// The small interface the lifecycle uses to run processes. The child_process-backed
-// implementation lives in spawn.ts; the only other spawn is a bounded command's
-// (src/attempt/run-command.ts), which claims its PID in the same registry.
+// The small interface the lifecycle uses to run processes. The implementation
+// lives in spawn.ts, which has the addon fork each child; the only other spawn
+// is a bounded command's (src/attempt/run-command.ts, execa), which claims its
+// PID in the registry of libuv's children (child-registry.ts).
 
 export interface SpawnRequest {
   /** The plan's process name, for messages. */

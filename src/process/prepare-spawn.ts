@@ -22,7 +22,7 @@ export interface PreparedSpawn {
   readonly cwd: string;
   /** The whole environment of the child: the supervisor's, HOME for its user, then its own. */
   readonly env: NodeJS.ProcessEnv;
-  /** uid/gid for child_process: libuv clears supplementary groups (setgroups(0)), then setgid, setuid, before exec. */
+  /** uid/gid: the addon (child-exec.c), as libuv does for execa's commands, clears supplementary groups (setgroups(0)), then setgid, setuid, before exec. */
   readonly ids: { readonly uid?: number; readonly gid?: number };
 }
 

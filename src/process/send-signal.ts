@@ -3,8 +3,8 @@ import type { SignalScope } from './child.ts';
 import { errorCode } from '../support/error-code.ts';
 
 /**
- * A signal to a child or its group, whoever started it (spawn-native.ts,
- * spawn-libuv.ts). False when the target is already gone (ESRCH).
+ * A signal to a child or its group, whichever way it was started
+ * (spawn-native.ts, spawn-piped.ts, the terminal's). False when the target is already gone (ESRCH).
  */
 export function sendSignal(pid: number, signal: NodeJS.Signals, scope: SignalScope, running: boolean): boolean {
   // Once the child is reaped its pid may be reused, so the process alone is

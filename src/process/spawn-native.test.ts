@@ -1,31 +1,60 @@
 import { chmod, copyFile, readFile, readlink, writeFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { SpawnRequest, SpawnResult } from './child.ts';
 import { libuvChildren, nativeChildren } from './spawn.ts';
 
-// The children the addon forks (stdio 'inherit' or 'output', no readiness fd)
-// must begin as child_process's do, so that which path started a process
-// never shows: each case runs on both, the libuv one forced by a readiness fd
-// (a pipe only child_process makes).
+// Every long-lived child is forked by the addon, with pipes (piped output, a
+// readiness fd) or without, and must begin as node:child_process's children
+// did, so that how a process was started never shows: each case runs without
+// a pipe and with one per piped mode ('capture' and 'tee' pipe stdout and
+// stderr, 'inherit-tee' too with stdin inherited, a readiness fd at 3 alone).
 
 const sandbox = useProcessSandbox('spawn-native-test-');
 
-type Path = 'addon' | 'child_process';
-const PATHS: readonly Path[] = ['addon', 'child_process'];
+type Path = 'no pipe' | 'capture' | 'tee' | 'fd:3';
+const PATHS: readonly Path[] = ['no pipe', 'capture', 'tee', 'fd:3'];
+
+const PIPED: Readonly<Record<Path, Partial<SpawnRequest>>> = {
+  'no pipe': {},
+  capture: { stdio: 'capture' },
+  tee: { stdio: 'tee', readinessFd: 3 },
+  'fd:3': { readinessFd: 3 },
+};
 
 function spawnOn(path: Path, command: SpawnRequest['command'], extra: Partial<SpawnRequest> = {}): SpawnResult {
-  const readiness = path === 'child_process' ? { readinessFd: 3 } : {};
-  const result = sandbox.spawner.spawn({ name: 'test', command, env: {}, cwd: undefined, stdio: 'output', ...readiness, ...extra });
+  const result = sandbox.spawner.spawn({ name: 'test', command, env: {}, cwd: undefined, stdio: 'output', ...PIPED[path], ...extra });
   if (result.ok) {
     sandbox.track(result.child.pid);
-    // Only child_process's children are libuv's; the addon's are the reaper's.
-    expect((path === 'addon' ? nativeChildren : libuvChildren).has(result.child.pid)).toBe(true);
+    // Piped or not, the addon forked it and the reaper reaps it: libuv owns none.
+    expect(nativeChildren.has(result.child.pid)).toBe(true);
+    expect(libuvChildren.size).toBe(0);
     result.child.readinessPipe?.resume();
   }
   return result;
+}
+
+/** The descriptors this process has open, as /proc lists them. */
+function openFds(): string[] {
+  return readdirSync('/proc/self/fd');
+}
+
+const O_CLOEXEC = 0o2000000;
+
+/** Descriptors past 2 this process has without close-on-exec (from whoever started the test): every child inherits them, whoever forks it. */
+async function inheritedPastStdio(): Promise<Record<string, string>> {
+  const inherited: Record<string, string> = {};
+  for (const fd of openFds().filter((each) => Number(each) > 2)) {
+    try {
+      const flags = readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8').match(/^flags:\s*([0-7]+)/m)?.[1];
+      if (flags !== undefined && (Number.parseInt(flags, 8) & O_CLOEXEC) === 0) inherited[fd] = await readlink(`/proc/self/fd/${fd}`);
+    } catch {
+      // Closed meanwhile (the directory listing's own descriptor).
+    }
+  }
+  return inherited;
 }
 
 /** The fields of /proc/PID/status that say how a process began, as `exec grep` in the child itself reads them. */
@@ -62,15 +91,40 @@ describe('a child the addon forks', () => {
     });
   });
 
-  it("with stdio inherit, has the supervisor's stdin", async () => {
+  it.each(['inherit', 'inherit-tee'] as const)("with stdio %s, has the supervisor's stdin", async (stdio) => {
     const out = join(sandbox.workDir, 'stdin.txt');
-    const result = spawnOn('addon', ['sh', '-c', 'readlink /proc/$$/fd/0 > "$OUT"'], { env: { OUT: out }, stdio: 'inherit' });
+    const result = spawnOn('no pipe', ['sh', '-c', 'readlink /proc/$$/fd/0 > "$OUT"'], { env: { OUT: out }, stdio });
     if (!result.ok) throw new Error(result.status.reason);
     await result.child.exited;
     expect((await readFile(out, 'utf8')).trim()).toBe(await readlink('/proc/self/fd/0'));
   });
 
-  it('fails an exec with the same 126 or 127 and the same explanation as child_process, leaving no child', async () => {
+  it.each(PATHS)('on %s: gets a pipe at each piped descriptor and no other descriptor of ours', async (path) => {
+    // Stopped by itself, sh holds only what it was born with: read from here, as /proc lists them.
+    const result = spawnOn(path, ['sh', '-c', 'kill -STOP $$']);
+    if (!result.ok) throw new Error(result.status.reason);
+    const { pid } = result.child;
+    await expect.poll(() => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0]).toBe('T');
+    const fds = Object.fromEntries(
+      await Promise.all(readdirSync(`/proc/${pid}/fd`).map(async (fd) => [fd, await readlink(`/proc/${pid}/fd/${fd}`)])),
+    );
+    result.child.signal('SIGKILL');
+    await expect(result.child.exited).resolves.toEqual({ kind: 'signaled', signal: 'SIGKILL' });
+    await result.child.outputDone;
+    const ours = (fd: number): Promise<string> => readlink(`/proc/self/fd/${fd}`);
+    const pipe = expect.stringMatching(/^pipe:\[\d+\]$/);
+    const outputPiped = path === 'capture' || path === 'tee';
+    expect(fds).toEqual({
+      ...(await inheritedPastStdio()),
+      0: '/dev/null',
+      1: outputPiped ? pipe : await ours(1),
+      2: outputPiped ? pipe : await ours(2),
+      ...(path === 'tee' || path === 'fd:3' ? { 3: pipe } : {}),
+    });
+    if (outputPiped) expect(fds[1]).not.toBe(fds[2]);
+  });
+
+  it('fails an exec with the same 126 or 127 and the same explanation piped or not, leaving no child and no pipe', async () => {
     const badInterpreter = join(sandbox.workDir, 'bad-interpreter.sh');
     await writeFile(badInterpreter, '#!/nonexistent/interpreter -x\nexit 0\n', { mode: 0o755 });
     // A copy of `true` whose PT_INTERP names a loader that does not exist (a glibc binary on a musl image).
@@ -92,11 +146,14 @@ describe('a child the addon forks', () => {
       { command: [foreignLibc], code: 127 },
       { command: [rootOnly], extra: { user: nobody }, code: 126 },
     ];
+    const fdsBefore = openFds();
     for (const { command, extra, code } of cases) {
-      const [addon, libuv] = PATHS.map((path) => spawnOn(path, command, extra));
-      expect(addon).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code } });
-      expect(addon).toEqual(libuv);
+      const [unpiped, ...piped] = PATHS.map((path) => spawnOn(path, command, extra));
+      expect(unpiped).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code } });
+      for (const each of piped) expect(each).toEqual(unpiped);
     }
+    // Every pipe of a child that never ran is closed again.
+    expect(openFds()).toEqual(fdsBefore);
     expect(nativeChildren.size).toBe(0);
     expect(libuvChildren.size).toBe(0);
   });
@@ -112,13 +169,15 @@ describe('a child the addon forks', () => {
     expect(await readFile(out, 'utf8')).toBe(`${script}|one|two words|`);
   });
 
-  it('fails an exec that child_process throws for (E2BIG) with the same 126 and explanation on both paths, PID 1 unharmed', async () => {
+  it("fails an exec over the kernel's limit (E2BIG) with the same 126 and explanation piped or not, PID 1 unharmed", async () => {
     // One argument over the kernel's 128 KiB per string: execve says E2BIG, which node:child_process
-    // throws at once instead of emitting 'error'; the supervisor must report it as the child's failure.
+    // threw at once instead of emitting 'error'; the supervisor must report it as the child's failure.
     const huge = 'x'.repeat(200 * 1024);
-    const [addon, libuv] = PATHS.map((path) => spawnOn(path, ['true', huge]));
-    expect(addon).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 126 } });
-    expect(addon).toEqual(libuv);
+    const fdsBefore = openFds();
+    const [unpiped, ...piped] = PATHS.map((path) => spawnOn(path, ['true', huge]));
+    expect(unpiped).toMatchObject({ ok: false, status: { kind: 'spawn-failed', code: 126 } });
+    for (const each of piped) expect(each).toEqual(unpiped);
+    expect(openFds()).toEqual(fdsBefore);
     expect(nativeChildren.size).toBe(0);
     expect(libuvChildren.size).toBe(0);
   });

@@ -172,21 +172,16 @@ describe('createSpawner', () => {
     expect(child.signal('SIGTERM', 'process')).toBe(false);
   });
 
-  it("owns the pid from spawn until the exit is reported: the addon's children in one registry, libuv's in the other", async () => {
-    // 'output' needs no pipe: the addon forks it and the reaper reaps it.
-    const forked = spawnChild(['sleep', '30']);
-    expect(nativeChildren.has(forked.pid)).toBe(true);
-    expect(libuvChildren.has(forked.pid)).toBe(false);
-    forked.signal('SIGKILL');
-    await forked.exited;
-    expect(nativeChildren.has(forked.pid)).toBe(false);
-    // 'capture' pipes its output: child_process starts it and libuv reaps it.
-    const piped = spawnChild(['sleep', '30'], { stdio: 'capture' });
-    expect(libuvChildren.has(piped.pid)).toBe(true);
-    expect(nativeChildren.has(piped.pid)).toBe(false);
-    piped.signal('SIGKILL');
-    await piped.exited;
-    expect(libuvChildren.has(piped.pid)).toBe(false);
+  it("owns the pid from spawn until the exit is reported, piped or not, in the one registry of the addon's children", async () => {
+    // 'output' needs no pipe, 'capture' pipes its output: the addon forks both and the reaper reaps both.
+    for (const stdio of ['output', 'capture'] as const) {
+      const child = spawnChild(['sleep', '30'], { stdio });
+      expect(nativeChildren.has(child.pid)).toBe(true);
+      expect(libuvChildren.has(child.pid)).toBe(false);
+      child.signal('SIGKILL');
+      await child.exited;
+      expect(nativeChildren.has(child.pid)).toBe(false);
+    }
     expect(libuvChildren.size).toBe(0);
     expect(nativeChildren.size).toBe(0);
   });

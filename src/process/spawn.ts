@@ -4,23 +4,26 @@ import type { PreparedSpawn } from './prepare-spawn.ts';
 import { explainSpawnFailure } from './prepare-spawn.ts';
 import { spawnNatively, watchNativeChild } from './spawn-native.ts';
 import type { NativeSpawnApi } from './spawn-native.ts';
-import type { spawnWithPipes } from './spawn-libuv.ts';
+import type { spawnWithPipes } from './spawn-piped.ts';
 import type { ForegroundTerminal } from './terminal.ts';
 
 // The place that starts long-lived processes (sidecars, init steps, the app).
 // What a supervisor needs of a child that lives as long as the pod (a pid, an
-// exit, signals on our terms) the addon gives: it forks every child whose
-// stdio needs no pipe (spawn-native.ts), and the reaper reaps it. Only output
-// that passes through sidecar-init (prefixed, teed to a log probe, captured)
-// and an fd:N readiness pipe are spawned with Node's child_process
-// (spawn-libuv.ts), loaded only for a plan that has them: loading
-// child_process brings net, dgram and the streams, each compiled from source
-// at every start under --jitless. Bounded commands (exec probes and hooks) run
-// through execa instead (src/attempt/run-command.ts), loaded on first use.
+// exit, signals on our terms) the addon gives: it forks every one of them
+// (src/process/native/spawn.c), and the reaper reaps them all, so one reaper
+// owns every long-lived child and libuv none. A child whose stdio needs no
+// pipe is started by spawn-native.ts. Output that passes through
+// sidecar-init (prefixed, teed to a log probe, captured) and an fd:N
+// readiness pipe are pipes the addon makes too; their reading (spawn-piped.ts,
+// net and the streams) is loaded only for a plan that has them, as node's
+// child_process is never: it would bring net, dgram and the streams, each
+// compiled from source at every start under --jitless. Bounded commands (exec
+// probes and hooks) run through execa instead (src/attempt/run-command.ts),
+// loaded on first use, and those alone are libuv's children.
 // Children's output goes straight to the container log, byte for byte and at
 // no cost (inherited stdout measured at 2.6 GB/s, docs/architecture.md),
 // unless the process asks for it to be prefixed, teed to a log probe or
-// captured. Either path resolves the program first (prepare-spawn.ts) and
+// captured. Every path resolves the program first (prepare-spawn.ts) and
 // explains a failed exec the same way, with 126 or 127.
 
 /** The two registries of children (child-registry.ts), re-exported for main.ts, which hands them to the reaper. */
@@ -33,8 +36,8 @@ export interface SpawnerOptions {
   readonly terminal?: ForegroundTerminal | undefined;
   /**
    * Whether any request will need a pipe (piped output or a readiness fd):
-   * only then is child_process loaded. A request that needs one from a
-   * spawner created without is a bug, and throws.
+   * only then is their reader (spawn-piped.ts: net, the streams) loaded. A
+   * request that needs one from a spawner created without is a bug, and throws.
    */
   readonly pipes: boolean;
 }
@@ -43,11 +46,11 @@ type PipedSpawn = typeof spawnWithPipes;
 
 export async function createSpawner(options: SpawnerOptions): Promise<Spawner> {
   const { native, terminal } = options;
-  const piped: PipedSpawn = options.pipes ? (await import('./spawn-libuv.ts')).spawnWithPipes : noPipes;
+  const piped: PipedSpawn = options.pipes ? (await import('./spawn-piped.ts')).spawnWithPipes : noPipes;
   return { spawn: (request) => spawnChild(request, native, terminal, piped) };
 }
 
-/** Whether a request's stdio needs a pipe to sidecar-init: then child_process starts it. */
+/** Whether a request's stdio needs a pipe to sidecar-init: then spawn-piped.ts starts it. */
 export function needsPipes(request: Pick<SpawnRequest, 'stdio' | 'readinessFd'>): boolean {
   return request.readinessFd !== undefined || (request.stdio !== 'inherit' && request.stdio !== 'output');
 }
@@ -60,7 +63,7 @@ function spawnChild(
 ): SpawnResult {
   const prepared = prepareSpawn(request);
   if (!prepared.ok) return prepared;
-  if (needsPipes(request)) return piped(request, prepared);
+  if (needsPipes(request)) return piped(native, request, prepared);
   // Only sidecars have readiness, so the app on a terminal never has a readiness fd.
   if (terminal !== undefined && request.stdio === 'inherit') {
     const onTerminal = spawnForeground(terminal, request, prepared);
@@ -91,10 +94,10 @@ function spawnForeground(terminal: ForegroundTerminal, request: SpawnRequest, pr
     return { ok: false, status: explainSpawnFailure(request, prepared) };
   }
   if (spawned === undefined) return undefined;
-  return { ok: true, child: watchNativeChild(spawned.pid, spawned.group, () => terminal.reclaim()) };
+  return { ok: true, child: watchNativeChild(spawned.pid, spawned.group, { onExit: () => terminal.reclaim() }) };
 }
 
-function noPipes(request: SpawnRequest): never {
+function noPipes(_native: NativeSpawnApi, request: SpawnRequest): never {
   throw new Error(
     `${request.name}: a spawn with stdio '${request.stdio}'${request.readinessFd === undefined ? '' : ` and readiness fd ${request.readinessFd}`} needs a pipe, but the spawner was created without pipes (a bug: the plan said no process needs one)`,
   );

@@ -11,8 +11,8 @@ import { createSpawner, libuvChildren, nativeChildren } from '../../src/process/
 
 /**
  * Per test: a fresh spawner and temp directory, and the PIDs that must be gone
- * when the test ends. Per file, the reaper, as a run has one: the children the
- * addon forks ('inherit' and 'output' ones) are reaped by it, libuv's by libuv.
+ * when the test ends. Per file, the reaper, as a run has one: every child the
+ * spawner starts is the addon's and reaped by it; only execa's are libuv's.
  */
 export interface ProcessSandbox {
   readonly spawner: Spawner;

@@ -93,12 +93,39 @@ static int set_up_stdio(bool null_stdin) {
   return 0;
 }
 
+/* Each pipe's write end onto its descriptor, as libuv's child init does it:
+ * first every write end, and the exec-failure pipe, moved above all the
+ * targets (close-on-exec copies), so that no dup2 onto a target can close one
+ * still to be placed (a readiness fd N may be the number a write end or
+ * *report happens to have). dup2 clears close-on-exec on the target; the
+ * copies close at exec. */
+static int place_pipes(const struct child_exec *exec, int *report) {
+  if (exec->pipe_count == 0) return 0;
+  int floor = 3;
+  for (int each = 0; each < exec->pipe_count; each++) {
+    if (exec->pipe_to[each] >= floor) floor = exec->pipe_to[each] + 1;
+  }
+  int moved_report = fcntl(*report, F_DUPFD_CLOEXEC, floor);
+  if (moved_report == -1) return errno;
+  *report = moved_report;
+  int moved[CHILD_PIPES_MAX];
+  for (int each = 0; each < exec->pipe_count; each++) {
+    moved[each] = fcntl(exec->pipe_from[each], F_DUPFD_CLOEXEC, floor);
+    if (moved[each] == -1) return errno;
+  }
+  for (int each = 0; each < exec->pipe_count; each++) {
+    if (dup2(moved[each], exec->pipe_to[each]) == -1) return errno;
+  }
+  return 0;
+}
+
 /* After fork, before exec: only async-signal-safe calls (the parent is
  * multi-threaded). The errno of the step that failed goes to the pipe. */
 static void exec_child(const struct child_exec *exec, char **shell_argv, int report) {
   reset_dispositions();
   if (exec->place != NULL) exec->place(exec->context);
-  int err = set_up_stdio(exec->null_stdin);
+  int err = place_pipes(exec, &report);
+  if (err == 0) err = set_up_stdio(exec->null_stdin);
   if (err == 0 && exec->cwd[0] != '\0' && chdir(exec->cwd) != 0) err = errno;
   /* As libuv: clearing the supplementary groups fails unless privileged, and
    * then there are none we could drop; the setgid and setuid that follow are

@@ -2,8 +2,8 @@
  * the addon starts itself: sidecars, init steps and the app (spawn.c), and the
  * app on a terminal (terminal.c). One copy of what must not differ between
  * them: the signals blocked across the fork, the signal state reset in the
- * child, the standard descriptors made inheritable and blocking, the working
- * directory, the user, the exec-failure pipe. */
+ * child, the standard descriptors made inheritable and blocking, the pipes
+ * put in place, the working directory, the user, the exec-failure pipe. */
 #ifndef SIDECAR_INIT_CHILD_EXEC_H
 #define SIDECAR_INIT_CHILD_EXEC_H
 
@@ -12,6 +12,9 @@
 #include <sys/types.h>
 
 #include <node_api.h>
+
+/* The most pipes a child gets: stdout, stderr and a readiness fd. */
+#define CHILD_PIPES_MAX 3
 
 struct child_exec {
   char *path;
@@ -22,8 +25,14 @@ struct child_exec {
   /* -1: unchanged. A gid clears the supplementary groups first. */
   int64_t uid;
   int64_t gid;
-  /* stdin from /dev/null (child_process's 'ignore'); stdout and stderr are always inherited. */
+  /* stdin from /dev/null (child_process's 'ignore'), else inherited. */
   bool null_stdin;
+  /* Pipes the child writes to: pipe_from[i], a write end the parent made,
+   * becomes descriptor pipe_to[i] (1, 2, or a readiness fd N). Every other of
+   * fds 0-2 is inherited. */
+  const int *pipe_from;
+  const int *pipe_to;
+  int pipe_count;
   /* Where the child goes before anything else of it changes (a session, a
    * process group): called in the child, so only async-signal-safe calls. */
   void (*place)(const void *context);

@@ -287,7 +287,7 @@ async function logStarting(plan: Plan, mode: ReaperMode, logger: Logger): Promis
 }
 
 /** Every port the runner uses, with the addon's signal forwarder, which the lifecycle's start turns on. */
-type Kits = SuperviseDeps & { readonly forwarder: SignalForwarder & { start(): void } };
+type Kits = SuperviseDeps & { readonly forwarder: SignalForwarder & { start(onForwarded: () => void): void } };
 
 /**
  * The one place where the runner's ports (runner/ports.ts) meet the edges that
@@ -374,8 +374,8 @@ async function startLifecycle(plan: Plan, kits: Kits, onStarted: (supervision: S
   // signal would vanish, and elsewhere SIGTERM's default action would kill the
   // supervisor mid-teardown and lose the app's exit code.
   subscribeSignals(supervision.receiveSignal);
-  // On top of the listeners' handlers, which it calls after passing a signal on.
-  kits.forwarder.start();
+  // On top of the listeners' handlers; what it passes on is told to the lifecycle a window later.
+  kits.forwarder.start(supervision.handleForwarded);
   onStarted(supervision);
   supervision.dispatch({ type: 'boot' });
   return supervision;

@@ -130,9 +130,10 @@ function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signa
 
 /**
  * Counts a stop signal, and says what a signal means: a second stop signal
- * cuts every budget short; a forwarded one has its line already, written once
- * the app had it (one line per signal: a second cost every forward CPU time the
- * app then waited for on a busy node; bench/signal-forward.ts).
+ * cuts every budget short; a forwarded one has its line already, written by
+ * the runner in counts once the app had it (a line of its own here would cost
+ * every forward CPU time the app then waits for on a busy node;
+ * bench/signal-forward.ts).
  */
 function countSignal(draft: Draft, signal: NodeJS.Signals, forwarded: boolean): void {
   if (isStopSignal(signal)) draft.stopSignalsReceived += 1;

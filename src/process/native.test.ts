@@ -105,6 +105,9 @@ describe('loadNativeProcessApi', () => {
       [() => native.setSignalRoute!(0, {}), /^setSignalRoute: routes must be an array, not an object$/],
       [() => native.setSignalRoute!(0, [1, '15']), /^setSignalRoute: routes\[1\] must be an integer, not a string$/],
       [() => native.forwardSignals!([null]), /^forwardSignals: signals\[0\] must be an integer, not null$/],
+      [() => native.forwardSignals!([1], 'later', 200), /^forwardSignals: onForwarded must be a function, not a string$/],
+      [() => native.forwardSignals!([1], () => {}, '200'), /^forwardSignals: windowMs must be an integer, not a string$/],
+      [() => native.setChainedSignals!([1, '2']), /^setChainedSignals: signals\[1\] must be an integer, not a string$/],
     ];
     for (const [call, message] of calls) {
       expect(call).toThrow(TypeError);

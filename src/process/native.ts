@@ -36,10 +36,11 @@ export interface NativeProcessApi extends NativeSpawnApi {
   /**
    * The addon's handler for these signal numbers, installed on top of libuv's
    * (each must have a process.on listener already, or it throws): a signal
-   * with a route is passed on from the handler itself, then the listener
-   * hears of it as before (signal-forward.c).
+   * with a route is passed on from the handler itself and counted, and
+   * `onForwarded` is called at most once per `windowMs`, that long after the
+   * first count since the last takeForwardCounts (signal-forward.c).
    */
-  forwardSignals(signals: readonly number[]): void;
+  forwardSignals(signals: readonly number[], onForwarded: () => void, windowMs: number): void;
   /** libuv's handlers back. */
   unforwardSignals(): void;
   /**
@@ -49,8 +50,12 @@ export interface NativeProcessApi extends NativeSpawnApi {
    * then no signal is routed.
    */
   setSignalRoute(target: number, routes: readonly number[]): boolean;
-  /** One delivery of `signal`, as the handler left it: 0 the listener's to handle, 1 passed on, 2 the target was gone. */
-  takeForwarded(signal: number): 0 | 1 | 2;
+  /** The signals other JavaScript listens for too: the listeners hear of each of their deliveries, passed on or not. */
+  setChainedSignals(signals: readonly number[]): void;
+  /** One delivery of `signal` the listener heard of: true when the handler passed it on first (or found the app gone). */
+  takeForwarded(signal: number): boolean;
+  /** [signal, passed on, found the app gone, …] since the last take, in the order each signal first came. */
+  takeForwardCounts(): number[];
   /**
    * _exit(code): ends the process without atexit handlers, so a thread-pool
    * write stuck on a stalled log pipe cannot hold the exit. Only after every

@@ -134,17 +134,21 @@ export function signalProcess(
   logSignalled(runner, effect, child.pid, delivered, budgetUsed);
 }
 
-/** The line for a signal sent (here, or by the addon's handler: signal-forwarder.ts); `delivered` false: the target was gone. */
+/**
+ * The line for a signal sent (here, or by the addon's handler: signal-forwarder.ts); `delivered` false: the target was gone.
+ * A forwarded signal's line says how many times it was passed on (`count`): the handler's are told in counts, a window later.
+ */
 export function logSignalled(
   runner: Runner,
   effect: { readonly name: string; readonly signal: NodeJS.Signals; readonly purpose: SignalPurpose },
   pid: number,
   delivered: boolean,
   budgetUsed: { readonly budgetUsedMs?: number },
+  count = 1,
 ): void {
   const { name, signal, purpose } = effect;
   const event = purpose === 'forward' ? 'forwarded' : purpose === 'control' ? 'signalled' : 'stopping';
-  const fields = { event, pid, signal, ...budgetUsed };
+  const fields = { event, pid, signal, ...(purpose === 'forward' ? { count } : {}), ...budgetUsed };
   const logger = runner.log.of(name);
   // A child that is already gone is the normal end of a race with its own exit, not an error.
   if (!delivered) logger.debug(fields, 'already gone');

@@ -32,6 +32,8 @@ export interface Supervision extends ControlSource {
   dispatch(event: LifecycleEventBody): void;
   /** A signal sidecar-init received: passed on to the app at once when it is the app's, then decided on. */
   receiveSignal(signal: NodeJS.Signals): void;
+  /** The addon's handler passed signals on a window ago (signal-forwarder.ts): they are logged and told to the lifecycle now. */
+  handleForwarded(): void;
   /** Resolves with the exit code once every planned process is down. */
   readonly done: Promise<number>;
   /** Milliseconds left of the grace budget (the whole budget before teardown began). */
@@ -61,19 +63,28 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   const context: DecideContext = { graph, graceMs: plan.graceMs, hasDrain: plan.drain !== undefined, signalRewrites: plan.rewrite };
   const log = createLifecycleLog(deps.logger, graph);
   const queue = createEventQueue(handle);
+  /**
+   * Every event enters here: what the addon's handler passed on before it is
+   * logged and told first, so the log and the lifecycle hear of everything
+   * in the order it came, however late the handler's window would have.
+   */
+  const dispatch = (event: LifecycleEventBody): void => {
+    handleForwarded();
+    queue.dispatch(event);
+  };
   const runner: Runner = {
     plan,
     graph,
     deps,
     log,
     aborts: createAborts(),
-    timers: createTimers((timer) => queue.dispatch({ type: 'timer', timer })),
+    timers: createTimers((timer) => dispatch({ type: 'timer', timer })),
     children: new Map(),
     logMatchers: new Map(),
     channels: new Map(),
     lastProbeFailures: new Map(),
     prefixWidth: Math.max(0, ...plan.processes.filter((spec) => spec.output === 'prefix').map((spec) => spec.name.length)),
-    dispatch: queue.dispatch,
+    dispatch,
   };
   const lineView = {
     log,
@@ -126,11 +137,15 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
       const route = forwardRoute(context, procOf, signal);
       if (route !== undefined) sentAs.set(signal, route.signal);
     }
-    forwarder.route(child === undefined || sentAs.size === 0 ? 0 : child.forwardTarget(graph.spec(app).signalTarget), sentAs);
+    const target = child === undefined || sentAs.size === 0 ? 0 : child.forwardTarget(graph.spec(app).signalTarget);
+    if (target !== 0) forwardedPid = child!.pid;
+    forwarder.route(target, sentAs);
   }
 
   let routedStatus: ProcState['status'] | undefined;
   let routedChild: Child | undefined;
+  /** The app the handler's route last led to: what its counts were passed on to (the app runs once), even once it has exited. */
+  let forwardedPid = 0;
 
   function procOf(name: string): ProcState {
     return state.procs.get(name) ?? NOT_STARTED;
@@ -173,6 +188,8 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
         return controls.reply(effect);
       case 'finish':
         finishedAt = at;
+        // The last forwarded lines before the `finished` one; nothing is routed any more (the app is down).
+        handleForwarded();
         runner.timers.clear();
         runner.aborts.abortAll();
         finishedMessage = logFinished(lineView, state, effect.exitCode, budgetUsed(at));
@@ -189,23 +206,34 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
    * loop, never inside handle(), so `state` is settled and the route is the one
    * decide() would take; the event then tells it the forward is done. With the
    * addon's handler (deps.forwarder) a routed signal has been passed on before
-   * any JavaScript ran: here it is only logged and told.
+   * any JavaScript ran, and reaches this listener only when other JavaScript
+   * listens for it too: it is then logged with the handler's next counts.
    */
   function receiveSignal(signal: NodeJS.Signals): void {
-    const outcome = deps.forwarder?.take(signal);
-    if (outcome !== undefined) {
-      // Already passed on by the addon's handler, along the route of the state
-      // it was given; what it was sent as is the current route's unless the app has left it since.
-      const app = graph.app.name;
-      const sent = forwardRoute(context, procOf, signal)?.signal ?? signal;
-      const pid = runner.children.get(app)?.pid ?? 0;
-      logSignalled(runner, { name: app, signal: sent, purpose: 'forward' }, pid, outcome === 'forwarded', budgetUsed(monotonicMs()));
-      queue.dispatch({ type: 'signal', signal, forwarded: true });
-      return;
-    }
+    if (deps.forwarder?.take(signal) === true) return;
+    // What was passed on before this signal is told before it (a SIGHUP, then the SIGTERM).
+    handleForwarded();
     const route = forwardRoute(context, procOf, signal);
     if (route !== undefined) signalProcess(runner, { ...route, purpose: 'forward' }, budgetUsed(monotonicMs()));
     queue.dispatch({ type: 'signal', signal, forwarded: route !== undefined });
+  }
+
+  /**
+   * What the addon's handler passed on since the last time: one line per
+   * signal with its count (the signal as sent: its rewrite, if any), and one
+   * event per signal for the lifecycle, whose decision a forwarded signal does
+   * not change (decide.ts). After the finish only the lines.
+   */
+  function handleForwarded(): void {
+    const counts = deps.forwarder?.takeCounts();
+    if (counts === undefined || counts.length === 0) return;
+    const app = graph.app.name;
+    for (const { signal, forwarded, gone } of counts) {
+      const effect = { name: app, signal: context.signalRewrites[signal] ?? signal, purpose: 'forward' } as const;
+      if (forwarded > 0) logSignalled(runner, effect, forwardedPid, true, budgetUsed(monotonicMs()), forwarded);
+      if (gone > 0) logSignalled(runner, effect, forwardedPid, false, budgetUsed(monotonicMs()), gone);
+      if (finishedAt === undefined) queue.dispatch({ type: 'signal', signal, forwarded: true });
+    }
   }
 
   /** How much of the grace budget teardown had used at `at`, for the log. */
@@ -216,9 +244,10 @@ export function startSupervision(plan: Plan, deps: SuperviseDeps): Supervision {
   if (plan.until !== undefined && deps.announce !== undefined) watchUntil(runner, deps.announce, plan.until);
 
   return {
-    dispatch: queue.dispatch,
-    control: (command, uid) => controls.ask(command, uid, queue.dispatch),
+    dispatch,
+    control: (command, uid) => controls.ask(command, uid, dispatch),
     receiveSignal,
+    handleForwarded,
     done,
     hurry: hurry.signal,
     remainingGraceMs: () =>

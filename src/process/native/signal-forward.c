@@ -5,15 +5,33 @@
  * goes (the lifecycle's forwardRoute); it pushes that route here whenever it
  * changes (setSignalRoute), and the handler sends along it at once.
  *
+ * What follows a forward is deferred and coalesced, so that neither a burst
+ * nor a spaced series wakes JavaScript right after the kill, when it would
+ * compete with the app the signal has just woken (bench/signal-forward.ts):
+ * the handler counts each signal passed on (or that found the app gone) and
+ * does not call libuv's handler for it; the first count since JavaScript last
+ * took them wakes the loop once (uv_async_send, async-signal-safe), whose
+ * callback, in C, starts a timer of the window JavaScript gave; only when that
+ * ends is JavaScript called, once, and takes every count so far
+ * (takeForwardCounts), which it logs as one line per signal with its count.
+ * JavaScript also takes them itself before it handles any other event, so
+ * its log and the lifecycle hear of them in the order they came. Memory is a
+ * few counters per signal however many arrive: a flood is one wake and one
+ * line per signal per window.
+ *
+ * A signal that some other JavaScript listens for too (Node's tty listens
+ * for SIGWINCH; JavaScript says which: setChainedSignals) is still handed to
+ * libuv's handler after the forward, so that listener hears of every
+ * delivery; the supervisor's own listener then asks (takeForwarded) whether
+ * the handler passed it on already. A signal that finds no route (a stop
+ * signal, the app not running, a rewrite to none, EPERM) always goes on to
+ * libuv's handler: JavaScript's to handle, as it always was.
+ *
  * The handler is installed on top of libuv's, after JavaScript has listened
- * for the signal (process.on), and calls libuv's when done: JavaScript then
- * hears of the signal exactly as before, one event per delivery, and asks
- * here (takeForwarded) whether it was passed on already, which it logs, or is
- * still its own to handle (no route: a stop signal, the app not running, a
- * rewrite to none). libuv installs its handler once per signal, when the
- * first listener starts, and removes it only when the last one stops; the
- * supervisor's listeners stay until the exit, so later listeners (Node's tty
- * listens for SIGWINCH) never replace this handler.
+ * for the signal (process.on). libuv installs its handler once per signal,
+ * when the first listener starts, and removes it only when the last one
+ * stops; the supervisor's listeners stay until the exit, so later listeners
+ * never replace this handler.
  *
  * The handler may run on any thread, while JavaScript changes the route: the
  * route is plain atomics, written in an order that keeps a signal from a
@@ -33,6 +51,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -42,6 +62,10 @@
 #include "addon.h"
 #include "napi-util.h"
 #include "pidfd-syscalls.h"
+#include "uv-declarations.h"
+
+/* The handler's counters are 64-bit atomics: they must be lock-free to be touched in a signal handler. */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
 
 /* Replaced pidfds kept open, oldest closed first (see above). */
 #define RETIRED_MAX 8
@@ -49,9 +73,16 @@
 typedef struct {
   /* The signal sent on, or 0: no route, JavaScript decides. */
   atomic_int send_as;
-  /* Deliveries passed on (or found the app gone) and not yet taken by JavaScript. */
-  atomic_int forwarded;
-  atomic_int gone;
+  /* Another JavaScript listener hears of this signal: libuv's handler is called after a forward too. */
+  atomic_bool chained;
+  /* Since JavaScript last took the counts: deliveries passed on, deliveries that found the app gone, and both. */
+  atomic_ullong forwarded;
+  atomic_ullong gone;
+  atomic_ullong pending;
+  /* The sequence number of the first of them: the order of the lines. */
+  atomic_ullong first;
+  /* Deliveries passed on and handed to libuv's handler, not yet asked about by the supervisor's listener. */
+  atomic_uint chained_taken;
   bool installed;
   struct sigaction previous;
 } slot_t;
@@ -60,13 +91,23 @@ static slot_t slots[NSIG];
 /* The route's target: a process group (a negative pgid) or the app alone (its pidfd); 0 and -1 when neither. */
 static atomic_int target_group = 0;
 static atomic_int target_pidfd = -1;
+/* Counts every first delivery since a take, across signals. */
+static atomic_ullong sequence = 0;
+/* Set by the first count since JavaScript last took them: that one wakes the loop. */
+static atomic_bool wake_pending = false;
+/* Set once by forwardSignals, before any handler is installed. */
+static uv_async_t *wake = NULL;
 /* JavaScript's thread only. */
+static uv_timer_t *window_timer = NULL;
+static bool window_armed = false;
+static uint64_t window_ms = 0;
+static napi_env callback_env = NULL;
+static napi_ref callback = NULL;
+static napi_async_context callback_context = NULL;
 static int target_pid = 0;
 static int retired[RETIRED_MAX];
 static int retired_count = 0;
 
-/* What takeForwarded answers. */
-enum { TAKEN_NONE = 0, TAKEN_FORWARDED = 1, TAKEN_GONE = 2 };
 
 static void chain(slot_t *slot, int signum, siginfo_t *info, void *context) {
   const struct sigaction *previous = &slot->previous;
@@ -77,7 +118,14 @@ static void chain(slot_t *slot, int signum, siginfo_t *info, void *context) {
   }
 }
 
-/* Only async-signal-safe calls: kill, the pidfd syscall, atomics. */
+/* One delivery handled here: counted, and the loop woken if it is the first since JavaScript took the counts. Async-signal-safe. */
+static void count(slot_t *slot, atomic_ullong *counter) {
+  atomic_fetch_add(counter, 1);
+  if (atomic_fetch_add(&slot->pending, 1) == 0) atomic_store(&slot->first, atomic_fetch_add(&sequence, 1));
+  if (!atomic_exchange(&wake_pending, true) && wake != NULL) uv_async_send(wake);
+}
+
+/* Only async-signal-safe calls: kill, the pidfd syscall, atomics, uv_async_send. */
 static void on_signal(int signum, siginfo_t *info, void *context) {
   int saved = errno;
   slot_t *slot = &slots[signum];
@@ -90,27 +138,119 @@ static void on_signal(int signum, siginfo_t *info, void *context) {
     /* Never kill(0): that is our own group. */
     if (group < 0) result = kill(group, send_as);
     else if (fd >= 0) result = syscall(SYS_pidfd_send_signal, fd, send_as, NULL, 0);
-    if (result == 0) atomic_fetch_add(&slot->forwarded, 1);
-    else if (errno == ESRCH) atomic_fetch_add(&slot->gone, 1);
     /* Anything else (EPERM): JavaScript sends it itself, and reports what fails. */
+    if (result == 0 || errno == ESRCH) {
+      count(slot, result == 0 ? &slot->forwarded : &slot->gone);
+      if (!atomic_load(&slot->chained)) {
+        errno = saved;
+        return;
+      }
+      atomic_fetch_add(&slot->chained_taken, 1);
+    }
   }
   chain(slot, signum, info, context);
   errno = saved;
 }
 
-/* forwardSignals(signals: number[]): void. Each must already have a JavaScript listener (libuv's handler underneath). */
+static bool any_pending(void) {
+  for (int signum = 1; signum < NSIG; signum++) {
+    if (atomic_load(&slots[signum].pending) > 0) return true;
+  }
+  return false;
+}
+
+/* The window is over: JavaScript is called once, unless it took the counts itself meanwhile. */
+static void on_window(uv_timer_t *timer) {
+  (void)timer;
+  window_armed = false;
+  if (!any_pending()) return;
+  napi_handle_scope scope;
+  napi_value function;
+  if (napi_open_handle_scope(callback_env, &scope) != napi_ok) return;
+  if (napi_get_reference_value(callback_env, callback, &function) == napi_ok) {
+    call_js(callback_env, callback_context, function, 0, NULL);
+  }
+  napi_close_handle_scope(callback_env, scope);
+}
+
+/* The handler's wake: the window starts (no JavaScript runs), unless one is already running. */
+static void on_wake(uv_async_t *async) {
+  (void)async;
+  if (window_armed) return;
+  window_armed = true;
+  uv_timer_start(window_timer, on_window, window_ms, 0);
+}
+
+/* The wake and the window's timer, once per process; unref'd: they never keep the process alive. False with an exception pending. */
+static bool set_up_wake(napi_env env, napi_value on_forwarded, int64_t window) {
+  if (wake != NULL) return true;
+  uv_loop_t *loop;
+  napi_value name;
+  if (napi_get_uv_event_loop(env, (struct uv_loop_s **)&loop) != napi_ok) {
+    throw_message(env, "forwardSignals: no event loop");
+    return false;
+  }
+  uv_async_t *async = calloc(1, uv_handle_size(SIDECAR_UV_ASYNC));
+  uv_timer_t *timer = calloc(1, uv_handle_size(SIDECAR_UV_TIMER));
+  if (async == NULL || timer == NULL) {
+    free(async);
+    free(timer);
+    throw_message(env, "forwardSignals: out of memory");
+    return false;
+  }
+  if (napi_create_reference(env, on_forwarded, 1, &callback) != napi_ok ||
+      napi_create_string_utf8(env, "sidecar-init:forwarded", NAPI_AUTO_LENGTH, &name) != napi_ok ||
+      napi_async_init(env, NULL, name, &callback_context) != napi_ok) {
+    free(async);
+    free(timer);
+    throw_message(env, "forwardSignals: could not set up the callback");
+    return false;
+  }
+  int err = uv_async_init(loop, async, on_wake);
+  if (err != 0) {
+    free(async);
+    free(timer);
+    /* libuv's errors are negated errnos on Linux. */
+    throw_errno(env, "uv_async_init", -err);
+    return false;
+  }
+  uv_timer_init(loop, timer);
+  uv_unref((uv_handle_t *)async);
+  uv_unref((uv_handle_t *)timer);
+  callback_env = env;
+  window_ms = (uint64_t)window;
+  window_timer = timer;
+  wake = async;
+  return true;
+}
+
+/*
+ * forwardSignals(signals: number[], onForwarded: () => void, windowMs): void.
+ * Each signal must already have a JavaScript listener (libuv's handler
+ * underneath). onForwarded is called at most once per windowMs, windowMs
+ * after the first signal passed on since the counts were last taken.
+ */
 static napi_value forward_signals(napi_env env, napi_callback_info info) {
-  napi_value list;
+  napi_value argv[3];
   uint32_t length;
-  if (!read_args(env, info, 1, &list) || !read_array(env, list, "forwardSignals: signals", &length)) return NULL;
+  int64_t window;
+  if (!read_args(env, info, 3, argv) || !read_array(env, argv[0], "forwardSignals: signals", &length)) return NULL;
+  if (length > NSIG) return throw_message(env, "forwardSignals: signals must list each signal at most once");
+  int signums[NSIG];
   for (uint32_t index = 0; index < length; index++) {
     napi_value element;
-    int signum;
     char name[64];
     snprintf(name, sizeof name, "forwardSignals: signals[%u]", index);
-    if (napi_get_element(env, list, index, &element) != napi_ok || !read_int(env, element, name, 1, NSIG - 1, &signum)) {
+    if (napi_get_element(env, argv[0], index, &element) != napi_ok || !read_int(env, element, name, 1, NSIG - 1, &signums[index])) {
       return NULL;
     }
+  }
+  if (!read_function(env, argv[1], "forwardSignals: onForwarded") ||
+      !read_integer(env, argv[2], "forwardSignals: windowMs", 0, INT32_MAX, &window) || !set_up_wake(env, argv[1], window)) {
+    return NULL;
+  }
+  for (uint32_t index = 0; index < length; index++) {
+    int signum = signums[index];
     slot_t *slot = &slots[signum];
     if (slot->installed) continue;
     struct sigaction previous;
@@ -212,26 +352,85 @@ static napi_value set_signal_route(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* takeForwarded(signal): 0 (JavaScript's to handle), 1 (passed on), 2 (the app was gone): one delivery's outcome. */
+/* setChainedSignals(signals: number[]): void. The signals other JavaScript listens for too: libuv's handler hears of every delivery of those. */
+static napi_value set_chained_signals(napi_env env, napi_callback_info info) {
+  napi_value list;
+  uint32_t length;
+  bool chained[NSIG] = {false};
+  if (!read_args(env, info, 1, &list) || !read_array(env, list, "setChainedSignals: signals", &length)) return NULL;
+  for (uint32_t index = 0; index < length; index++) {
+    napi_value element;
+    int signum;
+    char name[64];
+    snprintf(name, sizeof name, "setChainedSignals: signals[%u]", index);
+    if (napi_get_element(env, list, index, &element) != napi_ok || !read_int(env, element, name, 1, NSIG - 1, &signum)) {
+      return NULL;
+    }
+    chained[signum] = true;
+  }
+  /* Each flag stored once, to its new value: a signal whose flag stays never sees it change. */
+  for (int signum = 1; signum < NSIG; signum++) atomic_store(&slots[signum].chained, chained[signum]);
+  return NULL;
+}
+
+/* takeForwarded(signal): boolean. One delivery libuv's handler heard of: true when this handler passed it on (or found the app gone) first. */
 static napi_value take_forwarded(napi_env env, napi_callback_info info) {
   napi_value arg;
   int signum;
   if (!read_args(env, info, 1, &arg) || !read_int(env, arg, "takeForwarded: signal", 1, NSIG - 1, &signum)) return NULL;
   slot_t *slot = &slots[signum];
-  int taken = TAKEN_NONE;
-  int count = atomic_load(&slot->forwarded);
-  while (count > 0 && !atomic_compare_exchange_weak(&slot->forwarded, &count, count - 1)) {
-  }
-  if (count > 0) {
-    taken = TAKEN_FORWARDED;
-  } else {
-    count = atomic_load(&slot->gone);
-    while (count > 0 && !atomic_compare_exchange_weak(&slot->gone, &count, count - 1)) {
-    }
-    if (count > 0) taken = TAKEN_GONE;
+  unsigned count = atomic_load(&slot->chained_taken);
+  while (count > 0 && !atomic_compare_exchange_weak(&slot->chained_taken, &count, count - 1)) {
   }
   napi_value result;
-  if (napi_create_int32(env, taken, &result) != napi_ok) return NULL;
+  if (napi_get_boolean(env, count > 0, &result) != napi_ok) return NULL;
+  return result;
+}
+
+typedef struct {
+  int signum;
+  unsigned long long first;
+  unsigned long long forwarded;
+  unsigned long long gone;
+} taken_t;
+
+/*
+ * takeForwardCounts(): number[]: [signal, passed on, found the app gone, ...]
+ * since the last take, in the order each signal first came; the counters
+ * start again from zero. A delivery counted while this runs is in this take
+ * or the next, never lost: the wake is re-armed first.
+ */
+static napi_value take_forward_counts(napi_env env, napi_callback_info info) {
+  (void)info;
+  taken_t taken[NSIG];
+  int taken_count = 0;
+  atomic_store(&wake_pending, false);
+  for (int signum = 1; signum < NSIG; signum++) {
+    slot_t *slot = &slots[signum];
+    if (atomic_load(&slot->pending) == 0) continue;
+    atomic_store(&slot->pending, 0);
+    taken_t entry = {signum, atomic_load(&slot->first), atomic_exchange(&slot->forwarded, 0), atomic_exchange(&slot->gone, 0)};
+    /* Both zero: a delivery counted between the two stores, already in the last take. */
+    if (entry.forwarded == 0 && entry.gone == 0) continue;
+    int at = taken_count++;
+    while (at > 0 && taken[at - 1].first > entry.first) {
+      taken[at] = taken[at - 1];
+      at--;
+    }
+    taken[at] = entry;
+  }
+  napi_value result;
+  if (napi_create_array_with_length(env, (size_t)taken_count * 3, &result) != napi_ok) return NULL;
+  for (int index = 0; index < taken_count; index++) {
+    double values[3] = {taken[index].signum, (double)taken[index].forwarded, (double)taken[index].gone};
+    for (int field = 0; field < 3; field++) {
+      napi_value number;
+      if (napi_create_double(env, values[field], &number) != napi_ok ||
+          napi_set_element(env, result, (uint32_t)(index * 3 + field), number) != napi_ok) {
+        return NULL;
+      }
+    }
+  }
   return result;
 }
 
@@ -241,6 +440,8 @@ napi_status define_signal_forward(napi_env env, napi_value exports) {
     {"unforwardSignals", NULL, unforward_signals, NULL, NULL, NULL, napi_enumerable, NULL},
     {"setSignalRoute", NULL, set_signal_route, NULL, NULL, NULL, napi_enumerable, NULL},
     {"takeForwarded", NULL, take_forwarded, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"setChainedSignals", NULL, set_chained_signals, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"takeForwardCounts", NULL, take_forward_counts, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
 }

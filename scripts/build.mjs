@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { buildNative, buildOtherAddons, hostTarget } from './build-native.mjs';
 
@@ -79,7 +79,11 @@ export const LAZY_PACKAGES = ['yaml', 'execa'];
 /**
  * sidecar-init's own modules that only some commands or some plans use, each
  * asset with the modules it lists and what they import: the webhook, `install`,
- * `ctl`'s client, `plan`'s printer, and the gRPC probe (only a plan with one).
+ * `ctl`'s client, `plan`'s printer, the gRPC probe (only a plan with one), the
+ * status server (only with an address) and the announce files (only with
+ * --announce, --until or announced:FILE). The externals' kit stays in the
+ * bundle: its pidfd calls need the bundle's own addon loader (a copy would
+ * load the addon a second time).
  * A plain run never compiles them, and their source is not on PID 1's heap
  * (the bundle's source is, whole: V8 keeps it to compile functions lazily, and
  * scans all of it at every start). Imported as usual: every import of a listed
@@ -93,10 +97,27 @@ export const LAZY_MODULES = {
   'ctl-client': ['src/control/control-client.ts'],
   'plan-printer': ['src/cli/plan-view.ts', 'src/cli/plan-text.ts'],
   'grpc-probe': ['src/probes/grpc-probe.ts'],
+  // Only with --status-addr.
+  'status-server': ['src/status/status-server.ts'],
+  // Only with --announce, --until or an announced:FILE external.
+  announce: ['src/announce/announce.ts'],
+};
+
+/**
+ * Parts of a package that only some commands use, each in an asset of its own
+ * like LAZY_PACKAGES: an import of one of the listed files from elsewhere in
+ * the package resolves to a stub of getters. zod's JSON Schema output (its
+ * processors and to-json-schema, 23 kB) is reached from every schema, but only
+ * through methods that `sidecar-init schema` alone calls (toJSONSchema, the
+ * schemas' processJSONSchema); it keeps no state of its own (zod's registry
+ * and config live on globalThis, shared with the bundle's copy of zod).
+ */
+export const LAZY_PACKAGE_PARTS = {
+  'zod-json-schema': ['node_modules/zod/v4/core/json-schema-processors.js', 'node_modules/zod/v4/core/to-json-schema.js'],
 };
 
 /** Every asset compiled on first use, by name (dist/assets/NAME.cjs). */
-export const LAZY_ASSETS = [...LAZY_PACKAGES, ...Object.keys(LAZY_MODULES)];
+export const LAZY_ASSETS = [...LAZY_PACKAGES, ...Object.keys(LAZY_MODULES), ...Object.keys(LAZY_PACKAGE_PARTS)];
 
 /** What the bundle and each lazy asset are built with alike: CommonJS for Node 22, names kept, no legal comments (the notices file has them). */
 const COMMON_BUILD_OPTIONS = {
@@ -196,13 +217,66 @@ async function lazyModulesPlugin(within) {
   };
 }
 
+/** The export of a LAZY_PACKAGE_PARTS asset that holds `file`'s exports: the file's name, say json-schema-processors. */
+const partName = (file) => file.replace(/^.*\//, '').replace(/\.js$/, '');
+
+/**
+ * A part's stub, an ES module (a CommonJS stub would keep esbuild from
+ * tree-shaking the package's modules that re-export it: zod's core would be
+ * bundled whole): each exported function a wrapper that loads the asset when
+ * called; any other export (zod's allProcessors table) a proxy that loads it
+ * when read.
+ */
+function partStub(asset, part, exported) {
+  const from = `__sidecar_init_load_asset(${JSON.stringify(asset)})[${JSON.stringify(part)}]`;
+  return Object.entries(exported)
+    .map(([name, value]) =>
+      typeof value === 'function'
+        ? `export function ${name}(...args) { return ${from}.${name}(...args); }`
+        : `export const ${name} = new Proxy({}, { get: (_, key) => ${from}.${name}[key], has: (_, key) => key in ${from}.${name}, ownKeys: () => Reflect.ownKeys(${from}.${name}), getOwnPropertyDescriptor: (_, key) => Reflect.getOwnPropertyDescriptor(${from}.${name}, key) });`,
+    )
+    .join('\n');
+}
+
+/** Imports of a LAZY_PACKAGE_PARTS file resolve to its asset's stub, except inside that asset (`within`). */
+async function lazyPackagePartsPlugin(within) {
+  // The stub's path names the asset and part, not the file: the notices list the packages whose files are in the bundle.
+  const parts = new Map();
+  for (const [asset, files] of Object.entries(LAZY_PACKAGE_PARTS)) {
+    if (asset === within) continue;
+    for (const file of files) {
+      const contents = partStub(asset, partName(file), await import(pathToFileURL(join(ROOT, file)).href));
+      parts.set(join(ROOT, file), { path: `${asset}/${partName(file)}`, contents });
+    }
+  }
+  const byStubPath = new Map([...parts.values()].map((stub) => [stub.path, stub]));
+  return {
+    name: 'lazy-package-parts',
+    setup(build) {
+      build.onResolve({ filter: /\.js$/ }, (args) => {
+        const file = join(args.resolveDir, args.path);
+        return parts.has(file) ? { path: parts.get(file).path, namespace: 'lazy-package-part' } : undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: 'lazy-package-part' }, (args) => {
+        return { contents: byStubPath.get(args.path).contents, loader: 'js' };
+      });
+    },
+  };
+}
+
 /** The options every build of src/ shares: the bundle's plugins, and import.meta.url as the bundle's URL. */
 async function sourceBuildOptions(within) {
   return {
     // CommonJS has no import.meta; the few modules that locate files beside
     // themselves get the bundle's own URL (in the executable: the executable).
     define: { 'import.meta.url': '__sidecar_init_bundle_url', __SIDECAR_INIT_BUILD__: JSON.stringify(buildStamp()) },
-    plugins: [COMMANDER_CHILD_PROCESS_ON_USE, PINO_UNUSED_PARTS, await lazyPackagesPlugin(), await lazyModulesPlugin(within)],
+    plugins: [
+      COMMANDER_CHILD_PROCESS_ON_USE,
+      PINO_UNUSED_PARTS,
+      await lazyPackagesPlugin(),
+      await lazyModulesPlugin(within),
+      await lazyPackagePartsPlugin(within),
+    ],
   };
 }
 
@@ -215,6 +289,13 @@ async function buildLazyAssets(dir, minify) {
       Object.entries(LAZY_MODULES).map(async ([name, files]) => ({
         name,
         contents: files.map((file) => `export * from ${JSON.stringify(`./${file}`)};`).join('\n'),
+        options: { ...(await sourceBuildOptions(name)), banner: { js: ASSET_BANNER } },
+      })),
+    )),
+    ...(await Promise.all(
+      Object.entries(LAZY_PACKAGE_PARTS).map(async ([name, files]) => ({
+        name,
+        contents: files.map((file) => `export * as ${JSON.stringify(partName(file))} from ${JSON.stringify(`./${file}`)};`).join('\n'),
         options: { ...(await sourceBuildOptions(name)), banner: { js: ASSET_BANNER } },
       })),
     )),

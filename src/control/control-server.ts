@@ -1,6 +1,7 @@
 import { type BigIntStats, chmodSync, closeSync, linkSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { connect, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlCommand } from '../lifecycle/events.ts';
 import type { StatusDocument } from '../status/status-json.ts';
@@ -19,6 +20,9 @@ import { errorCode } from '../support/error-code.ts';
 // whose listen() loads the cluster module and with it child_process and
 // dgram (each compiled from source at every start under --jitless), which a
 // plain run otherwise never loads; each connection is then a node:net Socket.
+// node:net itself (with its streams, about twenty-five modules compiled from
+// source under --jitless) is required at the first connection: a run nobody
+// asks anything never loads it.
 //
 // Nothing here can stall PID 1: every socket is non-blocking, a request is one
 // line of at most MAX_LINE_BYTES that must be complete within
@@ -30,8 +34,6 @@ import { errorCode } from '../support/error-code.ts';
 export const MAX_CONNECTIONS = 8;
 const IDLE_TIMEOUT_MS = 5_000;
 const REQUEST_DEADLINE_MS = 5_000;
-/** A connect to a Unix socket is answered at once; one that is not is not a stale file's. */
-const STALE_CHECK_MS = 1_000;
 /** node:net's default backlog. */
 const BACKLOG = 511;
 /** After a failed accept (EMFILE: no descriptor left), how long the socket waits before it accepts again, rather than spin on it. */
@@ -55,7 +57,7 @@ export async function serveControl(
   listeningLevel: 'info' | 'debug' = 'info',
   api: UnixSocketApi = loadUnixSocketApi(),
 ): Promise<ControlServer> {
-  await refuseUnlessStale(path);
+  refuseUnlessStale(path, api);
   const ownUid = process.getuid?.() ?? 0;
   const open = new Set<Socket>();
   // Bound under a name of this start's own beside PATH, then linked into place:
@@ -83,7 +85,7 @@ export async function serveControl(
   const accepting = acceptConnections(api, listening, (fd) => {
     // As node:net's maxConnections: a further one is accepted and closed at once.
     if (open.size >= MAX_CONNECTIONS) return closeSync(fd);
-    const socket = new Socket({ fd, readable: true, writable: true, allowHalfOpen: false });
+    const socket = new (net().Socket)({ fd, readable: true, writable: true, allowHalfOpen: false });
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     handleConnection(socket, fd, context);
@@ -137,11 +139,11 @@ function acceptConnections(api: UnixSocketApi, listening: number, onConnection: 
  * the same path on a shared volume) is not stale, and anything that is not a
  * socket is the user's file: neither is ever touched.
  */
-async function refuseUnlessStale(path: string): Promise<void> {
+function refuseUnlessStale(path: string, api: UnixSocketApi): void {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (stat === undefined) return;
   if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket; choose another --control path`);
-  if (await isServed(path))
+  if (isServed(path, api))
     throw new Error(`${path} is served by another process (another sidecar-init with the same --control?); choose another --control path`);
   unlinkSync(path);
 }
@@ -150,20 +152,22 @@ async function refuseUnlessStale(path: string): Promise<void> {
  * Whether a process listens at path. Only a refusal (ECONNREFUSED: nobody
  * listens on this socket file) or its absence proves it stale: a listener
  * with a full backlog answers EAGAIN, another user's socket EACCES, and either
- * is someone's live socket.
+ * is someone's live socket. A Unix connect is answered at once, so the addon's
+ * connect never waits.
  */
-function isServed(path: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = connect(path);
-    const settle = (served: boolean) => {
-      clearTimeout(timer);
-      probe.destroy();
-      resolve(served);
-    };
-    const timer = setTimeout(() => settle(true), STALE_CHECK_MS);
-    probe.once('connect', () => settle(true));
-    probe.once('error', (error) => settle(errorCode(error) !== 'ECONNREFUSED' && errorCode(error) !== 'ENOENT'));
-  });
+function isServed(path: string, api: UnixSocketApi): boolean {
+  try {
+    api.unixConnectAndClose(path);
+    return true;
+  } catch (error) {
+    return errorCode(error) !== 'ECONNREFUSED' && errorCode(error) !== 'ENOENT';
+  }
+}
+
+let loadedNet: typeof import('node:net') | undefined;
+function net(): typeof import('node:net') {
+  loadedNet ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
+  return loadedNet;
 }
 
 /** Removes the socket this run bound, and nothing that has taken its place since. */

@@ -1,5 +1,5 @@
 import { countNoun } from '../support/count-noun.ts';
-import { setTimeout as delay } from 'node:timers/promises';
+import { pause as delay } from '../support/pause.ts';
 import { type ProcessHandle, openProcessHandle } from '../process/pidfd.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';

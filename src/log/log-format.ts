@@ -1,5 +1,6 @@
 import { fstatSync } from 'node:fs';
 import type { LogFormat } from '../plan/plan.ts';
+import { loadedNativeProcessApi } from '../process/native.ts';
 
 const STDERR_FD = 2;
 
@@ -10,13 +11,16 @@ export function resolveLogFormat(configured: LogFormat | undefined): LogFormat {
 
 /**
  * A pipe or a file (a container's log) is no terminal, which fstat tells
- * without loading node:tty; only a character device is asked isatty(). node:tty
- * loads net and the streams with it: at every start, before the spawner needs
- * them (bench/README.md, "Where a start spends its time").
+ * without loading node:tty; only a character device is asked isatty(), by the
+ * addon when it is loaded (a run loads it before its log). node:tty loads net
+ * and the streams with it: at every start on a terminal (bench/README.md,
+ * "Where a start spends its time").
  */
 function isTerminal(fd: number): boolean {
   try {
-    return fstatSync(fd).isCharacterDevice() && process.getBuiltinModule('node:tty').isatty(fd);
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const api = loadedNativeProcessApi() as { isTerminal?: (fd: number) => boolean } | undefined;
+    return api?.isTerminal?.(fd) ?? process.getBuiltinModule('node:tty').isatty(fd);
   } catch {
     // A closed stderr is no terminal either (EBADF).
     return false;

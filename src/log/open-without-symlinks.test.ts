@@ -1,4 +1,4 @@
-import { constants, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openWithoutSymlinks } from './open-without-symlinks.ts';
@@ -18,11 +18,11 @@ function tree(): string {
 }
 
 async function write(path: string, text: string): Promise<void> {
-  const handle = await openWithoutSymlinks(path, constants.O_WRONLY | constants.O_TRUNC, 0o644);
+  const fd = await openWithoutSymlinks(path, constants.O_WRONLY | constants.O_TRUNC, 0o644);
   try {
-    await handle.writeFile(text);
+    writeFileSync(fd, text);
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 

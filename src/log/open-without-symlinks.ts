@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
-import { type FileHandle, open } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { errorCode } from '../support/error-code.ts';
+import { closeDescriptor, openDescriptor } from './descriptor-calls.ts';
 
 // Node has no openat2(RESOLVE_NO_SYMLINKS), so the path is walked one
 // component at a time, each folder opened O_DIRECTORY|O_NOFOLLOW through the
@@ -26,31 +26,32 @@ export class NoFollowOpenError extends Error {
 /**
  * Opens the absolute `path` with `flags` (O_NOFOLLOW is added), following no
  * symlink anywhere on it; `..` is taken lexically, as it means without symlinks.
+ * Resolves with the descriptor, which the caller closes.
  */
-export async function openWithoutSymlinks(path: string, flags: number, mode: number): Promise<FileHandle> {
+export async function openWithoutSymlinks(path: string, flags: number, mode: number): Promise<number> {
   const names = posix
     .normalize(path)
     .split('/')
     .filter((name) => name !== '');
   const last = names.pop();
   if (!path.startsWith('/') || last === undefined) throw new NoFollowOpenError(`${path}: not an absolute path to a file`, 'EINVAL');
-  let folder = await open('/', ROOT_FLAGS);
+  let folder = await openDescriptor('/', ROOT_FLAGS, 0);
   try {
     await checkProcMounted(folder);
     for (const [index, name] of names.entries()) {
       const next = await openIn(folder, name, FOLDER_FLAGS, 0, `/${names.slice(0, index + 1).join('/')}`);
-      await folder.close();
+      await closeDescriptor(folder);
       folder = next;
     }
     return await openIn(folder, last, flags | constants.O_NOFOLLOW, mode, posix.join('/', ...names, last));
   } finally {
-    await folder.close();
+    await closeDescriptor(folder);
   }
 }
 
-async function openIn(folder: FileHandle, name: string, flags: number, mode: number, shown: string): Promise<FileHandle> {
+async function openIn(folder: number, name: string, flags: number, mode: number, shown: string): Promise<number> {
   try {
-    return await open(`/proc/self/fd/${folder.fd}/${name}`, flags, mode);
+    return await openDescriptor(`/proc/self/fd/${folder}/${name}`, flags, mode);
   } catch (error) {
     const code = errorCode(error) ?? 'EIO';
     throw new NoFollowOpenError(`${shown}: ${describeOpenError(code, (flags & constants.O_DIRECTORY) !== 0)}`, code, { cause: error });
@@ -58,9 +59,9 @@ async function openIn(folder: FileHandle, name: string, flags: number, mode: num
 }
 
 /** Without /proc every step would fail as if the name were missing: say what is missing instead. */
-async function checkProcMounted(root: FileHandle): Promise<void> {
+async function checkProcMounted(root: number): Promise<void> {
   try {
-    await (await open(`/proc/self/fd/${root.fd}`, ROOT_FLAGS)).close();
+    await closeDescriptor(await openDescriptor(`/proc/self/fd/${root}`, ROOT_FLAGS, 0));
   } catch (error) {
     throw new NoFollowOpenError('/proc is not mounted, and the path is opened through it so that no symlink on it is followed', 'ENOPROC', {
       cause: error,

@@ -1,9 +1,9 @@
 import { constants } from 'node:fs';
-import type { FileHandle } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { escapeControl } from '../output/escape-control.ts';
 import type { TerminationLog } from '../plan/plan.ts';
 import { errorCode } from '../support/error-code.ts';
+import { closeDescriptor, statDescriptor, truncateDescriptor, writeDescriptor } from './descriptor-calls.ts';
 
 // The termination message: the reason for the exit, one line, in the file
 // Kubernetes reads when the container stops (terminationMessagePath) and shows
@@ -62,23 +62,21 @@ export async function writeTerminationMessage(target: TerminationLog, message: s
 }
 
 async function writeFile(path: string, flags: number, bytes: Buffer): Promise<void> {
-  // Loaded at the exit, not at the start: it brings node:fs/promises (with the
-  // readline and file-stream modules it loads, about ten compiled from source
-  // under --jitless), which nothing else of a plain run uses while it runs.
+  // Loaded at the exit, not at the start: nothing else of a run needs it.
   const { openWithoutSymlinks } = await import('./open-without-symlinks.ts');
-  const handle = await openWithoutSymlinks(path, flags, FILE_MODE);
+  const fd = await openWithoutSymlinks(path, flags, FILE_MODE);
   try {
-    await checkWritable(handle, path);
-    await handle.truncate(0);
+    await checkWritable(fd, path);
+    await truncateDescriptor(fd, 0);
     let written = 0;
-    while (written < bytes.length) written += (await handle.write(bytes, written, bytes.length - written, written)).bytesWritten;
+    while (written < bytes.length) written += await writeDescriptor(fd, bytes, written, bytes.length - written, written);
   } finally {
-    await handle.close();
+    await closeDescriptor(fd);
   }
 }
 
-async function checkWritable(handle: FileHandle, path: string): Promise<void> {
-  const stat = await handle.stat();
+async function checkWritable(fd: number, path: string): Promise<void> {
+  const stat = await statDescriptor(fd);
   if (!stat.isFile()) throw new NotWritableHere(`${path}: not a regular file`, 'EFTYPE');
   if (stat.nlink > 1) {
     throw new NotWritableHere(`${path}: has ${stat.nlink} hard links, and writing it would change the other names too`, 'EMLINK');

@@ -1,5 +1,6 @@
-import type { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { Transform } from 'node:stream';
+import type { OutputSink } from './output-sink.ts';
 
 // From a child's pipe through a line writer to a sink shared with other
 // processes (output-sink.ts). Not writer.pipe(sink): a shared sink must never
@@ -9,10 +10,10 @@ import type { Transform } from 'node:stream';
 
 /** Pipelines whose source has not ended yet, and the sinks they write to. */
 const open = new Set<Promise<void>>();
-const sinks = new Set<Writable>();
+const sinks = new Set<OutputSink>();
 
 /** Resolves when the source has ended and its last line has been handed to the sink. */
-export function pipeOutput(source: Readable, writer: Transform, sink: Writable): Promise<void> {
+export function pipeOutput(source: Readable, writer: Transform, sink: OutputSink): Promise<void> {
   const ended = connect(source, writer, sink);
   open.add(ended);
   sinks.add(sink);
@@ -40,9 +41,9 @@ export async function flushOutput(deadlineMs: number): Promise<void> {
 }
 
 /** Writes handed to each sink that it has not finished yet, and who waits for none to be left. */
-const inFlight = new WeakMap<Writable, { pending: number; idle: (() => void)[] }>();
+const inFlight = new WeakMap<OutputSink, { pending: number; idle: (() => void)[] }>();
 
-function track(sink: Writable) {
+function track(sink: OutputSink) {
   let entry = inFlight.get(sink);
   if (entry === undefined) {
     entry = { pending: 0, idle: [] };
@@ -52,7 +53,7 @@ function track(sink: Writable) {
 }
 
 /** Writes `chunk`, counting it until the sink has written it (or failed to). */
-function writeCounted(sink: Writable, chunk: Buffer): boolean {
+function writeCounted(sink: OutputSink, chunk: Buffer): boolean {
   const entry = track(sink);
   entry.pending += 1;
   return sink.write(chunk, () => {
@@ -61,19 +62,19 @@ function writeCounted(sink: Writable, chunk: Buffer): boolean {
   });
 }
 
-function waitForDrain(sink: Writable): Promise<void> {
+function waitForDrain(sink: OutputSink): Promise<void> {
   const entry = track(sink);
   if (sink.destroyed || entry.pending === 0) return Promise.resolve();
   return new Promise((resolve) => entry.idle.push(resolve));
 }
 
-function connect(source: Readable, writer: Transform, sink: Writable): Promise<void> {
+function connect(source: Readable, writer: Transform, sink: OutputSink): Promise<void> {
   // Errors of a child's pipe end its output; they must never reach PID 1 as an unhandled 'error'.
   source.on('error', () => writer.end());
   writer.on('error', () => {});
   source.pipe(writer);
   writer.on('data', (chunk: Buffer) => {
-    if (sink.destroyed || sink.writableEnded) return;
+    if (sink.destroyed) return;
     if (!writeCounted(sink, chunk)) {
       writer.pause();
       resumeWhenDrained(sink, writer);
@@ -86,7 +87,7 @@ function connect(source: Readable, writer: Transform, sink: Writable): Promise<v
 }
 
 /** Resumes on 'drain', or when the sink is gone (no 'drain' will ever come). */
-function resumeWhenDrained(sink: Writable, writer: Transform): void {
+function resumeWhenDrained(sink: OutputSink, writer: Transform): void {
   const resume = (): void => {
     sink.off('drain', resume);
     sink.off('close', resume);

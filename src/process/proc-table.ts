@@ -1,7 +1,7 @@
 import { closeSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
-import { setImmediate as turnOfTheLoop } from 'node:timers/promises';
 import { errorCode } from '../support/error-code.ts';
 import { monotonicMs } from '../support/monotonic-clock.ts';
+import { nextTurn } from '../support/pause.ts';
 
 // The one reader of the process table, for everything that needs it: the
 // final sweep and the crash path (our descendants), the namespace mode at
@@ -80,7 +80,7 @@ export async function readEachProcess<T>(read: (pid: number) => T | undefined): 
     const result = readSkippingUnreadable(() => read(Number(name)));
     if (result !== undefined) results.push(result);
     if (monotonicMs() - sliceStartedAt >= SLICE_MS) {
-      await turnOfTheLoop();
+      await nextTurn();
       sliceStartedAt = monotonicMs();
     }
   }

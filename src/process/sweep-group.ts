@@ -1,6 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { monotonicMs } from '../support/monotonic-clock.ts';
 import { errorCode } from '../support/error-code.ts';
+import { pause } from '../support/pause.ts';
 
 // What a run left in its process group after its leader exited: what it forked
 // into the background (`worker &`) and never waited for, now orphans that
@@ -40,7 +40,7 @@ export async function sweepProcessGroup(pgid: number, graceMs: number, abort: Ab
 async function waitForEmpty(pgid: number, ms: number, abort: AbortSignal): Promise<boolean> {
   const end = monotonicMs() + ms;
   while (monotonicMs() < end && !abort.aborted) {
-    await delay(GROUP_POLL_MS, undefined, { signal: abort }).catch(() => {});
+    await pause(GROUP_POLL_MS, abort);
     if (!signalGroup(pgid, 0)) return true;
   }
   return !signalGroup(pgid, 0);

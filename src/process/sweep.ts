@@ -1,9 +1,9 @@
-import { setTimeout as delay } from 'node:timers/promises';
 import { isLiveEntry, listDescendants, readProcTable } from './proc-table.ts';
 import type { Reaper } from './reaper.ts';
 import { monotonicMs } from '../support/monotonic-clock.ts';
 import { errorCode } from '../support/error-code.ts';
 import { needsContinue } from '../plan/signal-sets.ts';
+import { pause } from '../support/pause.ts';
 
 // There is no event for "a process that is not our child died", so the sweep
 // polls /proc; at this interval a pass costs well under a millisecond per
@@ -56,18 +56,13 @@ export async function sweepDescendants({ reaper, graceMs, hurry, exclude = new S
       sent.add(pid);
       sendSignal(pid, signal);
     }
-    await pause(SWEEP_POLL_MS, hurry);
+    // Cut short if `hurry` is aborted meanwhile (never busy-waits once it is: the grace is then over).
+    await pause(SWEEP_POLL_MS, hurry?.aborted === true ? undefined : hurry);
   }
   // The last ones may have become our zombies after the pass above.
   reaper.reapZombies();
   const terminated = [...sentTerm].filter((pid) => !sentKill.has(pid)).length;
   return { terminated, killed: sentKill.size };
-}
-
-/** Waits one poll interval, or less if `hurry` is aborted meanwhile (never busy-waits once it is). */
-async function pause(ms: number, hurry: AbortSignal | undefined): Promise<void> {
-  if (hurry === undefined || hurry.aborted) return delay(ms);
-  await delay(ms, undefined, { signal: hurry }).catch(() => {});
 }
 
 function sendSignal(pid: number, signal: NodeJS.Signals): void {

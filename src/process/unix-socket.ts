@@ -6,7 +6,8 @@ import { parseProcStat } from './proc-table.ts';
 // addon (src/process/native/unix-socket.c): a datagram socket whose messages
 // carry their sender's kernel-checked credentials, a listening stream socket
 // that does not load the cluster module, the peer credentials of a stream
-// connection, and a libuv watch on a descriptor Node has no handle type for.
+// connection, a connect that never waits, and libuv watches (readable,
+// writable) on a descriptor Node has no handle type for.
 
 export interface Credentials {
   readonly pid: number;
@@ -35,10 +36,14 @@ export interface UnixSocketApi {
   unixStreamListen(path: string, backlog: number): number;
   /** One waiting connection of a listening socket, non-blocking and close-on-exec, or undefined when none is; never blocks. */
   unixAccept(fd: number): number | undefined;
+  /** Connects to the stream socket at path and closes at once; throws the connect's error (ECONNREFUSED: nobody listens). Never waits. */
+  unixConnectAndClose(path: string): void;
   /** SO_PEERCRED of a connected Unix stream socket. */
   peerCredentials(fd: number): Credentials;
   /** Calls onReadable on Node's loop whenever fd is readable, until close(); close it before the descriptor. */
   watchReadable(fd: number, onReadable: () => void): ReadableWatch;
+  /** Calls onWritable on Node's loop whenever fd can take more bytes, until close(); close it before the descriptor. */
+  watchWritable(fd: number, onWritable: () => void): ReadableWatch;
 }
 
 export function loadUnixSocketApi(): UnixSocketApi {
@@ -49,8 +54,10 @@ export function loadUnixSocketApi(): UnixSocketApi {
     typeof api.unixDgramReceive !== 'function' ||
     typeof api.unixStreamListen !== 'function' ||
     typeof api.unixAccept !== 'function' ||
+    typeof api.unixConnectAndClose !== 'function' ||
     typeof api.peerCredentials !== 'function' ||
-    typeof api.watchReadable !== 'function'
+    typeof api.watchReadable !== 'function' ||
+    typeof api.watchWritable !== 'function'
   ) {
     throw new Error('the native addon has no Unix socket functions; rebuild it with `npm run build`');
   }

@@ -65,6 +65,8 @@ export interface StartOptions {
    * takes no Node flags (not even from NODE_OPTIONS).
    */
   readonly nodeFlags?: readonly string[];
+  /** With nodeFlags: the script Node runs instead of bin/sidecar-init (say, one that loads the bundle as the executable does). */
+  readonly script?: string;
 }
 
 export function startSupervisor(args: readonly string[], options: StartOptions = {}): RunningSupervisor {
@@ -72,7 +74,7 @@ export function startSupervisor(args: readonly string[], options: StartOptions =
   const [command = NODE, ...argv] = [
     ...(options.wrapper ?? []),
     ...(options.pid1 === true ? ['unshare', '--pid', '--fork', '--mount-proc'] : []),
-    ...(options.nodeFlags === undefined ? BIN_COMMAND : [NODE, ...options.nodeFlags, BUNDLE_SCRIPT]),
+    ...(options.nodeFlags === undefined ? BIN_COMMAND : [NODE, ...options.nodeFlags, options.script ?? BUNDLE_SCRIPT]),
     ...args,
   ];
   const child = spawn(command, argv, {

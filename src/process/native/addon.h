@@ -20,7 +20,7 @@ napi_status define_pidfd(napi_env env, napi_value exports);
 napi_status define_spawn(napi_env env, napi_value exports);
 /* terminal.c: the app as the terminal's foreground group. */
 napi_status define_terminal(napi_env env, napi_value exports);
-/* unix-socket.c: datagram sockets with credentials, peer credentials, readable watches. */
+/* unix-socket.c: datagram sockets with credentials, peer credentials, readable and writable watches. */
 napi_status define_unix_socket(napi_env env, napi_value exports);
 /* memory-trim.c: malloc's free pages back to the kernel once started. */
 napi_status define_memory_trim(napi_env env, napi_value exports);

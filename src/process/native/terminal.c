@@ -70,6 +70,18 @@ static napi_value foreground_group(napi_env env, napi_callback_info info) {
   return value;
 }
 
+/* isTerminal(fd): boolean. isatty(3): whether the log's stderr is a terminal
+ * (text lines for a person), asked here because node:tty, Node's only isatty,
+ * loads node:net and its streams with it. */
+static napi_value is_terminal(napi_env env, napi_callback_info info) {
+  napi_value arg;
+  int fd;
+  if (!read_args(env, info, 1, &arg) || !read_int(env, arg, "isTerminal: fd", 0, INT_MAX, &fd)) return NULL;
+  napi_value value;
+  napi_get_boolean(env, isatty(fd) == 1, &value);
+  return value;
+}
+
 /* giveTerminal(fd, pgrp): void. Makes pgrp the foreground again (after the app
  * exits): the group that had the terminal before the app, so the last lines
  * and the shell that started us find the terminal as they left it. SIGTTOU is
@@ -173,6 +185,7 @@ napi_status define_terminal(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
     {"ignoreTerminalStops", NULL, ignore_terminal_stops, NULL, NULL, NULL, napi_enumerable, NULL},
     {"foregroundGroup", NULL, foreground_group, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"isTerminal", NULL, is_terminal, NULL, NULL, NULL, napi_enumerable, NULL},
     {"giveTerminal", NULL, give_terminal, NULL, NULL, NULL, napi_enumerable, NULL},
     {"spawnForeground", NULL, spawn_foreground, NULL, NULL, NULL, napi_enumerable, NULL},
   };

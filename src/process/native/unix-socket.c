@@ -238,6 +238,24 @@ static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* unixConnectAndClose(path): undefined. Connects a non-blocking stream socket
+ * to path and closes it at once; throws the connect's errno (ECONNREFUSED: a
+ * socket file nobody listens on; EAGAIN: a listener with a full backlog). A
+ * Unix connect never waits (no EINPROGRESS), so this is the whole check of a
+ * socket file left by an earlier run, without node:net. */
+static napi_value unix_connect_and_close(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  struct sockaddr_un address;
+  if (!read_args(env, info, 1, argv) || !read_socket_path(env, argv[0], "unixConnectAndClose: path", &address)) return NULL;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throw_errno(env, "socket", errno);
+  int result = connect(fd, (const struct sockaddr *)&address, sizeof address);
+  int err = errno;
+  close(fd);
+  if (result != 0) return throw_errno(env, "connect", err);
+  return NULL;
+}
+
 /* One watched descriptor: the poll handle (allocated at libuv's size) and the JS callback. */
 typedef struct {
   napi_env env;
@@ -251,7 +269,7 @@ static void on_handle_closed(uv_handle_t *handle) {
   free(handle);
 }
 
-static void on_readable(uv_poll_t *handle, int status, int events) {
+static void on_ready(uv_poll_t *handle, int status, int events) {
   (void)status;
   (void)events;
   /* The first field of every libuv handle is `void *data`. */
@@ -293,14 +311,19 @@ static void finalize_watch(napi_env env, void *data, void *hint) {
   free(watch);
 }
 
-/* watchReadable(fd, callback): { close() }. Calls callback (no arguments) on
- * Node's loop each time fd is readable, until close(); close before closing fd.
- * The handle is unref'd: it never keeps the process alive by itself. */
-static napi_value watch_readable(napi_env env, napi_callback_info info) {
+/* A watch of fd for `events` (SIDECAR_UV_READABLE or SIDECAR_UV_WRITABLE),
+ * calling callback (no arguments) on Node's loop each time fd is ready, until
+ * close(); close before closing fd. The handle is unref'd: it never keeps the
+ * process alive by itself. `what` and `callback` name the function and its
+ * argument in its errors. */
+static napi_value start_watch(napi_env env, napi_callback_info info, int events, const char *what, const char *callback) {
   napi_value argv[2];
   int fd;
-  if (!read_args(env, info, 2, argv) || !read_int(env, argv[0], "watchReadable: fd", 0, INT_MAX, &fd) ||
-      !read_function(env, argv[1], "watchReadable: onReadable")) {
+  char fd_name[64], callback_name[64], failed[96];
+  snprintf(fd_name, sizeof fd_name, "%s: fd", what);
+  snprintf(callback_name, sizeof callback_name, "%s: %s", what, callback);
+  if (!read_args(env, info, 2, argv) || !read_int(env, argv[0], fd_name, 0, INT_MAX, &fd) ||
+      !read_function(env, argv[1], callback_name)) {
     return NULL;
   }
   uv_loop_t *loop;
@@ -335,15 +358,29 @@ static napi_value watch_readable(napi_env env, napi_callback_info info) {
     *(void **)handle = NULL;
     uv_close((uv_handle_t *)handle, on_handle_closed);
     free(watch);
-    return throw_message(env, "watchReadable: could not set up the watch");
+    snprintf(failed, sizeof failed, "%s: could not set up the watch", what);
+    return throw_message(env, failed);
   }
   uv_unref((uv_handle_t *)handle);
-  err = uv_poll_start(handle, SIDECAR_UV_READABLE, on_readable);
+  err = uv_poll_start(handle, events, on_ready);
   if (err != 0) {
     stop_watch(watch);
     return throw_errno(env, "uv_poll_start", -err);
   }
   return object;
+}
+
+/* watchReadable(fd, onReadable): { close() }. Each time fd is readable (a
+ * connection or a datagram waiting). */
+static napi_value watch_readable(napi_env env, napi_callback_info info) {
+  return start_watch(env, info, SIDECAR_UV_READABLE, "watchReadable", "onReadable");
+}
+
+/* watchWritable(fd, onWritable): { close() }. Each time fd can take more
+ * bytes: the log's non-blocking pipe, after a write it could not take whole
+ * (src/output/nonblocking-sink.ts). */
+static napi_value watch_writable(napi_env env, napi_callback_info info) {
+  return start_watch(env, info, SIDECAR_UV_WRITABLE, "watchWritable", "onWritable");
 }
 
 napi_status define_unix_socket(napi_env env, napi_value exports) {
@@ -353,7 +390,9 @@ napi_status define_unix_socket(napi_env env, napi_value exports) {
     {"unixStreamListen", NULL, unix_stream_listen, NULL, NULL, NULL, napi_enumerable, NULL},
     {"unixAccept", NULL, unix_accept, NULL, NULL, NULL, napi_enumerable, NULL},
     {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"unixConnectAndClose", NULL, unix_connect_and_close, NULL, NULL, NULL, napi_enumerable, NULL},
     {"watchReadable", NULL, watch_readable, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"watchWritable", NULL, watch_writable, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
 }

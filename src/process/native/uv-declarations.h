@@ -43,5 +43,6 @@ int uv_timer_stop(uv_timer_t *handle);
 #define SIDECAR_UV_TIMER 13   /* UV_TIMER */
 #define SIDECAR_UV_SIGNAL 16  /* UV_SIGNAL */
 #define SIDECAR_UV_READABLE 1 /* UV_READABLE in uv_poll_event */
+#define SIDECAR_UV_WRITABLE 2 /* UV_WRITABLE in uv_poll_event */
 
 #endif

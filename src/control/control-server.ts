@@ -1,5 +1,4 @@
 import { type BigIntStats, chmodSync, closeSync, linkSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -8,6 +7,7 @@ import type { StatusDocument } from '../status/status-json.ts';
 import { loadUnixSocketApi, type ReadableWatch, type UnixSocketApi } from '../process/unix-socket.ts';
 import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
 import { errorCode } from '../support/error-code.ts';
+import { lazyNet } from '../support/lazy-net.ts';
 
 // The control socket (--control PATH): a Unix stream socket, mode 0600, for
 // `sidecar-init ctl`. The file mode keeps other users out of the socket, but a
@@ -85,7 +85,7 @@ export async function serveControl(
   const accepting = acceptConnections(api, listening, (fd) => {
     // As node:net's maxConnections: a further one is accepted and closed at once.
     if (open.size >= MAX_CONNECTIONS) return closeSync(fd);
-    const socket = new (net().Socket)({ fd, readable: true, writable: true, allowHalfOpen: false });
+    const socket = new (lazyNet().Socket)({ fd, readable: true, writable: true, allowHalfOpen: false });
     open.add(socket);
     socket.once('close', () => open.delete(socket));
     handleConnection(socket, fd, context);
@@ -162,12 +162,6 @@ function isServed(path: string, api: UnixSocketApi): boolean {
   } catch (error) {
     return errorCode(error) !== 'ECONNREFUSED' && errorCode(error) !== 'ENOENT';
   }
-}
-
-let loadedNet: typeof import('node:net') | undefined;
-function net(): typeof import('node:net') {
-  loadedNet ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
-  return loadedNet;
 }
 
 /** Removes the socket this run bound, and nothing that has taken its place since. */

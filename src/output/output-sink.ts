@@ -1,5 +1,5 @@
 import { constants, fstatSync, openSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { lazyNet } from '../support/lazy-net.ts';
 import { loadedNativeProcessApi } from '../process/native.ts';
 import { NonBlockingSink, ThreadedSink, type WatchWritable } from './queued-sink.ts';
 
@@ -69,7 +69,7 @@ function addonWatchWritable(): WatchWritable | undefined {
 }
 
 function socketSink(fd: number): OutputSink {
-  const { Socket } = createRequire(import.meta.url)('node:net') as typeof import('node:net');
+  const { Socket } = lazyNet();
   const socket = new Socket({ fd, readable: false, writable: true });
   // A reader that went away (EPIPE) must not crash PID 1; the output is lost, nothing else.
   socket.on('error', () => {});

@@ -1,6 +1,6 @@
-import { createRequire } from 'node:module';
 import type { Probe } from './probe.ts';
 import { failure, runAttempt } from '../attempt/run-attempt.ts';
+import { lazyNet } from '../support/lazy-net.ts';
 
 // Ready when a TCP connection to host:port is accepted, as Kubernetes'
 // tcpSocket probe. Nothing is sent; the socket is destroyed as soon as the
@@ -10,8 +10,6 @@ import { failure, runAttempt } from '../attempt/run-attempt.ts';
 // this module (create-probe.ts), and node:net with its streams is about
 // twenty-five modules compiled from source at every start under --jitless.
 
-let net: typeof import('node:net') | undefined;
-
 export function createTcpProbe(host: string, port: number): Probe {
   // An IPv6 literal needs brackets to read as host:port.
   const description = `tcp://${host.includes(':') ? `[${host}]` : host}:${port}`;
@@ -19,8 +17,7 @@ export function createTcpProbe(host: string, port: number): Probe {
     description,
     check: (timeoutMs, signal) =>
       runAttempt(timeoutMs, signal, (settle) => {
-        net ??= createRequire(import.meta.url)('node:net') as typeof import('node:net');
-        const socket = net.connect({ host, port });
+        const socket = lazyNet().connect({ host, port });
         socket.once('connect', () => settle({ ok: true }));
         socket.on('error', (error: NodeJS.ErrnoException) => settle(failure(`${description}: ${error.code ?? error.message}`)));
         return () => {

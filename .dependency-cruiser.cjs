@@ -29,6 +29,16 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/support/' },
     },
     {
+      name: 'os-sits-below-the-edges',
+      comment:
+        'src/os/ holds what faces the kernel: the native addon (C sources and its loader), the /proc reader, pidfds, ' +
+        'Unix sockets, the memory trim. Every edge (processes, output, the log, the control socket, install) uses it, so ' +
+        'it imports only src/plan/ and src/support/: an import from it back into an edge would make a folder cycle.',
+      severity: 'error',
+      from: { path: '^src/os/', pathNot: TEST_FILE },
+      to: { path: '^src/', pathNot: '^src/(os|plan|support)/' },
+    },
+    {
       name: 'the-reducer-reads-no-clock',
       comment:
         'The reducer decides from the state and the event alone: the time it needs comes in the event (`at`), ' +

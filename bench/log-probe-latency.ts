@@ -1,7 +1,7 @@
 import { createLogMatcher } from '../src/probes/log-matcher.ts';
 import { createLogProbe } from '../src/probes/log-probe.ts';
 import { watchReadiness } from '../src/probes/watch-readiness.ts';
-import { loadNativeProcessApi } from '../src/process/native.ts';
+import { loadNativeProcessApi } from '../src/os/native.ts';
 import { createSpawner } from '../src/process/spawn.ts';
 import { median } from './measure.ts';
 

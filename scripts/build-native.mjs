@@ -1,4 +1,4 @@
-// Compiles the reaper addon: every .c file in src/process/native/ into one
+// Compiles the reaper addon: every .c file in src/os/native/ into one
 // shared object, with the system C compiler or, for the other architecture,
 // Debian's cross compiler. Not node-gyp: it downloads Node's headers at build
 // time, while the only headers an N-API addon needs ship in node-api-headers.
@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const SOURCE_DIR = join(ROOT, 'src/process/native');
+const SOURCE_DIR = join(ROOT, 'src/os/native');
 const HEADERS = join(ROOT, 'node_modules/node-api-headers/include');
 // -s: no symbols or debug information; -ffile-prefix-map: any path that would
 // remain (__FILE__, say) is relative to the checkout, so the addon is the same
@@ -32,7 +32,7 @@ export function hostTarget() {
   return target;
 }
 
-/** Where the bundle looks for the addon (src/process/native.ts): dist/native/reaper-linux-ARCH.node. */
+/** Where the bundle looks for the addon (src/os/native.ts): dist/native/reaper-linux-ARCH.node. */
 export function addonFile(target) {
   return join(ROOT, 'dist/native', `reaper-${target.platform}-${target.arch}.node`);
 }

@@ -14,8 +14,8 @@ import type { Reaper, ReaperMode } from './process/reaper.ts';
 import type { SignalForwarder } from './process/signal-forwarder.ts';
 import type { AnnouncementSource } from './announce/announcement-source.ts';
 import { writeAllSync } from './output/write-sync.ts';
-import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './process/native.ts';
-import type { NativeProcessApi } from './process/native.ts';
+import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './os/native.ts';
+import type { NativeProcessApi } from './os/native.ts';
 import { assertNever } from './plan/assert-never.ts';
 import { countNoun } from './support/count-noun.ts';
 import { roleAndName } from './support/role-and-name.ts';
@@ -276,7 +276,7 @@ async function startReaper(native: NativeProcessApi, logger: Logger): Promise<Ru
 
 /** The start line: what will start, how sidecar-init reaps, and which processes it can see. */
 async function logStarting(plan: Plan, mode: ReaperMode, logger: Logger): Promise<void> {
-  const { describeNamespaceMode, detectNamespaceMode } = await import('./process/namespace-mode.ts');
+  const { describeNamespaceMode, detectNamespaceMode } = await import('./os/namespace-mode.ts');
   // Which processes sidecar-init can see and reap: all of the container's (PID 1), its own (a
   // subreaper), or also other containers' (a shared process namespace, where externals live).
   const namespace = await detectNamespaceMode();
@@ -389,7 +389,7 @@ async function openControlSocket(plan: Plan, source: ControlSource, logger: Logg
 
 /** What the start freed through malloc goes back to the kernel once the start is over (trim-memory.ts says when); the function returned cancels it. */
 async function trimMemoryOnceStarted(native: NativeProcessApi, logger: Logger): Promise<() => void> {
-  const { scheduleMemoryTrim } = await import('./process/trim-memory.ts');
+  const { scheduleMemoryTrim } = await import('./os/trim-memory.ts');
   return scheduleMemoryTrim(native, (trim) => logger.debug({ event: 'memory-trimmed', ...trim }, 'returned free memory to the kernel'));
 }
 

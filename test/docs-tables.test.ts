@@ -10,8 +10,8 @@ import { VERDICT_MEMORY_LIMITS } from '../src/webhook/remember-verdicts.ts';
 import { REVIEW_LIMITS } from '../src/webhook/review-limits.ts';
 import { WEBHOOK_SERVER_LIMITS } from '../src/webhook/serve-webhook.ts';
 import type { ProcessSnapshot } from '../src/status/status-snapshot.ts';
-import { NATIVE_DIR_ENV } from '../src/process/embedded-addon.ts';
-import { NATIVE_ADDON_ENV } from '../src/process/native.ts';
+import { NATIVE_DIR_ENV } from '../src/os/embedded-addon.ts';
+import { NATIVE_ADDON_ENV } from '../src/os/native.ts';
 import { codeSpans, fencedBlocks, plainCell, REPO_ROOT, readPage, tableWithHeader } from './support/docs.ts';
 import { runSupervisor } from './support/supervisor.ts';
 

@@ -4,7 +4,7 @@
 // three sidecars. The bound below sits between the heap before and after the
 // trim in bench/README.md's run (npm run bench, memory, prints that line).
 import { readFileSync } from 'node:fs';
-import { MEMORY_TRIM_DELAY_MS } from '../src/process/trim-memory.ts';
+import { MEMORY_TRIM_DELAY_MS } from '../src/os/trim-memory.ts';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from './support/harness.ts';
 import { startSupervisor } from './support/supervisor.ts';

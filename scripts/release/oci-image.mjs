@@ -122,7 +122,7 @@ function sidecarInitEntries(image, shared, product) {
       mode: file.name === image.runtime.loader ? 0o755 : 0o644,
       data: readFileSync(file.source),
     })),
-    // Where `sidecar-init install` puts the addon and where the executable looks first (src/process/embedded-addon.ts).
+    // Where `sidecar-init install` puts the addon and where the executable looks first (src/os/embedded-addon.ts).
     { path: `usr/local/bin/${product.name}.node`, kind: 'file', mode: 0o644, data: readFileSync(image.addon) },
     {
       path: `usr/local/share/${product.name}/${product.name}.sha256`,

@@ -113,7 +113,7 @@ export function createSbom({ product, executables, bundle, packages }) {
       'bom-ref': addonRef,
       name: executable.addon.name,
       version: product.version,
-      description: `${product.name}'s native reaper addon (src/process/native/), built from this commit and embedded in the executable as the asset reaper.node`,
+      description: `${product.name}'s native reaper addon (src/os/native/), built from this commit and embedded in the executable as the asset reaper.node`,
       licenses: [{ license: { id: product.license } }],
       hashes: [sha256Hash(executable.addon.sha256)],
     });

@@ -7,8 +7,8 @@ import {
   optionVariable,
 } from '../config/global-options.ts';
 import { closestMatch } from '../support/closest-match.ts';
-import { NATIVE_DIR_ENV } from '../process/embedded-addon.ts';
-import { NATIVE_ADDON_ENV } from '../process/native.ts';
+import { NATIVE_DIR_ENV } from '../os/embedded-addon.ts';
+import { NATIVE_ADDON_ENV } from '../os/native.ts';
 import { assertNever } from '../plan/assert-never.ts';
 
 // SIDECAR_INIT_<OPTION>: every option that is not about one named process can

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isSea } from 'node:sea';
-import { embeddedAddon } from '../process/embedded-addon.ts';
-import { loadNativeAddon, NativeAddonError } from '../process/native.ts';
+import { embeddedAddon } from '../os/embedded-addon.ts';
+import { loadNativeAddon, NativeAddonError } from '../os/native.ts';
 import { EXIT_INTERNAL, EXIT_SUCCESS } from './exit-codes.ts';
 import { BUILD_STAMP, VERSION } from './version.ts';
 

@@ -4,7 +4,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { ControlCommand } from '../lifecycle/events.ts';
 import type { StatusDocument } from '../status/status-json.ts';
-import { loadUnixSocketApi, type ReadableWatch, type UnixSocketApi } from '../process/unix-socket.ts';
+import { loadUnixSocketApi, type ReadableWatch, type UnixSocketApi } from '../os/unix-socket.ts';
 import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
 import { errorCode } from '../support/error-code.ts';
 import { lazyNet } from '../support/lazy-net.ts';

@@ -8,13 +8,13 @@ import {
   readEachProcess,
   readProcFile,
   readProcFileStart,
-} from '../process/proc-table.ts';
+} from '../os/proc-table.ts';
 
 // Finds processes of other containers in a shared-process-namespace pod. Only
 // world-readable /proc files are read (stat, cmdline, status): a sibling
 // container's proxy runs as another user, and exe, root and environ of another
 // user's process need ptrace rights that a Kubernetes container does not have.
-// A search is one pass of the process table reader (src/process/proc-table.ts),
+// A search is one pass of the process table reader (src/os/proc-table.ts),
 // which lets the event loop turn between slices, and a cmdline pattern runs in
 // linear time (src/plan/linear-pattern.ts): whatever the other processes of
 // the pod are called, a search cannot hold PID 1.

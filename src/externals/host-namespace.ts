@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/plan.ts';
-import { seesHostProcesses } from '../process/namespace-mode.ts';
+import { seesHostProcesses } from '../os/namespace-mode.ts';
 
 // Externals are for a pod's shared PID namespace, where every process belongs
 // to a container of the same pod. In the host's initial namespace every

@@ -3,7 +3,7 @@ import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
-import { isAlive } from '../process/proc-table.ts';
+import { isAlive } from '../os/proc-table.ts';
 import { processMatch } from '../../test/support/matchers.ts';
 import { foundIn, searchProcesses } from './find-processes.ts';
 import { type StopLogger, stopExternal } from './stop-external.ts';

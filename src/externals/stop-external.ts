@@ -1,6 +1,6 @@
 import { countNoun } from '../support/count-noun.ts';
 import { pause as delay } from '../support/pause.ts';
-import { type ProcessHandle, openProcessHandle } from '../process/pidfd.ts';
+import { type ProcessHandle, openProcessHandle } from '../os/pidfd.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
 import { describeFound, type FoundProcess, isStillTheProcess, type ProcessSearch, searchProcesses } from './find-processes.ts';

@@ -6,7 +6,7 @@ import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { OutputStream } from '../process/child.ts';
 import { libuvChildren } from '../process/spawn.ts';
-import { isAlive } from '../process/proc-table.ts';
+import { isAlive } from '../os/proc-table.ts';
 import type { HookContext } from './hook.ts';
 import { runHook } from './run-hook.ts';
 import type { ExecHookSpec } from './run-exec-hook.ts';

@@ -1,5 +1,5 @@
 import { closeSync, constants, openSync, readSync } from 'node:fs';
-import { BESIDE_SUFFIX } from '../process/embedded-addon.ts';
+import { BESIDE_SUFFIX } from '../os/embedded-addon.ts';
 import { closeFolder, openInstallFolder, openRuntimeFolder, syncFolder } from './install-folder.ts';
 import { type FillFile, type InstalledFile, placeFile } from './place-file.ts';
 import type { EmbeddedRuntime } from './runtime-assets.ts';

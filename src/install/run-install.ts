@@ -2,7 +2,7 @@ import { readlinkSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { isSea } from 'node:sea';
 import { writeAllSync } from '../output/write-sync.ts';
-import { embeddedAddon } from '../process/embedded-addon.ts';
+import { embeddedAddon } from '../os/embedded-addon.ts';
 import { INSTALLED_NAME, InstallError, installExecutable, RUNTIME_SUFFIX } from './install-executable.ts';
 import { embeddedRuntime } from './runtime-assets.ts';
 

@@ -1,6 +1,6 @@
 import { fstatSync } from 'node:fs';
 import type { LogFormat } from '../plan/plan.ts';
-import { loadedNativeProcessApi } from '../process/native.ts';
+import { loadedNativeProcessApi } from '../os/native.ts';
 
 const STDERR_FD = 2;
 

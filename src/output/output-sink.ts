@@ -1,6 +1,6 @@
 import { constants, fstatSync, openSync } from 'node:fs';
 import { lazyNet } from '../support/lazy-net.ts';
-import { loadedNativeProcessApi } from '../process/native.ts';
+import { loadedNativeProcessApi } from '../os/native.ts';
 import { NonBlockingSink, ThreadedSink, type WatchWritable } from './queued-sink.ts';
 
 // Where output that passes through the supervisor (its own log lines, and a

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadUnixSocketApi } from '../process/unix-socket.ts';
+import { loadUnixSocketApi } from '../os/unix-socket.ts';
 import { NonBlockingSink, ThreadedSink } from './queued-sink.ts';
 import { useTempDirs } from '../../test/support/temp-dirs.ts';
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
-import { isAlive } from '../process/proc-table.ts';
+import { isAlive } from '../os/proc-table.ts';
 import { createExecProbe } from './exec-probe.ts';
 
 const ATTEMPT_TIMEOUT_MS = 5_000;

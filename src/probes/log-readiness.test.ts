@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { OutputStream } from '../process/child.ts';
-import { isAlive } from '../process/proc-table.ts';
+import { isAlive } from '../os/proc-table.ts';
 import { createLogMatcher } from './log-matcher.ts';
 import { createLogProbe } from './log-probe.ts';
 import { countResources, expectNoResourcesBeyond } from '../../test/support/probes.ts';

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ProcessUser } from '../plan/plan.ts';
-import { type Datagram, isInProcessTree, loadUnixSocketApi, type UnixSocketApi } from '../process/unix-socket.ts';
+import { type Datagram, isInProcessTree, loadUnixSocketApi, type UnixSocketApi } from '../os/unix-socket.ts';
 import { type NotifyMessage, parseNotifyMessage } from './notify-message.ts';
 import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
 
@@ -29,7 +29,7 @@ import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
 //
 // Node's dgram has no Unix datagram sockets, and only SO_PASSCRED tells who
 // sent a message, so the socket comes from the native addon
-// (src/process/native/unix-socket.c), watched by a libuv poll handle on the
+// (src/os/native/unix-socket.c), watched by a libuv poll handle on the
 // same loop as everything else: no thread, no cost while idle. A message whose
 // sender (the kernel's SCM_CREDENTIALS, not anything it wrote) is not the
 // run's process or one of its descendants is dropped: another process that

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { readPid } from '../../test/support/pid-file.ts';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import { libuvChildren } from '../process/spawn.ts';
-import { isAlive } from '../process/proc-table.ts';
+import { isAlive } from '../os/proc-table.ts';
 import { createExecProbe } from './exec-probe.ts';
 import type { ProbeOutcome } from './probe.ts';
 import { countResources, createToggleServer, delay, expectNoResourcesBeyond, recording } from '../../test/support/probes.ts';

@@ -1,4 +1,4 @@
-import { isLiveEntry, listDescendants, readProcTableNow } from './proc-table.ts';
+import { isLiveEntry, listDescendants, readProcTableNow } from '../os/proc-table.ts';
 
 /**
  * The last resort when the supervisor itself fails: SIGKILL every live

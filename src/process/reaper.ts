@@ -1,7 +1,7 @@
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { NativeProcessApi } from './native.ts';
-import { decodeWaitStatus } from './native.ts';
-import { readChildPids } from './proc-table.ts';
+import type { NativeProcessApi } from '../os/native.ts';
+import { decodeWaitStatus } from '../os/native.ts';
+import { readChildPids } from '../os/proc-table.ts';
 
 export type ReaperMode = 'pid1' | 'subreaper';
 

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { NativeProcessApi } from './native.ts';
+import type { NativeProcessApi } from '../os/native.ts';
 
 // The JavaScript side of the addon's signal forwarding (signal-forward.c): the
 // route the lifecycle decides is handed to the signal handler, which passes

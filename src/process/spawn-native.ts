@@ -1,5 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Child, SpawnRequest, SpawnResult } from './child.ts';
+import type { NativeSpawnApi } from '../os/addon.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import { addNativeChild, removeNativeChild } from './child-registry.ts';
 import { explainSpawnFailure } from './prepare-spawn.ts';
@@ -7,32 +8,11 @@ import type { PreparedSpawn } from './prepare-spawn.ts';
 import { sendSignal } from './send-signal.ts';
 import { sweepProcessGroup } from './sweep-group.ts';
 
-// Every long-lived child is forked by the addon (src/process/native/spawn.c,
+// Every long-lived child is forked by the addon (src/os/native/spawn.c,
 // and the app on a terminal, terminal.c); this file starts those whose stdio
 // needs no pipe, spawn-piped.ts those whose output or readiness fd does.
 // libuv knows none of them; the reaper's pass reaps each and hands its status
 // to the callback registered in nativeChildren (child-registry.ts).
-
-/** The addon's fork and exec of a child in a session of its own (spawn.c). */
-export interface NativeSpawnApi {
-  /**
-   * Once exec has succeeded: its pid, and in `pipes` the read end of a pipe
-   * (non-blocking, close-on-exec, ours to close) for each descriptor of
-   * `pipeTo` (1, 2, a readiness fd), whose write end the child has there.
-   * Throws an Error whose code is the errno name (ENOENT, EACCES) and whose
-   * syscall is the step that failed; no pipe is left open then. uid/gid -1: unchanged.
-   */
-  spawnChild(
-    path: string,
-    argv: string[],
-    envp: string[],
-    cwd: string,
-    uid: number,
-    gid: number,
-    nullStdin: boolean,
-    pipeTo: readonly number[],
-  ): { readonly pid: number; readonly pipes: readonly number[] };
-}
 
 /** A child that leads a group ('session', 'own': its pid is the group's id) or was born in the caller's group ('caller'). */
 export type NativeChildGroup = 'session' | 'own' | 'caller';

@@ -8,7 +8,7 @@ import { pipeOutput } from '../output/pipe-output.ts';
 import type { OutputStream, SpawnRequest, SpawnResult } from './child.ts';
 import type { PreparedSpawn } from './prepare-spawn.ts';
 import { forkChild, watchNativeChild } from './spawn-native.ts';
-import type { NativeSpawnApi } from './spawn-native.ts';
+import type { NativeSpawnApi } from '../os/addon.ts';
 
 // The long-lived children whose spawn needs a pipe: output that passes
 // through sidecar-init (prefixed, teed to a log probe, captured) and s6's

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { Child, SpawnRequest, SpawnResult } from './child.ts';
-import { isAlive } from './proc-table.ts';
+import { isAlive } from '../os/proc-table.ts';
 import { libuvChildren, nativeChildren } from './spawn.ts';
 
 // Real processes only. Every pid a test starts (children and the grandchildren

@@ -3,14 +3,14 @@ import { prepareSpawn } from './prepare-spawn.ts';
 import type { PreparedSpawn } from './prepare-spawn.ts';
 import { explainSpawnFailure } from './prepare-spawn.ts';
 import { spawnNatively, watchNativeChild } from './spawn-native.ts';
-import type { NativeSpawnApi } from './spawn-native.ts';
+import type { NativeSpawnApi } from '../os/addon.ts';
 import type { spawnWithPipes } from './spawn-piped.ts';
 import type { ForegroundTerminal } from './terminal.ts';
 
 // The place that starts long-lived processes (sidecars, init steps, the app).
 // What a supervisor needs of a child that lives as long as the pod (a pid, an
 // exit, signals on our terms) the addon gives: it forks every one of them
-// (src/process/native/spawn.c), and the reaper reaps them all, so one reaper
+// (src/os/native/spawn.c), and the reaper reaps them all, so one reaper
 // owns every long-lived child and libuv none. A child whose stdio needs no
 // pipe is started by spawn-native.ts. Output that passes through
 // sidecar-init (prefixed, teed to a log probe, captured) and an fd:N

@@ -1,4 +1,4 @@
-import { isLiveEntry, listDescendants, readProcTable } from './proc-table.ts';
+import { isLiveEntry, listDescendants, readProcTable } from '../os/proc-table.ts';
 import type { Reaper } from './reaper.ts';
 import { monotonicMs } from '../support/monotonic-clock.ts';
 import { errorCode } from '../support/error-code.ts';

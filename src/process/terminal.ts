@@ -1,14 +1,14 @@
-import { loadNativeProcessApi } from './native.ts';
+import { loadNativeProcessApi } from '../os/native.ts';
 
 // Interactive use (`docker run -it IMAGE bash`): when sidecar-init's stdin is
 // its controlling terminal and it holds the foreground, the app is forked by
 // the native part into its own process group, which becomes the terminal's
-// foreground group (src/process/native/terminal.c says why Node cannot).
+// foreground group (src/os/native/terminal.c says why Node cannot).
 // Ctrl-C and Ctrl-Z then reach the app alone and a shell has job control;
 // sidecars and init steps already run in sessions of their own with stdin from
 // /dev/null, so they never read the terminal nor get its signals.
 
-/** The terminal functions of the native addon (src/process/native/terminal.c). */
+/** The terminal functions of the native addon (src/os/native/terminal.c). */
 interface TerminalApi {
   foregroundGroup(fd: number): number;
   /** SIGTTOU and SIGTTIN ignored from now on (terminal.c says why); loading the addon leaves them as they were. */

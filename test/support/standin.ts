@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { isAlive } from '../../src/process/proc-table.ts';
+import { isAlive } from '../../src/os/proc-table.ts';
 
 /** The stand-in proxies (test/fixtures/standin/), one symlink per real proxy name. */
 export const STANDIN_DIR = fileURLToPath(new URL('../fixtures/standin/', import.meta.url));

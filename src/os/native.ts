@@ -4,9 +4,9 @@ import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { EmbeddedAddonError, loadEmbeddedAddon } from './embedded-addon.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { NativeSpawnApi } from './spawn-native.ts';
+import type { NativeSpawnApi } from './addon.ts';
 
-/** The syscalls behind the reaper (src/process/native/reaper.c, child-watch.c, signal-forward.c) and the spawner (spawn.c). */
+/** The syscalls behind the reaper (src/os/native/reaper.c, child-watch.c, signal-forward.c) and the spawner (spawn.c). */
 export interface NativeProcessApi extends NativeSpawnApi {
   /** prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of our descendants are re-parented to us. */
   setChildSubreaper(): void;

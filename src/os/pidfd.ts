@@ -10,7 +10,7 @@ import { loadNativeProcessApi } from './native.ts';
 // hitting the newcomer. (The window between reading /proc and pidfd_open is
 // closed by re-checking the match after opening: see find-processes.ts.)
 
-/** The pidfd syscalls of the native addon (src/process/native/pidfd.c). */
+/** The pidfd syscalls of the native addon (src/os/native/pidfd.c). */
 interface PidfdApi {
   pidfdOpen(pid: number): number;
   pidfdSendSignal(fd: number, signal: number): void;

@@ -3,7 +3,7 @@ import { loadNativeProcessApi } from './native.ts';
 import { parseProcStat } from './proc-table.ts';
 
 // What node:net and node:dgram cannot do with Unix sockets, from the native
-// addon (src/process/native/unix-socket.c): a datagram socket whose messages
+// addon (src/os/native/unix-socket.c): a datagram socket whose messages
 // carry their sender's kernel-checked credentials, a listening stream socket
 // that does not load the cluster module, the peer credentials of a stream
 // connection, a connect that never waits, and libuv watches (readable,

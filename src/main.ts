@@ -15,7 +15,7 @@ import type { SignalForwarder } from './process/signal-forwarder.ts';
 import type { AnnouncementSource } from './announce/announcement-source.ts';
 import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './os/native.ts';
-import type { NativeProcessApi } from './os/native.ts';
+import type { Addon } from './os/addon.ts';
 import { assertNever } from './plan/assert-never.ts';
 import { countNoun } from './support/count-noun.ts';
 import { roleAndName } from './support/role-and-name.ts';
@@ -170,7 +170,7 @@ interface RunEnd {
  * start no longer needs; then, once the last planned process is down, the
  * shutdown of all of it.
  */
-async function runPlan(plan: Plan, logger: Logger, native: NativeProcessApi): Promise<RunEnd> {
+async function runPlan(plan: Plan, logger: Logger, native: Addon): Promise<RunEnd> {
   const reaper = await startReaper(native, logger);
   await logStarting(plan, reaper.reaper.mode, logger);
   const kits = await assembleKits(plan, logger, native, reaper);
@@ -245,7 +245,7 @@ interface RunningReaper {
 }
 
 /** From now on every orphan the kernel hands sidecar-init is reaped, and counted in at most one `reaped` line per interval. */
-async function startReaper(native: NativeProcessApi, logger: Logger): Promise<RunningReaper> {
+async function startReaper(native: Addon, logger: Logger): Promise<RunningReaper> {
   const { createBatchedCount } = await import('./log/batched-count.ts');
   const { createReaper } = await import('./process/reaper.ts');
   const { libuvChildren, nativeChildren } = await import('./process/spawn.ts');
@@ -294,7 +294,7 @@ type Kits = SuperviseDeps & { readonly forwarder: SignalForwarder & { start(onFo
  * implement them. What only some plans use is loaded only for them: the
  * externals' kit for a plan with externals, the announce kit with --announce or --until.
  */
-async function assembleKits(plan: Plan, logger: Logger, native: NativeProcessApi, reaper: RunningReaper): Promise<Kits> {
+async function assembleKits(plan: Plan, logger: Logger, native: Addon, reaper: RunningReaper): Promise<Kits> {
   const { createSpawner, needsPipes } = await import('./process/spawn.ts');
   const { spawnStdio } = await import('./runner/process-effects.ts');
   const { detectForegroundTerminal } = await import('./process/terminal.ts');
@@ -388,7 +388,7 @@ async function openControlSocket(plan: Plan, source: ControlSource, logger: Logg
 }
 
 /** What the start freed through malloc goes back to the kernel once the start is over (trim-memory.ts says when); the function returned cancels it. */
-async function trimMemoryOnceStarted(native: NativeProcessApi, logger: Logger): Promise<() => void> {
+async function trimMemoryOnceStarted(native: Addon, logger: Logger): Promise<() => void> {
   const { scheduleMemoryTrim } = await import('./os/trim-memory.ts');
   return scheduleMemoryTrim(native, (trim) => logger.debug({ event: 'memory-trimmed', ...trim }, 'returned free memory to the kernel'));
 }
@@ -498,7 +498,7 @@ async function announceKitFor(
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */
-function nativeOrReport(): NativeProcessApi | undefined {
+function nativeOrReport(): Addon | undefined {
   try {
     return loadNativeProcessApi();
   } catch (error) {

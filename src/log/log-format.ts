@@ -19,8 +19,7 @@ export function resolveLogFormat(configured: LogFormat | undefined): LogFormat {
 function isTerminal(fd: number): boolean {
   try {
     if (!fstatSync(fd).isCharacterDevice()) return false;
-    const api = loadedNativeProcessApi() as { isTerminal?: (fd: number) => boolean } | undefined;
-    return api?.isTerminal?.(fd) ?? process.getBuiltinModule('node:tty').isatty(fd);
+    return loadedNativeProcessApi()?.isTerminal(fd) ?? process.getBuiltinModule('node:tty').isatty(fd);
   } catch {
     // A closed stderr is no terminal either (EBADF).
     return false;

@@ -1,8 +1,85 @@
-// The native addon's API as TypeScript sees it, one interface per C part
-// (src/os/native/addon.c defines them in this order).
+// The native addon's API as TypeScript sees it: one interface per C part, in
+// the order src/os/native/addon.c defines them, and `Addon`, all of them,
+// which the loader (native.ts) returns once it has checked that every
+// function of ADDON_FUNCTIONS is there. A part added in C is added here and
+// to the table, or the addon's users cannot call it.
 
-/** The addon's fork and exec of a child in a session of its own (spawn.c). */
-export interface NativeSpawnApi {
+/** reaper.c: the subreaper, reaping one pid, peeking at a zombie, _exit. */
+export interface ReaperApi {
+  /** prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of our descendants are re-parented to us. */
+  setChildSubreaper(): void;
+  /** waitpid(pid, WNOHANG) on that one pid: its raw wait status, or undefined while it runs or when it is not our child. */
+  reapPid(pid: number): number | undefined;
+  /**
+   * waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT): the pid of one exited child,
+   * not reaped (its status stays for whoever owns it), or undefined when none.
+   */
+  peekZombie(): number | undefined;
+  /**
+   * _exit(code): ends the process without atexit handlers, so a thread-pool
+   * write stuck on a stalled log pipe cannot hold the exit. Only after every
+   * line of our own has been written (they are written synchronously).
+   */
+  exitNow(code: number): never;
+}
+
+/** child-watch.c: the reaper's pass on every SIGCHLD. */
+export interface ChildWatchApi {
+  /**
+   * The pass on every SIGCHLD, in the native part (child-watch.c): every
+   * exited child not in `libuvChildren` (libuv's) is reaped, and `onReaped` gets the
+   * pairs [pid, raw status, …] at once after a quiet spell or when one of
+   * `nativeChildren` is among them, else at most every intervalMs while more keep
+   * dying; at once, with `blocked`, when a child of `libuvChildren` stands first among
+   * the exited (the caller reaps the rest by pid).
+   */
+  watchChildren(
+    libuvChildren: ReadonlySet<number>,
+    nativeChildren: ReadonlyMap<number, unknown>,
+    onReaped: (pairs: Int32Array, blocked: boolean) => void,
+    intervalMs: number,
+  ): void;
+  /** Stops the watch; the pairs reaped and not yet handed over. */
+  unwatchChildren(): Int32Array;
+}
+
+/** signal-forward.c: a signal for the app passed on from the signal handler. */
+export interface SignalForwardApi {
+  /**
+   * The addon's handler for these signal numbers, installed on top of libuv's
+   * (each must have a process.on listener already, or it throws): a signal
+   * with a route is passed on from the handler itself and counted, and
+   * `onForwarded` is called at most once per `windowMs`, that long after the
+   * first count since the last takeForwardCounts (signal-forward.c).
+   */
+  forwardSignals(signals: readonly number[], onForwarded: () => void, windowMs: number): void;
+  /** libuv's handlers back. */
+  unforwardSignals(): void;
+  /**
+   * The route the handler sends along: `target` -pgid, pid (signalled through a
+   * pidfd) or 0 (none), and pairs [signal, sent as, …]; every other signal is
+   * the listener's. False when no pidfd could be opened for a pid (Linux < 5.3):
+   * then no signal is routed.
+   */
+  setSignalRoute(target: number, routes: readonly number[]): boolean;
+  /** The signals other JavaScript listens for too: the listeners hear of each of their deliveries, passed on or not. */
+  setChainedSignals(signals: readonly number[]): void;
+  /** One delivery of `signal` the listener heard of: true when the handler passed it on first (or found the app gone). */
+  takeForwarded(signal: number): boolean;
+  /** [signal, passed on, found the app gone, …] since the last take, in the order each signal first came. */
+  takeForwardCounts(): number[];
+}
+
+/** pidfd.c: signalling processes sidecar-init never started, through a pidfd. */
+export interface PidfdApi {
+  /** pidfd_open(pid): a close-on-exec descriptor on that process; throws ESRCH when it is gone, ENOSYS before Linux 5.3. */
+  pidfdOpen(pid: number): number;
+  /** pidfd_send_signal(fd, signal): throws ESRCH when the process is gone, EPERM when it is not ours to signal. */
+  pidfdSendSignal(fd: number, signal: number): void;
+}
+
+/** spawn.c: sidecars, init steps and the app, forked and exec'd (child-exec.c), in sessions of their own. */
+export interface SpawnApi {
   /**
    * Once exec has succeeded: its pid, and in `pipes` the read end of a pipe
    * (non-blocking, close-on-exec, ours to close) for each descriptor of
@@ -20,4 +97,132 @@ export interface NativeSpawnApi {
     nullStdin: boolean,
     pipeTo: readonly number[],
   ): { readonly pid: number; readonly pipes: readonly number[] };
+}
+
+/** terminal.c: the app as the terminal's foreground group. */
+export interface TerminalApi {
+  /** SIGTTOU and SIGTTIN ignored from now on (terminal.c says why); loading the addon leaves them as they were. */
+  ignoreTerminalStops(): void;
+  /** tcgetpgrp(fd): the foreground group, 0 when our PID namespace cannot name it, negative when fd is not our controlling terminal. */
+  foregroundGroup(fd: number): number;
+  /** isatty(fd), without loading node:tty (which loads net and the streams). */
+  isTerminal(fd: number): boolean;
+  /** tcsetpgrp(fd, pgrp): the terminal's foreground given to that group. */
+  giveTerminal(fd: number, pgrp: number): void;
+  /** Forks and execs the app on the terminal fd, in a group of its own made the foreground when ownGroup; its pid. uid/gid -1: unchanged. */
+  spawnForeground(
+    path: string,
+    argv: string[],
+    envp: string[],
+    cwd: string,
+    uid: number,
+    gid: number,
+    fd: number,
+    ownGroup: boolean,
+  ): number;
+}
+
+export interface Credentials {
+  readonly pid: number;
+  readonly uid: number;
+  readonly gid: number;
+}
+
+export interface Datagram extends Credentials {
+  readonly data: Buffer;
+  /** Descriptors the sender attached (SCM_RIGHTS), already ours: close each once handled. */
+  readonly fds: readonly number[];
+  /** Longer than the receive buffer (4 KiB): the rest was dropped by the kernel. */
+  readonly truncated: boolean;
+}
+
+export interface ReadableWatch {
+  close(): void;
+}
+
+/**
+ * unix-socket.c: what node:net and node:dgram cannot do with Unix sockets: a
+ * datagram socket whose messages carry their sender's kernel-checked
+ * credentials, a listening stream socket that does not load the cluster
+ * module, the peer credentials of a stream connection, a connect that never
+ * waits, and libuv watches (readable, writable) on a descriptor Node has no
+ * handle type for.
+ */
+export interface UnixSocketApi {
+  /** A non-blocking, close-on-exec datagram socket bound at path, with SO_PASSCRED on. */
+  unixDgramBind(path: string): number;
+  /** One waiting datagram, or undefined when none is; never blocks. */
+  unixDgramReceive(fd: number): Datagram | undefined;
+  /** A non-blocking, close-on-exec stream socket listening at path (node:net's listen would load cluster and child_process). */
+  unixStreamListen(path: string, backlog: number): number;
+  /** One waiting connection of a listening socket, non-blocking and close-on-exec, or undefined when none is; never blocks. */
+  unixAccept(fd: number): number | undefined;
+  /** SO_PEERCRED of a connected Unix stream socket. */
+  peerCredentials(fd: number): Credentials;
+  /** Connects to the stream socket at path and closes at once; throws the connect's error (ECONNREFUSED: nobody listens). Never waits. */
+  unixConnectAndClose(path: string): void;
+  /** Calls onReadable on Node's loop whenever fd is readable, until close(); close it before the descriptor. */
+  watchReadable(fd: number, onReadable: () => void): ReadableWatch;
+  /** Calls onWritable on Node's loop whenever fd can take more bytes, until close(); close it before the descriptor. */
+  watchWritable(fd: number, onWritable: () => void): ReadableWatch;
+}
+
+/** memory-trim.c: malloc's free pages back to the kernel once started. */
+export interface MemoryTrimApi {
+  /** malloc_trim(0): malloc's free pages back to the kernel; true when some were released. */
+  trimMemory(): boolean;
+}
+
+/** The whole addon: every part of addon.c's table. */
+export type Addon = ReaperApi & ChildWatchApi & SignalForwardApi & PidfdApi & SpawnApi & TerminalApi & UnixSocketApi & MemoryTrimApi;
+
+/** Each part by its name in ADDON_FUNCTIONS. */
+interface AddonParts {
+  readonly reaper: ReaperApi;
+  readonly childWatch: ChildWatchApi;
+  readonly signalForward: SignalForwardApi;
+  readonly pidfd: PidfdApi;
+  readonly spawn: SpawnApi;
+  readonly terminal: TerminalApi;
+  readonly unixSocket: UnixSocketApi;
+  readonly memoryTrim: MemoryTrimApi;
+}
+
+/**
+ * The functions each part defines, in addon.c's order: the loader checks every
+ * one before it hands the addon out, so an addon built from other sources
+ * fails at load with the names it lacks, not at its first call. A name that
+ * is no function of its part, or a function left out of its row, does not
+ * compile (listingEvery).
+ */
+export const ADDON_FUNCTIONS = listingEvery({
+  reaper: ['setChildSubreaper', 'reapPid', 'peekZombie', 'exitNow'],
+  childWatch: ['watchChildren', 'unwatchChildren'],
+  signalForward: ['forwardSignals', 'unforwardSignals', 'setSignalRoute', 'takeForwarded', 'setChainedSignals', 'takeForwardCounts'],
+  pidfd: ['pidfdOpen', 'pidfdSendSignal'],
+  spawn: ['spawnChild'],
+  terminal: ['ignoreTerminalStops', 'foregroundGroup', 'isTerminal', 'giveTerminal', 'spawnForeground'],
+  unixSocket: [
+    'unixDgramBind',
+    'unixDgramReceive',
+    'unixStreamListen',
+    'unixAccept',
+    'peerCredentials',
+    'unixConnectAndClose',
+    'watchReadable',
+    'watchWritable',
+  ],
+  memoryTrim: ['trimMemory'],
+});
+
+type Rows = { readonly [Part in keyof AddonParts]: readonly (keyof AddonParts[Part])[] };
+/** For each part, the functions its row leaves out (as `{ unlisted: names }`, which the row cannot be), or nothing. */
+type Complete<Listed extends Rows> = {
+  readonly [Part in keyof AddonParts]: [Exclude<keyof AddonParts[Part], Listed[Part][number]>] extends [never]
+    ? unknown
+    : { readonly unlisted: Exclude<keyof AddonParts[Part], Listed[Part][number]> };
+};
+
+function listingEvery<const Listed extends Rows>(rows: Listed & Complete<Listed>): Listed {
+  return rows;
 }

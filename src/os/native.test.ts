@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ADDON_FUNCTIONS } from './addon.ts';
 import { NATIVE_ADDON_ENV, NativeAddonError, decodeWaitStatus, loadNativeProcessApi } from './native.ts';
 
 describe('decodeWaitStatus', () => {
@@ -52,6 +53,13 @@ describe('loadNativeProcessApi', () => {
     const bogus = join(dir, 'bogus.node');
     writeFileSync(bogus, 'not a shared object');
     expect(() => loadNativeProcessApi({ [NATIVE_ADDON_ENV]: bogus })).toThrow(/could not load .*npm run build/);
+  });
+
+  test('the built addon defines exactly the functions of ADDON_FUNCTIONS, in the order of addon.c and of each part', () => {
+    // dlopen'd here, not through the loader, which would refuse an addon that lacks one.
+    const addon = { exports: {} as Record<string, unknown> };
+    process.dlopen(addon, join(dir, 'reaper.node'));
+    expect(Object.keys(addon.exports)).toEqual(Object.values(ADDON_FUNCTIONS).flat());
   });
 
   test('the built addon waits only on the PID it is given', () => {

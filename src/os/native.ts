@@ -4,67 +4,7 @@ import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { EmbeddedAddonError, loadEmbeddedAddon } from './embedded-addon.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { NativeSpawnApi } from './addon.ts';
-
-/** The syscalls behind the reaper (src/os/native/reaper.c, child-watch.c, signal-forward.c) and the spawner (spawn.c). */
-export interface NativeProcessApi extends NativeSpawnApi {
-  /** prctl(PR_SET_CHILD_SUBREAPER, 1): orphans of our descendants are re-parented to us. */
-  setChildSubreaper(): void;
-  /** waitpid(pid, WNOHANG) on that one pid: its raw wait status, or undefined while it runs or when it is not our child. */
-  reapPid(pid: number): number | undefined;
-  /**
-   * waitid(P_ALL, WEXITED | WNOHANG | WNOWAIT): the pid of one exited child,
-   * not reaped (its status stays for whoever owns it), or undefined when none.
-   */
-  peekZombie(): number | undefined;
-  /**
-   * The pass on every SIGCHLD, in the native part (child-watch.c): every
-   * exited child not in `libuvChildren` (libuv's) is reaped, and `onReaped` gets the
-   * pairs [pid, raw status, …] at once after a quiet spell or when one of
-   * `nativeChildren` is among them, else at most every intervalMs while more keep
-   * dying; at once, with `blocked`, when a child of `libuvChildren` stands first among
-   * the exited (the caller reaps the rest by pid).
-   */
-  watchChildren(
-    libuvChildren: ReadonlySet<number>,
-    nativeChildren: ReadonlyMap<number, unknown>,
-    onReaped: (pairs: Int32Array, blocked: boolean) => void,
-    intervalMs: number,
-  ): void;
-  /** Stops the watch; the pairs reaped and not yet handed over. */
-  unwatchChildren(): Int32Array;
-  /**
-   * The addon's handler for these signal numbers, installed on top of libuv's
-   * (each must have a process.on listener already, or it throws): a signal
-   * with a route is passed on from the handler itself and counted, and
-   * `onForwarded` is called at most once per `windowMs`, that long after the
-   * first count since the last takeForwardCounts (signal-forward.c).
-   */
-  forwardSignals(signals: readonly number[], onForwarded: () => void, windowMs: number): void;
-  /** libuv's handlers back. */
-  unforwardSignals(): void;
-  /**
-   * The route the handler sends along: `target` -pgid, pid (signalled through a
-   * pidfd) or 0 (none), and pairs [signal, sent as, …]; every other signal is
-   * the listener's. False when no pidfd could be opened for a pid (Linux < 5.3):
-   * then no signal is routed.
-   */
-  setSignalRoute(target: number, routes: readonly number[]): boolean;
-  /** The signals other JavaScript listens for too: the listeners hear of each of their deliveries, passed on or not. */
-  setChainedSignals(signals: readonly number[]): void;
-  /** One delivery of `signal` the listener heard of: true when the handler passed it on first (or found the app gone). */
-  takeForwarded(signal: number): boolean;
-  /** [signal, passed on, found the app gone, …] since the last take, in the order each signal first came. */
-  takeForwardCounts(): number[];
-  /**
-   * _exit(code): ends the process without atexit handlers, so a thread-pool
-   * write stuck on a stalled log pipe cannot hold the exit. Only after every
-   * line of our own has been written (they are written synchronously).
-   */
-  exitNow(code: number): never;
-  /** malloc_trim(0): malloc's free pages back to the kernel; true when some were released. */
-  trimMemory(): boolean;
-}
+import { ADDON_FUNCTIONS, type Addon } from './addon.ts';
 
 export const NATIVE_ADDON_ENV = 'SIDECAR_INIT_NATIVE_ADDON';
 
@@ -78,16 +18,16 @@ export class NativeAddonError extends Error {
   readonly code = 'ERR_NATIVE_ADDON';
 }
 
-const loadedByPath = new Map<string, NativeProcessApi>();
+const loadedByPath = new Map<string, Addon>();
 /** The single executable's addon, or why it could not be loaded: tried once per process, so it is written once per start. */
-let embedded: NativeProcessApi | NativeAddonError | undefined;
+let embedded: Addon | NativeAddonError | undefined;
 
 /**
  * Loads the addon once per path: $SIDECAR_INIT_NATIVE_ADDON if set; in the
  * single executable, its embedded copy; else the file beside the bundle.
  * Throws NativeAddonError with one line saying what failed and what to do.
  */
-export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): NativeProcessApi {
+export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): Addon {
   return loadNativeAddon(env).api;
 }
 
@@ -100,7 +40,7 @@ export function loadNativeProcessApi(env: NodeJS.ProcessEnv = process.env): Nati
 export type AddonOrigin = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'embedded' };
 
 /** loadNativeProcessApi, and where the addon it loaded came from. */
-export function loadNativeAddon(env: NodeJS.ProcessEnv = process.env): { readonly api: NativeProcessApi; readonly origin: AddonOrigin } {
+export function loadNativeAddon(env: NodeJS.ProcessEnv = process.env): { readonly api: Addon; readonly origin: AddonOrigin } {
   const override = env[NATIVE_ADDON_ENV];
   if (override !== undefined && override !== '') {
     if (!isPresent(override)) throw new NativeAddonError(`${NATIVE_ADDON_ENV}=${override}: no such file; ${BUILD_HINT}`);
@@ -113,7 +53,7 @@ export function loadNativeAddon(env: NodeJS.ProcessEnv = process.env): { readonl
   }
   if (isSea()) return { api: loadEmbeddedOnce(env), origin: { kind: 'embedded' } };
   // Relative to this module: the bundle (dist/sidecar-init.cjs) has the addon
-  // beside it in dist/native/; sources run from src/process/ and use the build's.
+  // beside it in dist/native/; sources run from src/os/ and use the build's.
   const name = `reaper-${platform}.node`;
   const candidates = [`./native/${name}`, `../../dist/native/${name}`].map((path) => fileURLToPath(new URL(path, import.meta.url)));
   const found = candidates.find((candidate) => isPresent(candidate));
@@ -137,12 +77,12 @@ function isPresent(path: string): boolean {
 }
 
 /** The addon if one was loaded already (the exit uses it), without loading or writing anything. */
-export function loadedNativeProcessApi(): NativeProcessApi | undefined {
+export function loadedNativeProcessApi(): Addon | undefined {
   if (embedded !== undefined) return embedded instanceof NativeAddonError ? undefined : embedded;
   return loadedByPath.values().next().value;
 }
 
-function loadEmbeddedOnce(env: NodeJS.ProcessEnv): NativeProcessApi {
+function loadEmbeddedOnce(env: NodeJS.ProcessEnv): Addon {
   if (embedded === undefined) {
     try {
       embedded = loadEmbeddedAddon((path) => loadAddon(path, (error) => error), env, process.execPath);
@@ -155,7 +95,7 @@ function loadEmbeddedOnce(env: NodeJS.ProcessEnv): NativeProcessApi {
   return embedded;
 }
 
-function loadOnce(path: string, describe: (error: string) => string): NativeProcessApi {
+function loadOnce(path: string, describe: (error: string) => string): Addon {
   let api = loadedByPath.get(path);
   if (api === undefined) {
     api = loadAddon(path, describe);
@@ -164,7 +104,7 @@ function loadOnce(path: string, describe: (error: string) => string): NativeProc
   return api;
 }
 
-function loadAddon(path: string, describe: (error: string) => string): NativeProcessApi {
+function loadAddon(path: string, describe: (error: string) => string): Addon {
   const module = { exports: {} as Record<string, unknown> };
   try {
     process.dlopen(module, path);
@@ -173,24 +113,12 @@ function loadAddon(path: string, describe: (error: string) => string): NativePro
       throw new NativeAddonError(`${SUPPORTED}; this Node uses musl libc: use a glibc-based image such as debian:bookworm-slim`);
     throw new NativeAddonError(describe(cause instanceof Error ? cause.message : String(cause)), { cause });
   }
-  const { setChildSubreaper, reapPid, peekZombie, watchChildren, unwatchChildren, exitNow, setSignalRoute, trimMemory, spawnChild } =
-    module.exports;
-  if (
-    typeof setSignalRoute !== 'function' ||
-    typeof setChildSubreaper !== 'function' ||
-    typeof reapPid !== 'function' ||
-    typeof peekZombie !== 'function' ||
-    typeof watchChildren !== 'function' ||
-    typeof unwatchChildren !== 'function' ||
-    typeof exitNow !== 'function' ||
-    typeof trimMemory !== 'function' ||
-    typeof spawnChild !== 'function'
-  ) {
-    throw new NativeAddonError(
-      describe('not the reaper addon (no setChildSubreaper/reapPid/peekZombie/watchChildren/exitNow/setSignalRoute/trimMemory/spawnChild)'),
-    );
-  }
-  return module.exports as unknown as NativeProcessApi;
+  const missing = Object.values(ADDON_FUNCTIONS)
+    .flat()
+    .filter((name) => typeof module.exports[name] !== 'function');
+  if (missing.length > 0)
+    throw new NativeAddonError(describe(`not sidecar-init's addon, or an older build of it (no ${missing.join(', ')})`));
+  return module.exports as unknown as Addon;
 }
 
 /** Only asked after a failed load: the report costs milliseconds that a normal start should not pay. */

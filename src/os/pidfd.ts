@@ -1,6 +1,7 @@
 import { closeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { errorCode } from '../support/error-code.ts';
+import type { PidfdApi } from './addon.ts';
 import { loadNativeProcessApi } from './native.ts';
 
 // Signals a process we did not start, safely: /proc gives us a PID, and between
@@ -9,12 +10,6 @@ import { loadNativeProcessApi } from './native.ts';
 // a signal through it after the process died fails with ESRCH instead of
 // hitting the newcomer. (The window between reading /proc and pidfd_open is
 // closed by re-checking the match after opening: see find-processes.ts.)
-
-/** The pidfd syscalls of the native addon (src/os/native/pidfd.c). */
-interface PidfdApi {
-  pidfdOpen(pid: number): number;
-  pidfdSendSignal(fd: number, signal: number): void;
-}
 
 /** What a signal through a pidfd came to. */
 export type SignalResult =
@@ -35,20 +30,11 @@ export class PidfdError extends Error {
   readonly code = 'ERR_PIDFD';
 }
 
-function loadPidfdApi(): PidfdApi {
-  // The same addon as the reaper; its loader checks the reaper's functions.
-  const api = loadNativeProcessApi() as unknown as Partial<PidfdApi>;
-  if (typeof api.pidfdOpen !== 'function' || typeof api.pidfdSendSignal !== 'function') {
-    throw new PidfdError('the native addon has no pidfdOpen/pidfdSendSignal; rebuild it with `npm run build`');
-  }
-  return api as PidfdApi;
-}
-
 /**
  * Opens a handle on pid, or returns undefined when that process is already
  * gone. Needs Linux 5.3 (pidfd_open); older kernels get a PidfdError that says so.
  */
-export function openProcessHandle(pid: number, api: PidfdApi = loadPidfdApi()): ProcessHandle | undefined {
+export function openProcessHandle(pid: number, api: PidfdApi = loadNativeProcessApi()): ProcessHandle | undefined {
   let fd: number;
   try {
     fd = api.pidfdOpen(pid);

@@ -1,4 +1,4 @@
-import type { NativeProcessApi } from './native.ts';
+import type { MemoryTrimApi } from './addon.ts';
 
 // A start allocates and frees a few MiB through malloc (V8's parser and
 // compiler zones for the bundle, the built-in modules compiled under
@@ -23,7 +23,7 @@ export interface MemoryTrim {
  * never holds the process. The function returned cancels it: a run that is
  * already stopping has no idle life left to trim for.
  */
-export function scheduleMemoryTrim(native: Pick<NativeProcessApi, 'trimMemory'>, done: (trim: MemoryTrim) => void): () => void {
+export function scheduleMemoryTrim(native: MemoryTrimApi, done: (trim: MemoryTrim) => void): () => void {
   const timer = setTimeout(() => {
     const rssBefore = process.memoryUsage.rss();
     const released = native.trimMemory();

@@ -64,8 +64,8 @@ function openSink(fd: number): OutputSink {
 
 /** The addon's writable watch, if this process loaded the addon (a run does, before its log opens). */
 function addonWatchWritable(): WatchWritable | undefined {
-  const api = loadedNativeProcessApi() as { watchWritable?: WatchWritable } | undefined;
-  return typeof api?.watchWritable === 'function' ? api.watchWritable.bind(api) : undefined;
+  const api = loadedNativeProcessApi();
+  return api === undefined ? undefined : api.watchWritable.bind(api);
 }
 
 function socketSink(fd: number): OutputSink {

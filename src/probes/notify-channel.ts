@@ -16,7 +16,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { ProcessUser } from '../plan/plan.ts';
-import { type Datagram, isInProcessTree, loadUnixSocketApi, type UnixSocketApi } from '../os/unix-socket.ts';
+import type { Datagram, UnixSocketApi } from '../os/addon.ts';
+import { isInProcessTree, loadUnixSocketApi } from '../os/unix-socket.ts';
 import { type NotifyMessage, parseNotifyMessage } from './notify-message.ts';
 import type { ChannelEvents, ReadinessChannel } from './readiness-channel.ts';
 

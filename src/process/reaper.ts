@@ -1,5 +1,5 @@
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { NativeProcessApi } from '../os/native.ts';
+import type { ChildWatchApi, ReaperApi } from '../os/addon.ts';
 import { decodeWaitStatus } from '../os/native.ts';
 import { readChildPids } from '../os/proc-table.ts';
 
@@ -11,7 +11,7 @@ export interface ReapedOrphan {
 }
 
 export interface ReaperOptions {
-  readonly native: NativeProcessApi;
+  readonly native: ReaperApi & ChildWatchApi;
   /** child-registry.ts's libuvChildren: libuv waits for these itself; reaping one would steal its exit status from libuv. */
   readonly libuvChildren: ReadonlySet<number>;
   /** child-registry.ts's nativeChildren: children forked by the native part; their status goes to the callback, not to onReaped. */

@@ -1,5 +1,5 @@
 import { constants } from 'node:os';
-import type { NativeProcessApi } from '../os/native.ts';
+import type { SignalForwardApi } from '../os/addon.ts';
 
 // The JavaScript side of the addon's signal forwarding (signal-forward.c): the
 // route the lifecycle decides is handed to the signal handler, which passes
@@ -52,7 +52,7 @@ const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, numbe
  * as listeners come and go.
  */
 export function createSignalForwarder(
-  native: NativeProcessApi,
+  native: SignalForwardApi,
   signals: readonly NodeJS.Signals[],
 ): SignalForwarder & { start(onForwarded: () => void): void; stop(): void } {
   let last = '';

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { Child, SpawnRequest, SpawnResult } from './child.ts';
-import type { NativeSpawnApi } from '../os/addon.ts';
+import type { SpawnApi } from '../os/addon.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
 import { addNativeChild, removeNativeChild } from './child-registry.ts';
 import { explainSpawnFailure } from './prepare-spawn.ts';
@@ -30,7 +30,7 @@ export interface NativeChildExtras {
 const KEEP_ALIVE_MS = 2 ** 30;
 
 /** Sidecars, init steps and the app when no pipe is needed ('inherit' or 'output', no readiness fd): forked by the addon, in a session of its own. */
-export function spawnNatively(api: NativeSpawnApi, request: SpawnRequest, prepared: PreparedSpawn): SpawnResult {
+export function spawnNatively(api: SpawnApi, request: SpawnRequest, prepared: PreparedSpawn): SpawnResult {
   const spawned = forkChild(api, request, prepared, []);
   if (!spawned.ok) return spawned;
   return { ok: true, child: watchNativeChild(spawned.pid, 'session') };
@@ -42,7 +42,7 @@ export function spawnNatively(api: NativeSpawnApi, request: SpawnRequest, prepar
  * failed exec is explained as every spawn's is, with 126 or 127.
  */
 export function forkChild(
-  api: NativeSpawnApi,
+  api: SpawnApi,
   request: SpawnRequest,
   prepared: PreparedSpawn,
   pipeTo: readonly number[],

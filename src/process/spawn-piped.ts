@@ -8,7 +8,7 @@ import { pipeOutput } from '../output/pipe-output.ts';
 import type { OutputStream, SpawnRequest, SpawnResult } from './child.ts';
 import type { PreparedSpawn } from './prepare-spawn.ts';
 import { forkChild, watchNativeChild } from './spawn-native.ts';
-import type { NativeSpawnApi } from '../os/addon.ts';
+import type { SpawnApi } from '../os/addon.ts';
 
 // The long-lived children whose spawn needs a pipe: output that passes
 // through sidecar-init (prefixed, teed to a log probe, captured) and s6's
@@ -26,7 +26,7 @@ function pipesOutput(stdio: SpawnRequest['stdio']): boolean {
   return stdio === 'tee' || stdio === 'capture' || stdio === 'inherit-tee';
 }
 
-export function spawnWithPipes(api: NativeSpawnApi, request: SpawnRequest, prepared: PreparedSpawn): SpawnResult {
+export function spawnWithPipes(api: SpawnApi, request: SpawnRequest, prepared: PreparedSpawn): SpawnResult {
   const output = pipesOutput(request.stdio);
   const { readinessFd } = request;
   const pipeTo = [...(output ? [OUTPUT_FD.stdout, OUTPUT_FD.stderr] : []), ...(readinessFd === undefined ? [] : [readinessFd])];

@@ -3,7 +3,7 @@ import { prepareSpawn } from './prepare-spawn.ts';
 import type { PreparedSpawn } from './prepare-spawn.ts';
 import { explainSpawnFailure } from './prepare-spawn.ts';
 import { spawnNatively, watchNativeChild } from './spawn-native.ts';
-import type { NativeSpawnApi } from '../os/addon.ts';
+import type { SpawnApi } from '../os/addon.ts';
 import type { spawnWithPipes } from './spawn-piped.ts';
 import type { ForegroundTerminal } from './terminal.ts';
 
@@ -31,7 +31,7 @@ export { libuvChildren, nativeChildren } from './child-registry.ts';
 
 export interface SpawnerOptions {
   /** The addon's fork and exec. */
-  readonly native: NativeSpawnApi;
+  readonly native: SpawnApi;
   /** The controlling terminal, when sidecar-init holds it: the app (stdio 'inherit') becomes its foreground group. */
   readonly terminal?: ForegroundTerminal | undefined;
   /**
@@ -55,12 +55,7 @@ export function needsPipes(request: Pick<SpawnRequest, 'stdio' | 'readinessFd'>)
   return request.readinessFd !== undefined || (request.stdio !== 'inherit' && request.stdio !== 'output');
 }
 
-function spawnChild(
-  request: SpawnRequest,
-  native: NativeSpawnApi,
-  terminal: ForegroundTerminal | undefined,
-  piped: PipedSpawn,
-): SpawnResult {
+function spawnChild(request: SpawnRequest, native: SpawnApi, terminal: ForegroundTerminal | undefined, piped: PipedSpawn): SpawnResult {
   const prepared = prepareSpawn(request);
   if (!prepared.ok) return prepared;
   if (needsPipes(request)) return piped(native, request, prepared);
@@ -97,7 +92,7 @@ function spawnForeground(terminal: ForegroundTerminal, request: SpawnRequest, pr
   return { ok: true, child: watchNativeChild(spawned.pid, spawned.group, { onExit: () => terminal.reclaim() }) };
 }
 
-function noPipes(_native: NativeSpawnApi, request: SpawnRequest): never {
+function noPipes(_native: SpawnApi, request: SpawnRequest): never {
   throw new Error(
     `${request.name}: a spawn with stdio '${request.stdio}'${request.readinessFd === undefined ? '' : ` and readiness fd ${request.readinessFd}`} needs a pipe, but the spawner was created without pipes (a bug: the plan said no process needs one)`,
   );

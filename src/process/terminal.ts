@@ -1,3 +1,4 @@
+import type { TerminalApi } from '../os/addon.ts';
 import { loadNativeProcessApi } from '../os/native.ts';
 
 // Interactive use (`docker run -it IMAGE bash`): when sidecar-init's stdin is
@@ -7,24 +8,6 @@ import { loadNativeProcessApi } from '../os/native.ts';
 // Ctrl-C and Ctrl-Z then reach the app alone and a shell has job control;
 // sidecars and init steps already run in sessions of their own with stdin from
 // /dev/null, so they never read the terminal nor get its signals.
-
-/** The terminal functions of the native addon (src/os/native/terminal.c). */
-interface TerminalApi {
-  foregroundGroup(fd: number): number;
-  /** SIGTTOU and SIGTTIN ignored from now on (terminal.c says why); loading the addon leaves them as they were. */
-  ignoreTerminalStops(): void;
-  giveTerminal(fd: number, pgrp: number): void;
-  spawnForeground(
-    path: string,
-    argv: string[],
-    envp: string[],
-    cwd: string,
-    uid: number,
-    gid: number,
-    fd: number,
-    ownGroup: boolean,
-  ): number;
-}
 
 const STDIN_FD = 0;
 /** foregroundGroup's answer when our group is the foreground but our PID namespace cannot name it. */
@@ -64,16 +47,7 @@ export interface ForegroundTerminal {
  * job), and the app is spawned as usual.
  */
 export function detectForegroundTerminal(): ForegroundTerminal | undefined {
-  const api = loadNativeProcessApi() as unknown as Partial<TerminalApi>;
-  if (
-    typeof api.foregroundGroup !== 'function' ||
-    typeof api.spawnForeground !== 'function' ||
-    typeof api.giveTerminal !== 'function' ||
-    typeof api.ignoreTerminalStops !== 'function'
-  ) {
-    return undefined;
-  }
-  const terminal = api as TerminalApi;
+  const terminal: TerminalApi = loadNativeProcessApi();
   // The group that has the foreground now, read once: the one to give it back to.
   const original = terminal.foregroundGroup(STDIN_FD);
   if (original < 0) return undefined;

@@ -1,6 +1,9 @@
 // The folder rules of sidecar-init, checked by `npm run lint:deps` (part of
 // `npm test`). Each rule says why it exists; test/architecture.test.ts shows
-// that each one fails on a violating import.
+// that each one fails on a violating import. One rule more, no-folder-cycles
+// (no folder of src/ imports a folder that imports it), is about folders, which
+// dependency-cruiser's rules cannot see: lint:deps reports it through
+// scripts/folder-cycles-reporter.mjs, beside the errors of these.
 
 /** Tests may reach across folders (fixtures, support code); the rules are about the product. */
 const TEST_FILE = '\\.test\\.ts$';

@@ -15,6 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DEPCRUISE = join(ROOT, 'node_modules', '.bin', 'depcruise');
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs');
+/** Adds no-folder-cycles to dependency-cruiser's report; package.json's lint:deps uses it too. */
+const REPORTER = `plugin:${join(ROOT, 'scripts', 'folder-cycles-reporter.mjs')}`;
 
 const TREE: Readonly<Record<string, string>> = {
   'tsconfig.json': JSON.stringify({
@@ -69,6 +71,11 @@ const TREE: Readonly<Record<string, string>> = {
   'src/cli/check.ts': "export const check = async () => (await import('./args.ts')).args;\n",
   'src/announce/one.ts': "import { two } from '../output/two.ts';\nexport const one = two;\n",
   'src/output/two.ts': "export const two = async () => (await import('../announce/one.ts')).one;\n",
+  // A folder cycle with no module cycle, of types alone, through a third folder: log/ → control/ → install/ → log/.
+  'src/log/line.ts': 'export interface Line { readonly text: string }\n',
+  'src/log/uses-control.ts': "import type { Reply } from '../control/reply.ts';\nexport const reply = (r: Reply) => r;\n",
+  'src/control/reply.ts': "import type { Step } from '../install/step.ts';\nexport type Reply = Step;\n",
+  'src/install/step.ts': "import type { Line } from '../log/line.ts';\nexport type Step = Line;\n",
   // The reducer and plan/ read no clock: not src/support/, not Node's timers.
   'src/lifecycle/reads-clock.ts': "import { now } from '../support/clock.ts';\nexport const at = now;\n",
   'src/plan/reads-time.ts': "import { performance } from 'node:perf_hooks';\nexport const at = () => performance.now();\n",
@@ -110,7 +117,7 @@ afterAll(async () => {
 /** Runs depcruise as `npm run lint:deps` does; its report has one "error RULE: FROM → TO" line per violation. */
 function cruise(): Promise<{ readonly code: number; readonly violations: readonly string[] }> {
   return new Promise((resolve, reject) => {
-    execFile(DEPCRUISE, ['src', 'test', '--config', CONFIG], { cwd: dir }, (error, stdout) => {
+    execFile(DEPCRUISE, ['src', 'test', '--config', CONFIG, '--output-type', REPORTER], { cwd: dir }, (error, stdout) => {
       if (error !== null && typeof error.code !== 'number') return reject(error);
       const violations = [...stdout.matchAll(/^\s*error (\S+): (\S+) →/gm)].map(([, rule, from]) => `${rule}: ${from}`);
       resolve({ code: error === null ? 0 : Number(error.code), violations });
@@ -127,6 +134,19 @@ describe('the folder rules', () => {
         'no-import-cycles: src/announce/one.ts',
         'no-import-cycles: src/cli/args.ts',
         'no-import-cycles: src/config/field.ts',
+        // Each import of a folder cycle, by its first file: the folder cycle of types alone, the module cycle
+        // across folders, and the pairs the planted hooks ↔ probes, http ↔ probes and support ↔ process make.
+        'no-folder-cycles: src/log/uses-control.ts',
+        'no-folder-cycles: src/control/reply.ts',
+        'no-folder-cycles: src/install/step.ts',
+        'no-folder-cycles: src/announce/one.ts',
+        'no-folder-cycles: src/output/two.ts',
+        'no-folder-cycles: src/hooks/uses-probe.ts',
+        'no-folder-cycles: src/probes/uses-hook.ts',
+        'no-folder-cycles: src/http/uses-probe.ts',
+        'no-folder-cycles: src/probes/uses-client.ts',
+        'no-folder-cycles: src/support/uses-process.ts',
+        'no-folder-cycles: src/process/uses-support.ts',
         'support-imports-nothing: src/support/uses-process.ts',
         'the-reducer-imports-only-plan: src/lifecycle/reads-clock.ts',
         'the-reducer-reads-no-clock: src/lifecycle/reads-clock.ts',

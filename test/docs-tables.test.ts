@@ -9,7 +9,7 @@ import { statusMetrics } from '../src/status/status-metrics.ts';
 import { VERDICT_MEMORY_LIMITS } from '../src/webhook/remember-verdicts.ts';
 import { REVIEW_LIMITS } from '../src/webhook/review-limits.ts';
 import { WEBHOOK_SERVER_LIMITS } from '../src/webhook/serve-webhook.ts';
-import type { ProcessSnapshot } from '../src/status/status-snapshot.ts';
+import type { ProcessSnapshot } from '../src/plan/status-snapshot.ts';
 import { NATIVE_DIR_ENV } from '../src/os/embedded-addon.ts';
 import { NATIVE_ADDON_ENV } from '../src/os/native.ts';
 import { codeSpans, fencedBlocks, plainCell, REPO_ROOT, readPage, tableWithHeader } from './support/docs.ts';

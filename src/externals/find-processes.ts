@@ -1,4 +1,4 @@
-import { type ProcessMatch, truncateComm } from '../plan/process-match.ts';
+import { type FoundProcess, type ProcessMatch, type ProcessSearch, truncateComm } from '../plan/process-match.ts';
 import {
   isLiveEntry,
   listOwnLineage,
@@ -18,26 +18,6 @@ import {
 // which lets the event loop turn between slices, and a cmdline pattern runs in
 // linear time (src/plan/linear-pattern.ts): whatever the other processes of
 // the pod are called, a search cannot hold PID 1.
-
-export interface FoundProcess {
-  readonly pid: number;
-  readonly ppid: number;
-  readonly comm: string;
-  readonly cmdline: string;
-  readonly uid: number;
-  /** When it started (stat's starttime): a PID reused by another process has another. */
-  readonly startTime: string;
-}
-
-/**
- * What one search saw. too-many: more independent matches than maxMatches (a
- * matched process's children are not counted), so the matcher is looser than
- * meant and nothing it matched may be signalled.
- */
-export type ProcessSearch =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'found'; readonly processes: readonly FoundProcess[] }
-  | { readonly kind: 'too-many'; readonly processes: readonly FoundProcess[]; readonly independent: number };
 
 export interface FindOptions {
   /** Never matched, nor its ancestors or descendants: sidecar-init itself (default process.pid). */

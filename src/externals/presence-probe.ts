@@ -1,6 +1,7 @@
 import { describeMatch, type ProcessMatch } from '../plan/process-match.ts';
 import type { Probe } from '../probes/probe.ts';
-import { describeFound, type FoundProcess, searchProcesses } from './find-processes.ts';
+import type { FoundProcess } from '../plan/process-match.ts';
+import { describeFound, searchProcesses } from './find-processes.ts';
 
 /**
  * The readiness of an external without a probe: started once a matching

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import type { ProcessState } from '../status/status-snapshot.ts';
+import type { ProcessState } from '../plan/status-snapshot.ts';
 import type { Phase, ProcState } from './state.ts';
 
 // docs/architecture.md draws the run's phases and a process's statuses as

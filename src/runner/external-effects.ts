@@ -1,5 +1,5 @@
 import type { ProcessSpec } from '../plan/plan.ts';
-import type { FoundProcess } from '../externals/find-processes.ts';
+import type { FoundProcess } from '../plan/process-match.ts';
 import type { Announcement } from '../plan/announced-state.ts';
 import type { Runner } from './runner.ts';
 

@@ -10,14 +10,14 @@ import type {
   ProcessSpec,
   ReadinessSpec,
 } from '../plan/plan.ts';
-import type { FoundProcess, ProcessSearch } from '../externals/find-processes.ts';
+import type { FoundProcess, ProcessSearch } from '../plan/process-match.ts';
 import type { HookContext, HookOutcome } from '../hooks/hook.ts';
 import type { Spawner } from '../process/child.ts';
 import type { SignalForwarder } from '../process/signal-forwarder.ts';
 import type { LogMatcher } from '../probes/log-matcher.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { ChannelEvents, ReadinessChannel } from '../probes/readiness-channel.ts';
-import type { StatusSnapshot } from '../status/status-snapshot.ts';
+import type { StatusSnapshot } from '../plan/status-snapshot.ts';
 import type { ControlCommand, ExternalStopOutcome } from '../lifecycle/events.ts';
 
 // The ports: what the runner needs of the world, said in the runner's terms,

@@ -1,5 +1,5 @@
 import type { ExitStatus } from '../plan/exit-status.ts';
-import type { LastExit, ProcessSnapshot, ProcessState, StatusSnapshot } from '../status/status-snapshot.ts';
+import type { LastExit, ProcessSnapshot, ProcessState, StatusSnapshot } from '../plan/status-snapshot.ts';
 import type { ProcessGraph } from '../plan/process-graph.ts';
 import type { LifecycleState } from '../lifecycle/state.ts';
 import { isAlive } from '../lifecycle/state.ts';

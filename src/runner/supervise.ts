@@ -1,5 +1,5 @@
 import type { Plan } from '../plan/plan.ts';
-import type { LastExit } from '../status/status-snapshot.ts';
+import type { LastExit } from '../plan/status-snapshot.ts';
 import { assertNever } from '../plan/assert-never.ts';
 import { createAborts } from './aborts.ts';
 import type { DecideContext } from '../lifecycle/decide.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { processSnapshot, statusSnapshot } from '../../test/support/status-snapshot.ts';
 import { judgeReadiness } from './readiness-verdict.ts';
-import type { ProcessSnapshot, StatusSnapshot } from './status-snapshot.ts';
+import type { ProcessSnapshot, StatusSnapshot } from '../plan/status-snapshot.ts';
 
 const proc = processSnapshot;
 const snapshot = (phase: StatusSnapshot['phase'], processes: ProcessSnapshot[]) => statusSnapshot(phase, processes);

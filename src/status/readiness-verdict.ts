@@ -1,5 +1,5 @@
-import type { ProcessSnapshot, StatusSnapshot } from './status-snapshot.ts';
-import { isProcessReady } from './status-snapshot.ts';
+import type { ProcessSnapshot, StatusSnapshot } from '../plan/status-snapshot.ts';
+import { isProcessReady } from '../plan/status-snapshot.ts';
 import { assertNever } from '../plan/assert-never.ts';
 
 // The container's one readiness answer, as Kubernetes would want it from a

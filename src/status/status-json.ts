@@ -1,6 +1,6 @@
 import { judgeReadiness } from './readiness-verdict.ts';
-import type { StatusSnapshot } from './status-snapshot.ts';
-import { isProcessReady } from './status-snapshot.ts';
+import type { StatusSnapshot } from '../plan/status-snapshot.ts';
+import { isProcessReady } from '../plan/status-snapshot.ts';
 
 // The /status body. Absent values are null rather than missing keys, so a
 // consumer (jq, a dashboard) sees the same shape in every phase.

@@ -4,7 +4,7 @@ import type { ParsedFamily } from '../../test/support/prometheus-parser.ts';
 import { processSnapshot, statusSnapshot } from '../../test/support/status-snapshot.ts';
 import { formatPrometheusText } from './prometheus-text.ts';
 import { statusMetrics } from './status-metrics.ts';
-import type { StatusSnapshot } from './status-snapshot.ts';
+import type { StatusSnapshot } from '../plan/status-snapshot.ts';
 
 const SNAPSHOT: StatusSnapshot = statusSnapshot(
   'running',

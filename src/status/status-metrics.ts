@@ -1,6 +1,6 @@
 import type { MetricFamily, MetricSample } from './prometheus-text.ts';
-import type { ProcessSnapshot, StatusSnapshot } from './status-snapshot.ts';
-import { isProcessReady, STATUS_PHASES } from './status-snapshot.ts';
+import type { ProcessSnapshot, StatusSnapshot } from '../plan/status-snapshot.ts';
+import { isProcessReady, STATUS_PHASES } from '../plan/status-snapshot.ts';
 
 // The /metrics families, rebuilt from one snapshot per scrape: there is no
 // registry to keep in step with the lifecycle, and a scrape can never see half

@@ -6,7 +6,7 @@ import { podSnapshot } from '../../test/support/status-snapshot.ts';
 import type { StatusServer } from './status-server.ts';
 import { STATUS_SERVER_LIMITS, type StatusServerLimits, startStatusServer } from './status-server.ts';
 import type { StatusSource } from '../runner/ports.ts';
-import type { StatusSnapshot } from './status-snapshot.ts';
+import type { StatusSnapshot } from '../plan/status-snapshot.ts';
 
 const HOST = '127.0.0.1';
 

@@ -1,4 +1,4 @@
-import type { ProcessSnapshot, StatusSnapshot } from '../../src/status/status-snapshot.ts';
+import type { ProcessSnapshot, StatusSnapshot } from '../../src/plan/status-snapshot.ts';
 
 // One builder for the status server's input, so a test states only what it is about.
 

@@ -4,7 +4,9 @@ import type { Role } from '../plan/plan.ts';
 // request. The server never reaches into the lifecycle: it asks its
 // StatusSource (src/runner/ports.ts) for a snapshot per request, so an answer
 // is always one consistent moment, and nothing the server does (or fails to
-// do) can change what the supervisor decides.
+// do) can change what the supervisor decides. It lives in plan/, below the
+// runner that builds it and the server that reads it: the server imports the
+// runner's port, so the runner must not import the server's folder back.
 
 /** The supervisor's phase: nothing is ready before 'running' or from 'stopping' on. */
 export type StatusPhase = 'starting' | 'running' | 'stopping' | 'done';

@@ -2,6 +2,7 @@ import type { ProcessSpec } from '../plan/plan.ts';
 import type { DecideContext, Draft } from './draft.ts';
 import type { ExternalStopOutcome } from './events.ts';
 import { decideExitCode } from './exit-code.ts';
+import { graceLeftMs } from './grace-budget.ts';
 import { hasStarted } from './state.ts';
 
 // role: external, a process of another container. It keeps its place in the
@@ -71,8 +72,7 @@ export function isExternalSatisfied(draft: Draft, name: string): boolean {
  * left of the budget, unless it is to be left alone (see keepReason).
  */
 export function stopExternalInTurn(context: DecideContext, draft: Draft, spec: ProcessSpec): void {
-  const usedMs = draft.teardownStartedAt === undefined ? 0 : draft.at - draft.teardownStartedAt;
-  askToStop(context, draft, spec, Math.max(0, context.graceMs - usedMs));
+  askToStop(context, draft, spec, graceLeftMs(context.graceMs, draft, draft.at));
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createLogMatcher } from '../src/probes/log-matcher.ts';
-import { createLogProbe } from '../src/probes/log-probe.ts';
+import { createLogProbe } from '../src/probes/latched-probe.ts';
 import { watchReadiness } from '../src/probes/watch-readiness.ts';
 import { loadNativeProcessApi } from '../src/os/native.ts';
 import { createSpawner } from '../src/process/spawn.ts';

@@ -317,8 +317,7 @@ async function assembleKits(plan: Plan, logger: Logger, native: Addon, reaper: R
       pipes: plan.processes.some((spec) => needsPipes(spawnStdio(spec))),
     }),
     probes: {
-      create: (probe, owner, logMatcher, channel) =>
-        createProbe(probe, { env: owner.env, cwd: owner.cwd, user: owner.user, logMatcher, channel }),
+      create: createProbe,
       createLogMatcher,
       openChannel: openReadinessChannel,
       watchReadiness,

@@ -13,13 +13,14 @@ import { ABORTED_REASON, failure, MAX_TIMER_MS } from './run-attempt.ts';
 // exec hook (preStop, postStart, drain) both are. A bounded command is what
 // execa is for: its timeout, its abort (cancelSignal), killing its whole
 // process group (killDescendants) and capturing its output are execa's, so
-// this module only says how. Long-lived children stay on node:child_process
-// (src/process/spawn.ts). The command runs in its own process group; however
-// it ends (exit, timeout, abort) that group gets SIGKILL: a command gets no
-// grace of its own (its timeout is the grace), and nothing it started may
-// outlive it, since no one else knows those processes exist (an exec probe
-// runs every period: a leak would repeat). The outcome resolves only once its
-// process is gone.
+// this module only says how. Long-lived children are forked by the native
+// addon instead (src/process/spawn.ts); these alone are libuv's children,
+// registered as such in the tick execa spawns them. The command runs in its
+// own process group; however it ends (exit, timeout, abort) that group gets
+// SIGKILL: a command gets no grace of its own (its timeout is the grace), and
+// nothing it started may outlive it, since no one else knows those processes
+// exist (an exec probe runs every period: a leak would repeat). The outcome
+// resolves only once its process is gone.
 
 export interface BoundedCommand {
   /** argv: program first; resolved through PATH like execvp, never through a shell. */

@@ -112,7 +112,22 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
   program
     .helpOption('-h, --help', 'show this help')
     // Options after the first operand are the app's: `sidecar-init python -u job.py`.
-    .passThroughOptions()
+    .passThroughOptions();
+  captureOutput(program, output);
+  if (mode === PLAN_COMMAND) program.option('--json', 'print the plan as JSON');
+  if (mode === 'run')
+    program.version(VERSION, '-V, --version', 'show the version (with --verbose: what `version` prints)').addHelpText('after', RUN_HELP);
+  return program;
+}
+
+/**
+ * Commander as sidecar-init's parsers use it (the run's, and the webhook's in
+ * webhook-args.ts): it throws a CommanderError instead of exiting, and its
+ * help, version and errors (prefixed like every error line, with the hint to
+ * --help) are written into `output` for the caller to print.
+ */
+export function captureOutput(program: Command, output: ProgramOutput): Command {
+  return program
     .exitOverride()
     .showHelpAfterError(HELP_HINT)
     .configureOutput({
@@ -124,10 +139,6 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
       },
       outputError: (text, write) => write(withErrorPrefix(text)),
     });
-  if (mode === PLAN_COMMAND) program.option('--json', 'print the plan as JSON');
-  if (mode === 'run')
-    program.version(VERSION, '-V, --version', 'show the version (with --verbose: what `version` prints)').addHelpText('after', RUN_HELP);
-  return program;
 }
 
 /** Commander's option handler for a repeatable flag: keeps every value, in command-line order. */

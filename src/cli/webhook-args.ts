@@ -7,8 +7,8 @@ import { INJECT } from '../webhook/annotations.ts';
 import { INSTALL_MODES, isInstallMode } from '../webhook/install-mode.ts';
 import type { CliCommand } from './cli-command.ts';
 import { WEBHOOK_COMMAND } from './command-names.ts';
-import { HELP_HINT, PROGRAM_NAME } from './create-program.ts';
-import { ERROR_PREFIX, withErrorPrefix } from './error-line.ts';
+import { captureOutput, HELP_HINT, PROGRAM_NAME, type ProgramOutput } from './create-program.ts';
+import { ERROR_PREFIX } from './error-line.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 
 export { WEBHOOK_COMMAND } from './command-names.ts';
@@ -41,7 +41,7 @@ interface WebhookFlags {
 
 /** `sidecar-init webhook --addr :8443 --cert FILE --key FILE --image REF` (the arguments after "webhook"). */
 export function parseWebhookArgs(argv: readonly string[]): CliCommand {
-  const output = { text: '' };
+  const output: ProgramOutput = { text: '' };
   const program = new Command(`${PROGRAM_NAME} ${WEBHOOK_COMMAND}`)
     .usage('--cert FILE --key FILE --image REF [--addr HOST:PORT] [--log-level LEVEL]')
     .description('Serves the mutating admission webhook that injects sidecar-init into annotated pods, over HTTPS.')
@@ -60,18 +60,8 @@ export function parseWebhookArgs(argv: readonly string[]): CliCommand {
     .option('--addr <host:port>', 'where to listen; :PORT for every interface', DEFAULT_WEBHOOK_ADDR)
     .option('--log-level <level>', `${LOG_LEVELS.join(', ')} (default: ${DEFAULTS.logLevel})`)
     .helpOption('-h, --help', 'show this help')
-    .addHelpText('after', WEBHOOK_HELP)
-    .exitOverride()
-    .showHelpAfterError(HELP_HINT)
-    .configureOutput({
-      writeOut: (text) => {
-        output.text += text;
-      },
-      writeErr: (text) => {
-        output.text += text;
-      },
-      outputError: (text, write) => write(withErrorPrefix(text)),
-    });
+    .addHelpText('after', WEBHOOK_HELP);
+  captureOutput(program, output);
   try {
     program.parse([...argv], { from: 'user' });
   } catch (error) {

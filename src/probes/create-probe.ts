@@ -1,13 +1,12 @@
 import { resolve } from 'node:path';
 import type { ProbeSpec, ProcessUser } from '../plan/plan.ts';
 import { assertNever } from '../plan/assert-never.ts';
-import { createChannelProbe } from './channel-probe.ts';
+import { createChannelProbe, createLogProbe } from './latched-probe.ts';
 import { createExecProbe } from './exec-probe.ts';
 import { createFileProbe } from './file-probe.ts';
 import { createGrpcProbe } from './grpc-probe.ts';
 import { createHttpProbe } from './http-probe.ts';
 import type { LogMatcher } from './log-matcher.ts';
-import { createLogProbe } from './log-probe.ts';
 import type { Probe } from './probe.ts';
 import type { ReadinessChannel } from './readiness-channel.ts';
 import { createTcpProbe } from './tcp-probe.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createProbe } from './create-probe.ts';
 import { createLogMatcher } from './log-matcher.ts';
-import { createLogProbe } from './log-probe.ts';
+import { createLogProbe } from './latched-probe.ts';
 
 const out = (text: string) => Buffer.from(text);
 

@@ -3,7 +3,7 @@ import { useProcessSandbox } from '../../test/support/process-sandbox.ts';
 import type { OutputStream } from '../process/child.ts';
 import { isAlive } from '../os/proc-table.ts';
 import { createLogMatcher } from './log-matcher.ts';
-import { createLogProbe } from './log-probe.ts';
+import { createLogProbe } from './latched-probe.ts';
 import { countResources, expectNoResourcesBeyond } from '../../test/support/probes.ts';
 import { watchReadiness } from './watch-readiness.ts';
 

@@ -4,7 +4,7 @@ import type { Readable } from 'node:stream';
 // checks: systemd's notify socket (notify-channel.ts) or s6's notification
 // descriptor (fd-channel.ts). One channel per run of a process: opened before
 // the spawn (the process needs its address), attached to the spawned pid,
-// closed when that run exits. The probe (channel-probe.ts) only reads its flag.
+// closed when that run exits. The probe (latched-probe.ts) only reads its flag.
 
 export interface ReadinessChannel {
   /** Added to the process's environment, e.g. NOTIFY_SOCKET. */

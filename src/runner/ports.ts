@@ -15,6 +15,7 @@ import type { HookContext, HookOutcome } from '../hooks/hook.ts';
 import type { Spawner } from '../process/child.ts';
 import type { SignalForwarder } from '../process/signal-forwarder.ts';
 import type { LogMatcher } from '../probes/log-matcher.ts';
+import type { ProbeDeps } from '../probes/create-probe.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { ChannelEvents, ReadinessChannel } from '../probes/readiness-channel.ts';
 import type { StatusSnapshot } from '../plan/status-snapshot.ts';
@@ -27,8 +28,8 @@ import type { ControlCommand, ExternalStopOutcome } from '../lifecycle/events.ts
 
 /** What the runner uses to probe processes. */
 export interface ProbeKit {
-  /** A probe of `owner`: exec probes run with its env and cwd, log probes read its matcher, notify and fd probes its channel. */
-  create(probe: ProbeSpec, owner: ProcessSpec, logMatcher: LogMatcher | undefined, channel?: ReadinessChannel | undefined): Probe;
+  /** A probe of a process: exec probes run with its env, cwd and user, log probes read its matcher, notify and fd probes its channel. */
+  create(probe: ProbeSpec, owner: ProbeDeps): Probe;
   /** The matcher a log probe reads, fed with every line of its process's output from the spawn on. */
   createLogMatcher(pattern: string): LogMatcher;
   /** A notify or fd probe's channel for one run of owner, opened before its spawn; undefined for other probes. Throws when it cannot be opened. */

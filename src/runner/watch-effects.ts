@@ -1,6 +1,7 @@
 import { countNoun } from '../support/count-noun.ts';
 import type { Logger } from 'pino';
 import type { ProcessSpec } from '../plan/plan.ts';
+import type { ProbeDeps } from '../probes/create-probe.ts';
 import type { Probe } from '../probes/probe.ts';
 import type { WatchKind } from '../lifecycle/events.ts';
 import { reportAnnouncedFound, reportExternalFound } from './external-effects.ts';
@@ -39,7 +40,11 @@ function startReadiness(runner: Runner, spec: ProcessSpec): void {
         ? deps.externals.announcedProbe(probeSpec.file, (announcement) =>
             reportAnnouncedFound(runner, spec.name, probeSpec.file, announcement),
           )
-        : deps.probes.create(probeSpec, spec, runner.logMatchers.get(spec.name), runner.channels.get(spec.name)),
+        : deps.probes.create(probeSpec, {
+            ...probeOwner(spec),
+            logMatcher: runner.logMatchers.get(spec.name),
+            channel: runner.channels.get(spec.name),
+          }),
     (reason) => runner.lastProbeFailures.set(spec.name, reason),
   );
   logProbeStarted(logger, 'readiness', probe);
@@ -62,7 +67,7 @@ function startLiveness(runner: Runner, spec: ProcessSpec): void {
   const logger = runner.log.of(spec.name);
   const key = watchKey('liveness', spec.name);
   const signal = aborts.open(key);
-  const probe = deps.probes.create(spec.liveness.probe, spec, undefined);
+  const probe = deps.probes.create(spec.liveness.probe, probeOwner(spec));
   logProbeStarted(logger, 'liveness', probe);
   deps.probes.watchLiveness(
     probe,
@@ -91,4 +96,9 @@ function recordingFailures(probe: Probe, record: (reason: string) => void): Prob
 
 function logProbeStarted(logger: Logger, watch: WatchKind, probe: Probe): void {
   logger.debug({ event: 'probe-started', watch, probe: probe.commandLine ?? probe.description }, `${watch} probe started`);
+}
+
+/** What a probe of spec's own needs of it: exec probes run with its env, cwd and user, a relative file path is read from its cwd. */
+function probeOwner(spec: ProcessSpec): ProbeDeps {
+  return { env: spec.env, cwd: spec.cwd, user: spec.user };
 }

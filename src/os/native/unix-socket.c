@@ -378,7 +378,7 @@ static napi_value watch_readable(napi_env env, napi_callback_info info) {
 
 /* watchWritable(fd, onWritable): { close() }. Each time fd can take more
  * bytes: the log's non-blocking pipe, after a write it could not take whole
- * (src/output/nonblocking-sink.ts). */
+ * (NonBlockingSink in src/output/queued-sink.ts). */
 static napi_value watch_writable(napi_env env, napi_callback_info info) {
   return start_watch(env, info, SIDECAR_UV_WRITABLE, "watchWritable", "onWritable");
 }

@@ -1,3 +1,4 @@
+import type { NativeForegroundOptions } from '../os/addon.ts';
 import { loadNativeProcessApi } from '../os/native.ts';
 
 // Interactive use (`docker run -it IMAGE bash`): when sidecar-init's stdin is
@@ -14,16 +15,8 @@ interface TerminalApi {
   /** SIGTTOU and SIGTTIN ignored from now on (terminal.c says why); loading the addon leaves them as they were. */
   ignoreTerminalStops(): void;
   giveTerminal(fd: number, pgrp: number): void;
-  spawnForeground(
-    path: string,
-    argv: string[],
-    envp: string[],
-    cwd: string,
-    uid: number,
-    gid: number,
-    fd: number,
-    ownGroup: boolean,
-  ): number;
+  /** Throws as spawnChild does (src/os/addon.ts): the step that failed in `syscall`, its errno name in `code`. */
+  spawnForeground(options: NativeForegroundOptions): number;
 }
 
 const STDIN_FD = 0;
@@ -88,7 +81,16 @@ export function detectForegroundTerminal(): ForegroundTerminal | undefined {
       // Once the app has the foreground sidecar-init is in the background of the terminal, where its
       // own log lines would stop it under `stty tostop`: from here on they go through.
       terminal.ignoreTerminalStops();
-      const pid = terminal.spawnForeground(path, [...argv], envp, cwd, user?.uid ?? -1, user?.gid ?? -1, STDIN_FD, group === 'own');
+      const pid = terminal.spawnForeground({
+        path,
+        argv,
+        envp,
+        cwd,
+        uid: user?.uid ?? -1,
+        gid: user?.gid ?? -1,
+        fd: STDIN_FD,
+        ownGroup: group === 'own',
+      });
       handedOver = true;
       return { pid, group };
     },

@@ -38,7 +38,9 @@ export interface UnixSocketApi {
   unixAccept(fd: number): number | undefined;
   /** Connects to the stream socket at path and closes at once; throws the connect's error (ECONNREFUSED: nobody listens). Never waits. */
   unixConnectAndClose(path: string): void;
-  /** SO_PEERCRED of a connected Unix stream socket. */
+  /** A stream socket connected to path, non-blocking and close-on-exec, nothing written yet; throws the connect's error. Never waits. */
+  unixConnect(path: string): number;
+  /** SO_PEERCRED of a connected Unix stream socket: of the client on the server's side, of the listening server on the client's. */
   peerCredentials(fd: number): Credentials;
   /** Calls onReadable on Node's loop whenever fd is readable, until close(); close it before the descriptor. */
   watchReadable(fd: number, onReadable: () => void): ReadableWatch;
@@ -55,6 +57,7 @@ export function loadUnixSocketApi(): UnixSocketApi {
     typeof api.unixStreamListen !== 'function' ||
     typeof api.unixAccept !== 'function' ||
     typeof api.unixConnectAndClose !== 'function' ||
+    typeof api.unixConnect !== 'function' ||
     typeof api.peerCredentials !== 'function' ||
     typeof api.watchReadable !== 'function' ||
     typeof api.watchWritable !== 'function'

@@ -368,6 +368,39 @@ describe.skipIf(!IS_EXECUTABLE)('install into a folder a neighbour can write', (
     NEIGHBOUR_TEST_TIMEOUT_MS,
   );
 
+  it(
+    'a runtime folder renamed away while install writes into it, and one of the neighbour’s in its place: install claims nothing, places no entrypoint, exit 2',
+    async () => {
+      const dir = tempDir();
+      chmodSync(dir, 0o777);
+      // Stopped at the second fchmod: the addon's is the first, the loader's (in the runtime folder, made and opened by now) the second.
+      const run = runStoppedAtSyscall('fchmod', 2, [BIN, 'install', dir]);
+      stoppedRuns.push(run);
+      const pid = await run.stopped;
+      const runtime = join(dir, 'sidecar-init.runtime');
+      const swap =
+        'mv "$1" "$1.moved" && mkdir "$1" && printf "#!/bin/sh\necho neighbour\n" > "$1/sidecar-init" && chmod 755 "$1/sidecar-init"';
+      const neighbour = spawnSync(NEIGHBOUR[0]!, [...NEIGHBOUR.slice(1), 'sh', '-c', swap, 'neighbour', runtime], { encoding: 'utf8' });
+      expect(neighbour.stderr).toBe('');
+      expect(neighbour.status).toBe(0);
+      process.kill(pid, 'SIGCONT');
+      const result = await run.exited;
+      // Before: exit 0 and ten `installed …` lines, naming paths that held the neighbour's files.
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^sidecar-init: cannot install into ${dir}: ${runtime.replaceAll('.', '\\.')} is not the folder install wrote: another user renamed or replaced entries in ${dir} while install ran; [^\\n]*\\n$`,
+        ),
+      );
+      expect(result.code).toBe(2);
+      // No entrypoint that would start the neighbour's folder; theirs is as they left it.
+      expect(readdirSync(dir).sort()).toEqual(['sidecar-init.node', 'sidecar-init.runtime', 'sidecar-init.runtime.moved']);
+      expect(readdirSync(runtime)).toEqual(['sidecar-init']);
+      expect(statSync(runtime).uid).toBe(NOBODY);
+    },
+    NEIGHBOUR_TEST_TIMEOUT_MS,
+  );
+
   it('never names a partial file again after creating it, but to rename it; a placed file only to lstat it', () => {
     const dir = tempDir();
     const trace = join(tempDir(), 'trace');

@@ -93,7 +93,7 @@ export function openRuntimeFolder(parent: InstallFolder, name: string): InstallF
  */
 export function checkFolderInPlace(parent: InstallFolder, name: string, folder: InstallFolder): void {
   const found = lstatSync(parent.entry(name), { throwIfNoEntry: false });
-  if (found !== undefined && found.isDirectory() && found.dev === folder.dev && found.ino === folder.ino) return;
+  if (found?.isDirectory() && found.dev === folder.dev && found.ino === folder.ino) return;
   throw new InstallError(
     `cannot install into ${parent.path}: ${parent.shown(name)} is not the folder install wrote: another user renamed or replaced ` +
       `entries in ${parent.path} while install ran; install into a folder no other user can write until install is done`,

@@ -58,7 +58,9 @@ export function buildLauncher(target) {
     throw new Error(`no C compiler for linux-${target.arch} found (tried ${compilers.join(', ')}): apt-get install ${target.aptPackage}`);
   }
   const partial = `${output}.${process.pid}.tmp`;
-  const result = spawnSync(compiler, [...LAUNCHER_CFLAGS, '-o', partial, LAUNCHER_SOURCE], { stdio: 'inherit' });
+  // The names the launcher checks the runtime folder for: the list collectRuntime copies, one source.
+  const libraries = `-DRUNTIME_LIBRARIES=${LIBRARIES.map((name) => JSON.stringify(name)).join(',')}`;
+  const result = spawnSync(compiler, [...LAUNCHER_CFLAGS, libraries, '-o', partial, LAUNCHER_SOURCE], { stdio: 'inherit' });
   if (result.status !== 0) {
     rmSync(partial, { force: true });
     throw new Error(

@@ -166,7 +166,7 @@ interface RunEnd {
 /**
  * Runs the plan to its end, in the order a pod needs: orphans reaped from the
  * first moment, the start line, the ports the runner uses, the status server
- * (before anything starts), the lifecycle, the control socket, the memory the
+ * and the control socket (before anything starts), the lifecycle, the memory the
  * start no longer needs; then, once the last planned process is down, the
  * shutdown of all of it.
  */
@@ -177,9 +177,14 @@ async function runPlan(plan: Plan, logger: Logger, native: Addon): Promise<RunEn
   const statusSource = sourceOnceStarted();
   const status = await openStatusServer(plan, statusSource, logger);
   if (status.kind === 'failed') return refuseToStart(reaper, status.reason, logger);
-  const supervision = await startLifecycle(plan, kits, (started) => statusSource.answerFrom(started));
-  // After boot, so it never delays startup: `sidecar-init ctl` reaches the lifecycle only through its events.
-  const controlSocket = await openControlSocket(plan, supervision, logger);
+  // Listening before anything is spawned, so an app or sidecar that runs `sidecar-init ctl` at once finds it;
+  // `ctl` reaches the lifecycle only through its events.
+  const controlSource = controlOnceStarted(statusSource);
+  const controlSocket = await openControlSocket(plan, controlSource, logger);
+  const supervision = await startLifecycle(plan, kits, (started) => {
+    statusSource.answerFrom(started);
+    controlSource.answerFrom(started);
+  });
   const cancelTrim = await trimMemoryOnceStarted(native, logger);
   const exitCode = await supervision.done;
   await shutDown({ supervision, reaper, status, controlSocket, announce: kits.announce, cancelTrim }, logger);
@@ -341,6 +346,26 @@ function sourceOnceStarted(): StatusSource & { answerFrom(source: StatusSource):
       if (started === undefined) throw new Error('sidecar-init is starting');
       return started.snapshot();
     },
+    answerFrom: (source) => {
+      started = source;
+    },
+  };
+}
+
+/**
+ * The control socket's source before the lifecycle exists: the status from
+ * statusSource, a command refused as too early. The lifecycle is given in
+ * the same tick it is made, before boot and before any connection can be
+ * handled (they are handled on later turns of the loop).
+ */
+function controlOnceStarted(statusSource: StatusSource): ControlSource & { answerFrom(source: ControlSource): void } {
+  let started: ControlSource | undefined;
+  return {
+    snapshot: () => statusSource.snapshot(),
+    control: (command, uid) =>
+      started === undefined
+        ? Promise.resolve({ ok: false, message: 'sidecar-init is starting; ask again' })
+        : started.control(command, uid),
     answerFrom: (source) => {
       started = source;
     },

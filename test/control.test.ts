@@ -1,11 +1,34 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, lstatSync, readdirSync, statSync } from 'node:fs';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, createServer, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { announced, fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
+import { announced, fixtureArgv, freePort, shellJoin, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { getStatus } from './support/status-client.ts';
-import { BIN_COMMAND, FIXTURES, MARKER_VARIABLE, NODE, type RunningSupervisor, startSupervisor } from './support/supervisor.ts';
+import {
+  BIN_COMMAND,
+  FIXTURES,
+  MARKER_VARIABLE,
+  NODE,
+  type RunningSupervisor,
+  runSupervisor,
+  startSupervisor,
+} from './support/supervisor.ts';
 
 // The control socket and `sidecar-init ctl`, against a running sidecar-init:
 // real sockets, real processes, another uid through setpriv.
@@ -24,6 +47,14 @@ const NOBODY = [
   '--inh-caps=+dac_read_search',
   '--ambient-caps=+dac_read_search',
 ];
+
+/** The neighbour's forged server and folder swapper (test/fixtures/forged-control.py), run by a python3 uid 1000 can reach. */
+const FORGED_CONTROL = readFileSync(`${FIXTURES}forged-control.py`, 'utf8');
+
+/** Resolves once path exists: a neighbour's server is listening, a swap has happened. */
+async function waitForPath(path: string): Promise<void> {
+  while (!existsSync(path)) await sleep(10);
+}
 
 interface CtlResult {
   readonly code: number | null;
@@ -252,6 +283,73 @@ describe('the control socket', () => {
     await expectNothingLeft(run);
   });
 
+  it('never believes a forged server: a uid-1000 neighbour swapping the socket’s folder with its own (RENAME_EXCHANGE) in a 0777 folder without the sticky bit gets no request', async () => {
+    const events = createEvents();
+    // What an emptyDir at /tmp is: 0777, no sticky bit.
+    const shared = mkdtempSync(join(tmpdir(), 'sidecar-init-neighbour-'));
+    chmodSync(shared, 0o777);
+    const real = join(shared, 'real');
+    const forged = join(shared, 'forged');
+    mkdirSync(real);
+    const neighbour: ChildProcess[] = [];
+    try {
+      const { run, socket } = await startWithControlAt(join(real, 'control.sock'), events.file);
+      await events.waitFor('app start');
+      const asNeighbour = ['setpriv', '--reuid=1000', '--regid=1000', '--clear-groups', '/usr/bin/python3', '-c', FORGED_CONTROL];
+      execFileSync('setpriv', ['--reuid=1000', '--regid=1000', '--clear-groups', 'mkdir', forged]);
+      const requests = join(shared, 'requests');
+      neighbour.push(
+        spawn(asNeighbour[0]!, [...asNeighbour.slice(1), 'serve', join(forged, 'control.sock'), requests], { stdio: 'ignore' }),
+      );
+      await waitForPath(join(forged, 'control.sock'));
+      const swapping = join(shared, 'swapping');
+      const stop = join(shared, 'stop');
+      neighbour.push(spawn(asNeighbour[0]!, [...asNeighbour.slice(1), 'swap', real, forged, swapping, stop], { stdio: 'ignore' }));
+      await waitForPath(swapping);
+      const answers: CtlResult[] = [];
+      for (let round = 0; round < 20; round++) answers.push(await ctl(run, ['--control', socket, 'status']));
+      writeFileSync(stop, '');
+      for (const answer of answers) {
+        expect(answer.stdout).not.toContain('FORGED');
+        if (answer.code === 0) expect(answer.stdout).toMatch(/^app +app +running /m);
+        else
+          expect(answer.stderr).toMatch(
+            /^sidecar-init ctl: refused: the control socket .* is served by uid 1000 \(pid \d+\), neither yours \(0\) nor root/,
+          );
+      }
+      // The race was live: some runs met the neighbour's server, and it never heard a request.
+      expect(answers.filter((answer) => answer.code === 1).length).toBeGreaterThan(0);
+      expect(existsSync(requests)).toBe(false);
+      run.process.kill('SIGTERM');
+      expect((await run.exited).code).toBe(0);
+      await expectNothingLeft(run);
+    } finally {
+      for (const each of neighbour) each.kill('SIGKILL');
+      await Promise.all(neighbour.map((each) => (each.exitCode === null && each.signalCode === null ? once(each, 'exit') : undefined)));
+      rmSync(shared, { recursive: true, force: true });
+    }
+  });
+
+  it('listens before anything starts: a sidecar and an app whose first act is to use the socket find it', async () => {
+    const events = createEvents();
+    const socket = join(events.dir, 'control.sock');
+    const seen = join(events.dir, 'sidecar-saw');
+    const sidecar = `[ -S ${socket} ] && echo found > ${seen} || echo missed > ${seen}; exec sleep 300`;
+    const app = `[ -S ${socket} ] || { echo "no socket yet" >&2; exit 3; }; exec "$@" ctl --control ${socket} status`;
+    const run = track(
+      await runSupervisor(
+        ['--control', socket, '--sidecar', `first=${shellJoin('sh', '-c', sidecar)}`, '--', 'sh', '-c', app, 'app', ...BIN_COMMAND],
+        {
+          env: { EVENTS: events.file },
+        },
+      ),
+    );
+    expect(run.code, run.stderr()).toBe(0);
+    expect(run.stdout()).toMatch(/^app +app +running /m);
+    expect(readFileSync(seen, 'utf8')).toBe('found\n');
+    await expectNothingLeft(run);
+  });
+
   it('stays bounded: an endless line is refused, connections past the limit are closed, and SIGTERM still ends everything', async () => {
     const events = createEvents();
     const { run, socket } = await startWithControl(events.dir, events.file);
@@ -428,12 +526,12 @@ describe('ctl restart --wait', () => {
  * is this run's alone, not that of every sidecar-init the machine runs.
  * `prepare` runs as root first, e.g. what a hostile neighbour leaves in /tmp.
  */
-function privateTmp(eventsDir: string, prepare = ':'): string[] {
+function privateTmp(eventsDir: string, prepare = ':', tmpMode = '1777'): string[] {
   const script = [
     'set -e',
     'mount -t tmpfs -o size=1m tmpfs /mnt',
     `mkdir /mnt/events && mount --bind ${eventsDir} /mnt/events`,
-    'mount -t tmpfs -o mode=1777,size=4m tmpfs /tmp',
+    `mount -t tmpfs -o mode=${tmpMode},size=4m tmpfs /tmp`,
     `mkdir -p ${eventsDir} && mount --bind /mnt/events ${eventsDir}`,
     prepare,
     'exec "$@"',
@@ -470,6 +568,31 @@ describe('the default control socket', () => {
     expect(mode).toBe('700 0 directory\n600 0 socket\n');
     const listening = run.logs.find((line) => line.event === 'control-listening');
     expect(listening).toMatchObject({ level: 'debug', path: '/tmp/sidecar-init-0/control.sock' });
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
+  it('is not opened when /tmp is writable by others and not sticky (an emptyDir), with a warning; ctl refuses it too', async () => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(['--', ...fixtureArgv('serve.sh', 'app')], {
+        env: { EVENTS: events.file },
+        wrapper: privateTmp(events.dir, ':', '0777'),
+      }),
+    );
+    const reason =
+      '/tmp is writable by others and not sticky (mode 777), so anyone could swap /tmp/sidecar-init-0 for a folder of their own';
+    const warning = await run.waitForLog((line) => line.event === 'control-failed');
+    expect(warning).toMatchObject({ level: 'warn', msg: expect.stringContaining(reason) });
+    await events.waitFor('app start');
+    // Nothing was made in /tmp.
+    expect(execFileSync('nsenter', [...inItsMounts(run), 'ls', '-A', '/tmp/'], { encoding: 'utf8' })).not.toContain('sidecar-init-0');
+    // Even with the folder there as the server would make it, ctl does not use it.
+    execFileSync('nsenter', [...inItsMounts(run), 'mkdir', '-m', '0700', '/tmp/sidecar-init-0']);
+    const status = await ctl(run, ['status'], inItsMounts(run));
+    expect(status.code).toBe(1);
+    expect(status.stderr).toContain(`sidecar-init ctl: no default control socket: ${reason}`);
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
     await expectNothingLeft(run);

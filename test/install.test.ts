@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, lstatSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lstatSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -210,6 +210,81 @@ describe.skipIf(!IS_EXECUTABLE)('sidecar-init install DIR', () => {
   });
 });
 
+describe.skipIf(!IS_EXECUTABLE)('the launcher, DIR/sidecar-init', () => {
+  /** An installed copy, shared by the launcher's tests (each changes only what it restores or a copy of its own). */
+  function installed(): string {
+    const dir = tempDir();
+    const result = install(dir);
+    expect(result.status, result.stderr).toBe(0);
+    return dir;
+  }
+
+  /** DIR/sidecar-init with args and exactly env; what it printed and its exit code. */
+  function launch(dir: string, args: readonly string[], env: NodeJS.ProcessEnv = { PATH: process.env.PATH }) {
+    return spawnSync(join(dir, 'sidecar-init'), args, { encoding: 'utf8', env, timeout: 60_000, maxBuffer: 16 << 20 });
+  }
+
+  it('passes 4,100 arguments and 9,000 environment variables to the executable, which takes them', () => {
+    const dir = installed();
+    const args = Array.from({ length: 4_100 }, (_, index) => `a${index}`);
+    const many = launch(dir, ['--', 'sh', '-c', 'echo "$#"', 'sh', ...args]);
+    // Before: exit 127, "more arguments than 4096".
+    expect(many.stderr).not.toContain('sidecar-init: cannot start');
+    expect(many.status, many.stderr).toBe(0);
+    expect(many.stdout).toBe('4100\n');
+    const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
+    for (let index = 0; index < 9_000; index++) env[`LAUNCHER_TEST_V${index}`] = String(index);
+    const vars = launch(dir, ['--', 'sh', '-c', 'env | grep -c "^LAUNCHER_TEST_V"'], env);
+    // Before: exit 127, "more environment variables than 8192".
+    expect(vars.status, vars.stderr).toBe(0);
+    expect(vars.stdout).toBe('9000\n');
+  });
+
+  it('says E2BIG as E2BIG when what it adds takes a command the kernel just took over the limit, exit 126', () => {
+    const dir = installed();
+    // Arguments of 100,000 bytes (under the kernel's 128 KiB per string) up to less than one more from the limit, then
+    // one of `pad` bytes: the largest pad the kernel still execs DIR/sidecar-init with is what the launcher's own exec cannot take.
+    const limit = Number(spawnSync('getconf', ['ARG_MAX'], { encoding: 'utf8' }).stdout);
+    const chunk = 'x'.repeat(100_000);
+    const chunks = Array.from({ length: Math.ceil((limit - 100_000) / 100_009) }, () => chunk);
+    const attempt = (pad: number) => launch(dir, ['--no-such-flag', ...chunks, 'y'.repeat(pad)], {});
+    let low = 0;
+    let high = limit - chunks.length * 100_009;
+    // The kernel refuses the first exec for high, takes it for low: bisect to the last pad it takes.
+    expect(attempt(high).error).toMatchObject({ code: 'E2BIG' });
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (attempt(middle).error === undefined) low = middle;
+      else high = middle;
+    }
+    const nearLimit = attempt(low);
+    expect(nearLimit.stderr).toMatch(/^sidecar-init: cannot start: its arguments and environment are too long for the kernel \(E2BIG/);
+    expect(nearLimit.stderr).not.toContain('reinstall');
+    expect(nearLimit.status).toBe(126);
+    // Well within the limit, the same command reaches the executable (which refuses the flag, exit 2).
+    const within = attempt(low - 4096);
+    expect(within.stderr).not.toContain('sidecar-init: cannot start');
+    expect(within.status).toBe(2);
+  });
+
+  it.each([
+    ['a library', ['libm.so.6'], 'libm.so.6'],
+    ['two libraries', ['libc.so.6', 'libstdc++.so.6'], 'libc.so.6, libstdc++.so.6'],
+    ['the executable', ['sidecar-init'], 'sidecar-init'],
+  ])('says what its runtime folder lacks (%s) and how to fix it, exit 127, never falling back to the image’s /lib', (_, removed, named) => {
+    const dir = installed();
+    const runtime = join(dir, 'sidecar-init.runtime');
+    for (const name of removed) rmSync(join(runtime, name));
+    const result = launch(dir, ['version']);
+    // Before: without libm the loader took the image's own and `version` ran; without the executable, the loader's raw error.
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toBe(
+      `sidecar-init: cannot start: its runtime folder ${runtime}/ lacks ${named} (without them the loader would take the image's own libraries, or fail); reinstall with sidecar-init install DIR\n`,
+    );
+    expect(result.status).toBe(127);
+  });
+});
+
 /**
  * A neighbour who can write DIR (uid 65534; an emptyDir is 0777 without the
  * sticky bit) moves install's partial file away and plants `plant` under its
@@ -289,6 +364,39 @@ describe.skipIf(!IS_EXECUTABLE)('install into a folder a neighbour can write', (
       expect(result.endedAfterMs).toBeLessThan(INSTALL_ENDS_WITHIN_MS);
       expect(result.stderr).toMatch(NOT_WRITTEN(result.dir, name));
       expect(result.code).toBe(2);
+    },
+    NEIGHBOUR_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a runtime folder renamed away while install writes into it, and one of the neighbour’s in its place: install claims nothing, places no entrypoint, exit 2',
+    async () => {
+      const dir = tempDir();
+      chmodSync(dir, 0o777);
+      // Stopped at the second fchmod: the addon's is the first, the loader's (in the runtime folder, made and opened by now) the second.
+      const run = runStoppedAtSyscall('fchmod', 2, [BIN, 'install', dir]);
+      stoppedRuns.push(run);
+      const pid = await run.stopped;
+      const runtime = join(dir, 'sidecar-init.runtime');
+      const swap =
+        'mv "$1" "$1.moved" && mkdir "$1" && printf "#!/bin/sh\necho neighbour\n" > "$1/sidecar-init" && chmod 755 "$1/sidecar-init"';
+      const neighbour = spawnSync(NEIGHBOUR[0]!, [...NEIGHBOUR.slice(1), 'sh', '-c', swap, 'neighbour', runtime], { encoding: 'utf8' });
+      expect(neighbour.stderr).toBe('');
+      expect(neighbour.status).toBe(0);
+      process.kill(pid, 'SIGCONT');
+      const result = await run.exited;
+      // Before: exit 0 and ten `installed …` lines, naming paths that held the neighbour's files.
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        new RegExp(
+          `^sidecar-init: cannot install into ${dir}: ${runtime.replaceAll('.', '\\.')} is not the folder install wrote: another user renamed or replaced entries in ${dir} while install ran; [^\\n]*\\n$`,
+        ),
+      );
+      expect(result.code).toBe(2);
+      // No entrypoint that would start the neighbour's folder; theirs is as they left it.
+      expect(readdirSync(dir).sort()).toEqual(['sidecar-init.node', 'sidecar-init.runtime', 'sidecar-init.runtime.moved']);
+      expect(readdirSync(runtime)).toEqual(['sidecar-init']);
+      expect(statSync(runtime).uid).toBe(NOBODY);
     },
     NEIGHBOUR_TEST_TIMEOUT_MS,
   );

@@ -1,12 +1,22 @@
-import { connect } from 'node:net';
+import { closeSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { basename } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { loadUnixSocketApi } from '../os/unix-socket.ts';
 import type { StatusDocument } from '../status/status-json.ts';
-import { checkControlDir } from './control-dir.ts';
+import { errorCode } from '../support/error-code.ts';
+import { openControlDir } from './control-dir.ts';
 import { type ControlAnswer, type ControlRequest, EXIT_WAIT_TIMEOUT, encodeRequest, MAX_ANSWER_BYTES } from './protocol.ts';
 
 // `sidecar-init ctl`: one request to the control socket, its answer printed.
 // Exit 0 when it was done, 1 when it was refused or the socket could not be
 // reached (the reason on stderr), so scripts can tell.
+//
+// Whoever answers is checked before anything is sent: the server's kernel
+// credentials (SO_PEERCRED) must be this uid's or root's, as the server
+// checks the client's. A socket file can be planted or its folder swapped
+// (RENAME_EXCHANGE) by anyone who may write a folder above it; the process
+// listening cannot be faked.
 
 /** A request answers at once (a restart replies when it begins, not when it ends); this only bounds a stuck server. */
 const ANSWER_TIMEOUT_MS = 10_000;
@@ -29,15 +39,28 @@ export interface CtlOutput {
   readonly stderr: string;
 }
 
+/** The socket: the name to tell the user, and what to connect to (through the checked folder's descriptor for the default one). */
+interface Target {
+  readonly name: string;
+  readonly connectTo: string;
+}
+
 export async function runCtl(options: CtlOptions): Promise<CtlOutput> {
-  if (options.trustedDir !== undefined) {
-    const dir = checkControlDir(options.trustedDir, process.geteuid?.() ?? 0);
-    if (!dir.ok) return failed(`no default control socket: ${dir.reason}${dir.foreign ? '' : DEFAULT_SOCKET_HINT}`);
+  if (options.trustedDir === undefined) return await runAt({ name: options.path, connectTo: options.path }, options);
+  const dir = openControlDir(options.trustedDir, process.geteuid?.() ?? 0);
+  if (!dir.ok) return failed(`no default control socket: ${dir.reason}${dir.foreign ? '' : DEFAULT_SOCKET_HINT}`);
+  try {
+    return await runAt({ name: options.path, connectTo: `/proc/self/fd/${dir.fd}/${basename(options.path)}` }, options);
+  } finally {
+    closeSync(dir.fd);
   }
+}
+
+async function runAt(path: Target, options: CtlOptions): Promise<CtlOutput> {
   const { request, waitMs } = options;
   if (waitMs !== undefined && request.cmd === 'action' && request.command.kind === 'restart')
-    return await restartAndWait(options.path, request, request.command.name, waitMs);
-  const answer = await ask(options.path, request);
+    return await restartAndWait(path, request, request.command.name, waitMs);
+  const answer = await ask(path, request);
   if (!answer.ok) return failed(answer.error);
   if (options.json)
     return { code: 0, stdout: `${JSON.stringify(answer.status ?? { ok: true, message: answer.message }, null, 2)}\n`, stderr: '' };
@@ -58,7 +81,7 @@ type ProcessStatus = StatusDocument['processes'][number];
  * other than the one before the restart (another pid) that is ready. It failed when it is gone for good or the run is stopping;
  * a crash in between is a backoff, and the wait goes on until the timeout.
  */
-async function restartAndWait(path: string, request: ControlRequest, name: string, waitMs: number): Promise<CtlOutput> {
+async function restartAndWait(path: Target, request: ControlRequest, name: string, waitMs: number): Promise<CtlOutput> {
   const deadline = Date.now() + waitMs;
   const before = await ask(path, { cmd: 'status' });
   if (!before.ok) return failed(before.error);
@@ -89,20 +112,53 @@ function judgeRestart(old: ProcessStatus | undefined, current: ProcessStatus | u
   return anotherRun && current.state === 'running' && current.ready && current.pid !== null ? { kind: 'ready' } : { kind: 'waiting' };
 }
 
-function ask(path: string, request: ControlRequest): Promise<ControlAnswer> {
+/** A connection to the socket whose listener is this uid's or root's, nothing sent yet; or why not. */
+function connectChecked(path: Target): { readonly ok: true; readonly socket: Socket } | { readonly ok: false; readonly error: string } {
+  const api = loadUnixSocketApi();
+  let fd: number;
+  try {
+    fd = api.unixConnect(path.connectTo);
+  } catch (error) {
+    const code = errorCode(error);
+    return { ok: false, error: `cannot reach the control socket ${path.name}: ${code ?? String(error)}${hintFor(code)}` };
+  }
+  try {
+    const ownUid = process.geteuid?.() ?? 0;
+    const server = api.peerCredentials(fd);
+    if (server.uid !== ownUid && server.uid !== 0) {
+      closeSync(fd);
+      return {
+        ok: false,
+        error:
+          `refused: the control socket ${path.name} is served by uid ${server.uid} (pid ${server.pid}), neither yours (${ownUid}) nor root, ` +
+          'so it is not your sidecar-init; nothing was sent to it',
+      };
+    }
+  } catch (error) {
+    closeSync(fd);
+    return { ok: false, error: `cannot tell who serves the control socket ${path.name}: ${errorCode(error) ?? String(error)}` };
+  }
+  return { ok: true, socket: new Socket({ fd, readable: true, writable: true }) };
+}
+
+function ask(path: Target, request: ControlRequest): Promise<ControlAnswer> {
+  const connected = connectChecked(path);
+  if (!connected.ok) return Promise.resolve(connected);
+  const { socket } = connected;
   return new Promise((resolve) => {
-    const socket = connect(path);
     let text = '';
     const settle = (answer: ControlAnswer) => {
       socket.destroy();
       resolve(answer);
     };
     socket.setEncoding('utf8');
-    socket.setTimeout(ANSWER_TIMEOUT_MS, () => settle({ ok: false, error: `no answer from ${path} within ${ANSWER_TIMEOUT_MS / 1000}s` }));
+    socket.setTimeout(ANSWER_TIMEOUT_MS, () =>
+      settle({ ok: false, error: `no answer from ${path.name} within ${ANSWER_TIMEOUT_MS / 1000}s` }),
+    );
     socket.on('error', (error: NodeJS.ErrnoException) =>
       settle({
         ok: false,
-        error: `cannot reach the control socket ${path}: ${error.code ?? error.message}${hintFor(error.code)}`,
+        error: `cannot reach the control socket ${path.name}: ${error.code ?? error.message}${hintFor(error.code)}`,
       }),
     );
     socket.on('data', (chunk: string) => {

@@ -1,4 +1,4 @@
-import { type BigIntStats, chmodSync, closeSync, linkSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
+import { type BigIntStats, closeSync, linkSync, lstatSync, rmSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
@@ -190,24 +190,19 @@ function identityOf(stat: BigIntStats | undefined): string | undefined {
   return stat?.isSocket() ? `${stat.dev}:${stat.ino}:${stat.birthtimeNs}` : undefined;
 }
 
-/** The listening socket's descriptor, created with mode 0600 (umask 0177 while it is bound), so there is no moment at which another user could connect. */
+/**
+ * The listening socket's descriptor, created with mode 0600 by the umask
+ * (0177 while it is bound: bind(2) makes the file 0777 less the umask), so
+ * there is no moment at which another user could connect. No chmod after it:
+ * chmod follows a symlink, and the name may be someone else's by then.
+ */
 function listen(api: UnixSocketApi, path: string): number {
   const umask = process.umask(0o177);
-  let fd: number;
   try {
-    fd = api.unixStreamListen(path, BACKLOG);
+    return api.unixStreamListen(path, BACKLOG);
   } finally {
     process.umask(umask);
   }
-  try {
-    chmodSync(path, 0o600);
-  } catch (error) {
-    // The path changed under us (removed or replaced): refuse to serve rather than crash PID 1.
-    closeSync(fd);
-    rmSync(path, { force: true });
-    throw error;
-  }
-  return fd;
 }
 
 interface ConnectionContext {

@@ -1,6 +1,6 @@
 import { closeSync, constants, openSync, readSync } from 'node:fs';
 import { BESIDE_SUFFIX } from '../os/embedded-addon.ts';
-import { closeFolder, openInstallFolder, openRuntimeFolder, syncFolder } from './install-folder.ts';
+import { checkFolderInPlace, closeFolder, openInstallFolder, openRuntimeFolder, syncFolder } from './install-folder.ts';
 import { type FillFile, type InstalledFile, placeFile } from './place-file.ts';
 import type { EmbeddedRuntime } from './runtime-assets.ts';
 
@@ -37,7 +37,8 @@ export function installExecutable(dir: string, execPath: string, addon: Uint8Arr
   const folder = openInstallFolder(dir);
   try {
     const installedAddon = placeFile(folder, `${INSTALLED_NAME}${BESIDE_SUFFIX}`, ADDON_MODE, (write) => write(addon));
-    const runtimeFolder = openRuntimeFolder(folder, `${INSTALLED_NAME}${RUNTIME_SUFFIX}`);
+    const runtimeName = `${INSTALLED_NAME}${RUNTIME_SUFFIX}`;
+    const runtimeFolder = openRuntimeFolder(folder, runtimeName);
     const installedRuntime: InstalledFile[] = [];
     try {
       for (const file of runtime.files) {
@@ -46,12 +47,16 @@ export function installExecutable(dir: string, execPath: string, addon: Uint8Arr
       }
       installedRuntime.push(placeFile(runtimeFolder, INSTALLED_NAME, EXECUTABLE_MODE, copyOf(execPath)));
       syncFolder(runtimeFolder);
+      // Before the entrypoint is placed, so it never starts a neighbour's folder; and after, since the
+      // folder could be swapped meanwhile: only then are the files told as installed.
+      checkFolderInPlace(folder, runtimeName, runtimeFolder);
+      const installedLauncher = placeFile(folder, INSTALLED_NAME, EXECUTABLE_MODE, (write) => write(runtime.launcher));
+      syncFolder(folder);
+      checkFolderInPlace(folder, runtimeName, runtimeFolder);
+      return [installedLauncher, installedAddon, ...installedRuntime];
     } finally {
       closeFolder(runtimeFolder);
     }
-    const installedLauncher = placeFile(folder, INSTALLED_NAME, EXECUTABLE_MODE, (write) => write(runtime.launcher));
-    syncFolder(folder);
-    return [installedLauncher, installedAddon, ...installedRuntime];
   } finally {
     closeFolder(folder);
   }

@@ -1,4 +1,5 @@
-import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, statSync } from 'node:fs';
+import type { Stats } from 'node:fs';
 import { errorCode } from '../support/error-code.ts';
 import { join } from 'node:path';
 import { describeFsError, InstallError } from './install-error.ts';
@@ -18,6 +19,9 @@ export interface InstallFolder {
   entry(name: string): string;
   /** DIR/NAME, as the user reads it. */
   shown(name: string): string;
+  /** The folder's device and inode as opened: what must still be at its name when install is done. */
+  readonly dev: number;
+  readonly ino: number;
 }
 
 export function openInstallFolder(dir: string): InstallFolder {
@@ -32,7 +36,8 @@ export function openInstallFolder(dir: string): InstallFolder {
   const pinned = `/proc/self/fd/${fd}`;
   // Without /proc (rare: a bare chroot) the path as given, resolved again at each step.
   const base = statSync(pinned, { throwIfNoEntry: false })?.isDirectory() === true ? pinned : dir;
-  return { path: dir, fd, entry: (name) => join(base, name), shown: (name) => join(dir, name) };
+  const { dev, ino } = fstatSync(fd);
+  return { path: dir, fd, entry: (name) => join(base, name), shown: (name) => join(dir, name), dev, ino };
 }
 
 const FOLDER_MODE = 0o755;
@@ -58,8 +63,9 @@ export function openRuntimeFolder(parent: InstallFolder, name: string): InstallF
     const reason = errorCode(error) === 'ELOOP' || errorCode(error) === 'ENOTDIR' ? 'is not a folder' : describeFsError(error);
     throw refusal(parent, `${shown} ${reason}`, error);
   }
+  let stat: Stats;
   try {
-    const stat = fstatSync(fd);
+    stat = fstatSync(fd);
     const uid = process.geteuid?.() ?? 0;
     if (stat.uid !== uid) {
       throw new InstallError(
@@ -75,7 +81,23 @@ export function openRuntimeFolder(parent: InstallFolder, name: string): InstallF
   }
   const pinned = `/proc/self/fd/${fd}`;
   const base = statSync(pinned, { throwIfNoEntry: false })?.isDirectory() === true ? pinned : parent.entry(name);
-  return { path: parent.path, fd, entry: (entry) => join(base, entry), shown: (entry) => join(shown, entry) };
+  return { path: parent.path, fd, entry: (entry) => join(base, entry), shown: (entry) => join(shown, entry), dev: stat.dev, ino: stat.ino };
+}
+
+/**
+ * That DIR/NAME is still the folder install opened and wrote into (its device
+ * and inode, by lstat: nothing found there is opened). A neighbour who can
+ * write DIR can rename the runtime folder away while install writes into it
+ * and put a folder of its own at its name: then the files install wrote are
+ * not where it would say, and the launcher would start the neighbour's.
+ */
+export function checkFolderInPlace(parent: InstallFolder, name: string, folder: InstallFolder): void {
+  const found = lstatSync(parent.entry(name), { throwIfNoEntry: false });
+  if (found?.isDirectory() && found.dev === folder.dev && found.ino === folder.ino) return;
+  throw new InstallError(
+    `cannot install into ${parent.path}: ${parent.shown(name)} is not the folder install wrote: another user renamed or replaced ` +
+      `entries in ${parent.path} while install ran; install into a folder no other user can write until install is done`,
+  );
 }
 
 function refusal(parent: InstallFolder, what: string, cause: unknown): InstallError {

@@ -17,24 +17,53 @@
  * calls its own path, where its addon is beside it); the executable removes
  * it from its environment before anything else runs (scripts/build-binary.mjs).
  *
+ * Before it execs, it checks that the folder holds the loader, the
+ * executable and every library (RUNTIME_LIBRARIES): without a library the
+ * loader would silently take the image's own from /lib, and without the
+ * executable the user would get the loader's raw "cannot open shared object
+ * file". It says which are missing and how to fix it.
+ *
+ * It has no limit of its own on arguments or variables: their pointer
+ * arrays are mapped (mmap) at the size the kernel gave. What it adds (the
+ * loader's options, its paths, one variable) can still push a command the
+ * kernel just took over the kernel's limit: that is said as E2BIG, exit 126,
+ * as a shell says it (docs/install.md states the limit).
+ *
  * Built by scripts/build-runtime.mjs with -nostdlib -static: nothing of a C
  * library is linked in, so the same source gives the same bytes from the same
- * compiler, and no library's licence comes with it.
+ * compiler, and no library's licence comes with it. The build passes
+ * RUNTIME_LIBRARIES, the names it puts in the folder, as one list.
  */
+
+#ifndef RUNTIME_LIBRARIES
+#error "build with -DRUNTIME_LIBRARIES='\"libc.so.6\", ...' (scripts/build-runtime.mjs does)"
+#endif
 
 #define LAUNCHER_VARIABLE "SIDECAR_INIT_LAUNCHER="
 #define RUNTIME_SUFFIX ".runtime/"
 #define EXECUTABLE_NAME "sidecar-init"
 #define PATH_BYTES 4096
-#define MAX_ARGS 4096
-#define MAX_ENV 8192
+/* What the launcher puts before the user's arguments: the loader, its five options and values, the executable. */
+#define ADDED_ARGS 7
 /* What a shell reports when a program cannot be run: as the kernel's own ENOENT would. */
 #define EXIT_CANNOT_RUN 127
+/* What a shell reports for a program found but not started (E2BIG: "Argument list too long"). */
+#define EXIT_NOT_STARTED 126
+#define E2BIG_ERRNO 7
+#define ENOENT_ERRNO 2
+#define EACCES_ERRNO 13
+#define F_OK 0
+#define PROT_READ 1
+#define PROT_WRITE 2
+#define MAP_PRIVATE 2
+#define MAP_ANONYMOUS 0x20
 
 #if defined(__x86_64__)
 #define LOADER_NAME "ld-linux-x86-64.so.2"
 #define SYS_write 1
+#define SYS_mmap 9
 #define SYS_execve 59
+#define SYS_faccessat 269
 #define SYS_exit_group 231
 #define SYS_readlinkat 267
 __asm__(".text\n"
@@ -58,10 +87,21 @@ static long syscall4(long number, long a, long b, long c, long d) {
   __asm__ volatile("syscall" : "=a"(result) : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10) : "rcx", "r11", "memory");
   return result;
 }
+
+static long syscall6(long number, long a, long b, long c, long d, long e, long f) {
+  long result;
+  register long r10 __asm__("r10") = d;
+  register long r8 __asm__("r8") = e;
+  register long r9 __asm__("r9") = f;
+  __asm__ volatile("syscall" : "=a"(result) : "a"(number), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9) : "rcx", "r11", "memory");
+  return result;
+}
 #elif defined(__aarch64__)
 #define LOADER_NAME "ld-linux-aarch64.so.1"
+#define SYS_faccessat 48
 #define SYS_readlinkat 78
 #define SYS_write 64
+#define SYS_mmap 222
 #define SYS_exit_group 94
 #define SYS_execve 221
 __asm__(".text\n"
@@ -80,6 +120,18 @@ static long syscall4(long number, long a, long b, long c, long d) {
   register long x2 __asm__("x2") = c;
   register long x3 __asm__("x3") = d;
   __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
+  return x0;
+}
+
+static long syscall6(long number, long a, long b, long c, long d, long e, long f) {
+  register long x8 __asm__("x8") = number;
+  register long x0 __asm__("x0") = a;
+  register long x1 __asm__("x1") = b;
+  register long x2 __asm__("x2") = c;
+  register long x3 __asm__("x3") = d;
+  register long x4 __asm__("x4") = e;
+  register long x5 __asm__("x5") = f;
+  __asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5) : "memory");
   return x0;
 }
 
@@ -119,7 +171,7 @@ static void say(const char *text) {
   syscall3(SYS_write, 2, (long)text, (long)length(text));
 }
 
-__attribute__((noreturn)) static void fail(const char *what, const char *path, const char *fix) {
+__attribute__((noreturn)) static void fail_with(int code, const char *what, const char *path, const char *fix) {
   say("sidecar-init: ");
   say(what);
   if (path != 0) {
@@ -129,8 +181,68 @@ __attribute__((noreturn)) static void fail(const char *what, const char *path, c
   say("; ");
   say(fix);
   say("\n");
-  syscall3(SYS_exit_group, EXIT_CANNOT_RUN, 0, 0);
+  syscall3(SYS_exit_group, code, 0, 0);
   __builtin_unreachable();
+}
+
+__attribute__((noreturn)) static void fail(const char *what, const char *path, const char *fix) {
+  fail_with(EXIT_CANNOT_RUN, what, path, fix);
+}
+
+/* A zeroed, private mapping of `bytes`, for the pointer arrays; 0 when the kernel has none to give. */
+static void *map(unsigned long bytes) {
+  long address = syscall6(SYS_mmap, 0, (long)bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return address < 0 && address > -4096 ? 0 : (void *)address;
+}
+
+static int exists(const char *path) {
+  return syscall4(SYS_faccessat, AT_FDCWD, (long)path, F_OK, 0) == 0;
+}
+
+static const char *const LIBRARIES[] = {RUNTIME_LIBRARIES};
+
+/*
+ * Every file the runtime folder must hold, checked before the exec: the
+ * loader, the executable and each library. A folder that is not there at all
+ * is said as such; one that lacks files names each, in one line.
+ */
+static void check_runtime(const char *runtime, const char *loader, const char *executable) {
+  if (!exists(runtime)) {
+    fail("cannot start: the glibc runtime it carries is missing:", runtime,
+         "copy the sidecar-init.runtime folder beside sidecar-init (sidecar-init install DIR writes both)");
+  }
+  static char path[PATH_BYTES];
+  int missing = 0;
+  const char *names[2 + sizeof LIBRARIES / sizeof LIBRARIES[0]];
+  unsigned long count = 0;
+  names[count++] = loader;
+  names[count++] = executable;
+  for (unsigned long index = 0; index < sizeof LIBRARIES / sizeof LIBRARIES[0]; index += 1) names[count++] = LIBRARIES[index];
+  for (unsigned long index = 0; index < count; index += 1) {
+    /* The loader and the executable are whole paths already; a library is a name in the folder. */
+    const char *checked = names[index];
+    if (index >= 2) {
+      unsigned long end = 0;
+      if (!append(path, &end, runtime) || !append(path, &end, names[index])) continue;
+      checked = path;
+    }
+    if (exists(checked)) continue;
+    say(missing == 0 ? "sidecar-init: cannot start: its runtime folder " : ", ");
+    if (missing == 0) {
+      say(runtime);
+      say(" lacks ");
+    }
+    const char *name = names[index];
+    for (const char *cursor = name; *cursor != '\0'; cursor += 1) {
+      if (*cursor == '/') name = cursor + 1;
+    }
+    say(name);
+    missing += 1;
+  }
+  if (missing > 0) {
+    say(" (without them the loader would take the image's own libraries, or fail); reinstall with sidecar-init install DIR\n");
+    syscall3(SYS_exit_group, EXIT_CANNOT_RUN, 0, 0);
+  }
 }
 
 /*
@@ -158,14 +270,17 @@ static char runtime[PATH_BYTES];
 static char loader[PATH_BYTES];
 static char executable[PATH_BYTES];
 static char variable[PATH_BYTES + sizeof(LAUNCHER_VARIABLE)];
-static char *arguments[MAX_ARGS + 10];
-static char *environment[MAX_ENV + 2];
 
 __attribute__((noreturn, used)) void launch(long *stack) {
   long argc = stack[0];
   char **argv = (char **)(stack + 1);
   char **envp = argv + argc + 1;
-  if (argc > MAX_ARGS) fail("cannot start: more arguments than", "4096", "pass fewer arguments");
+  long envc = 0;
+  while (envp[envc] != 0) envc += 1;
+  /* As many as the kernel gave, plus ours and the NULLs. */
+  char **arguments = map((unsigned long)(argc + ADDED_ARGS + 1) * sizeof(char *));
+  char **environment = map((unsigned long)(envc + 2) * sizeof(char *));
+  if (arguments == 0 || environment == 0) fail("cannot start: no memory for its arguments", 0, "give the container more memory");
 
   own_path(self, argc > 0 ? argv[0] : 0);
   unsigned long end = 0;
@@ -192,18 +307,23 @@ __attribute__((noreturn, used)) void launch(long *stack) {
   /* The environment as given, but for a variable of that name (only this launcher sets it), then ours. */
   long kept = 0;
   for (char **entry = envp; *entry != 0; entry += 1) {
-    if (starts_with(*entry, LAUNCHER_VARIABLE)) continue;
-    if (kept == MAX_ENV) fail("cannot start: more environment variables than", "8192", "pass fewer variables");
-    environment[kept++] = *entry;
+    if (!starts_with(*entry, LAUNCHER_VARIABLE)) environment[kept++] = *entry;
   }
   environment[kept++] = variable;
   environment[kept] = 0;
 
+  check_runtime(runtime, loader, executable);
   long error = -syscall3(SYS_execve, (long)loader, (long)arguments, (long)environment);
-  if (error == 2) {
+  if (error == E2BIG_ERRNO) {
+    fail_with(EXIT_NOT_STARTED,
+              "cannot start: its arguments and environment are too long for the kernel (E2BIG, \"Argument list too long\") once it adds "
+              "the loader's options, its paths and SIDECAR_INIT_LAUNCHER to them:",
+              runtime, "pass fewer or shorter arguments or variables, or raise the stack limit (ulimit -s; the kernel takes a quarter of it)");
+  }
+  if (error == ENOENT_ERRNO) {
     fail("cannot start: the glibc runtime it carries is missing:", loader,
          "copy the sidecar-init.runtime folder beside sidecar-init (sidecar-init install DIR writes both)");
   }
-  if (error == 13) fail("cannot start: permission denied (or mounted noexec):", loader, "mount its folder executable");
+  if (error == EACCES_ERRNO) fail("cannot start: permission denied (or mounted noexec):", loader, "mount its folder executable");
   fail("cannot start the loader it carries:", loader, "reinstall with sidecar-init install DIR");
 }

@@ -78,25 +78,51 @@ export interface PidfdApi {
   pidfdSendSignal(fd: number, signal: number): void;
 }
 
+/**
+ * What every fork of the addon takes (src/os/native/child-exec.h): the file
+ * to execute (the name as execvp would pass it), its argv and exactly its
+ * environment, its working directory, and the user (uid/gid -1: unchanged; a
+ * gid clears the supplementary groups first).
+ */
+export interface NativeExecOptions {
+  readonly path: string;
+  readonly argv: readonly string[];
+  readonly envp: readonly string[];
+  readonly cwd: string;
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/**
+ * The step of a child's setup that failed, as the addon's Error names it in
+ * `syscall` (child-exec.c): its descriptors ('pipes', 'stdin'), its working
+ * directory ('cwd'), its user ('setgid', 'setuid'), or the exec itself.
+ */
+export type NativeSetupStep = 'pipes' | 'stdin' | 'cwd' | 'setgid' | 'setuid' | 'exec';
+
 /** spawn.c: sidecars, init steps and the app, forked and exec'd (child-exec.c), in sessions of their own. */
 export interface SpawnApi {
   /**
    * Once exec has succeeded: its pid, and in `pipes` the read end of a pipe
    * (non-blocking, close-on-exec, ours to close) for each descriptor of
-   * `pipeTo` (1, 2, a readiness fd), whose write end the child has there.
-   * Throws an Error whose code is the errno name (ENOENT, EACCES) and whose
-   * syscall is the step that failed; no pipe is left open then. uid/gid -1: unchanged.
+   * `pipeTo` (1, 2, a readiness fd), whose write end the child has there;
+   * stdin from /dev/null when `nullStdin`, else inherited. Throws an Error
+   * whose code is the errno name (ENOENT, EACCES) and whose syscall is the
+   * step that failed (a NativeSetupStep, or 'pipe2' or 'fork' in the parent);
+   * no pipe is left open then.
    */
-  spawnChild(
-    path: string,
-    argv: string[],
-    envp: string[],
-    cwd: string,
-    uid: number,
-    gid: number,
-    nullStdin: boolean,
-    pipeTo: readonly number[],
-  ): { readonly pid: number; readonly pipes: readonly number[] };
+  spawnChild(options: NativeExecOptions & { readonly nullStdin: boolean; readonly pipeTo: readonly number[] }): {
+    readonly pid: number;
+    readonly pipes: readonly number[];
+  };
+}
+
+/** The addon's fork of the app on the terminal (terminal.c): the options of spawnForeground. */
+export interface NativeForegroundOptions extends NativeExecOptions {
+  /** The terminal. */
+  readonly fd: number;
+  /** A process group of its own made the foreground, or born in the caller's (foreground) group. */
+  readonly ownGroup: boolean;
 }
 
 /** terminal.c: the app as the terminal's foreground group. */
@@ -109,17 +135,8 @@ export interface TerminalApi {
   isTerminal(fd: number): boolean;
   /** tcsetpgrp(fd, pgrp): the terminal's foreground given to that group. */
   giveTerminal(fd: number, pgrp: number): void;
-  /** Forks and execs the app on the terminal fd, in a group of its own made the foreground when ownGroup; its pid. uid/gid -1: unchanged. */
-  spawnForeground(
-    path: string,
-    argv: string[],
-    envp: string[],
-    cwd: string,
-    uid: number,
-    gid: number,
-    fd: number,
-    ownGroup: boolean,
-  ): number;
+  /** Forks and execs the app on the terminal fd, in a group of its own made the foreground when ownGroup; its pid. Throws as spawnChild does: the step that failed in `syscall`, its errno name in `code`. */
+  spawnForeground(options: NativeForegroundOptions): number;
 }
 
 export interface Credentials {
@@ -157,10 +174,12 @@ export interface UnixSocketApi {
   unixStreamListen(path: string, backlog: number): number;
   /** One waiting connection of a listening socket, non-blocking and close-on-exec, or undefined when none is; never blocks. */
   unixAccept(fd: number): number | undefined;
-  /** SO_PEERCRED of a connected Unix stream socket. */
+  /** SO_PEERCRED of a connected Unix stream socket: of the client on the server's side, of the listening server on the client's. */
   peerCredentials(fd: number): Credentials;
   /** Connects to the stream socket at path and closes at once; throws the connect's error (ECONNREFUSED: nobody listens). Never waits. */
   unixConnectAndClose(path: string): void;
+  /** A stream socket connected to path, non-blocking and close-on-exec, nothing written yet; throws the connect's error. Never waits. */
+  unixConnect(path: string): number;
   /** Calls onReadable on Node's loop whenever fd is readable, until close(); close it before the descriptor. */
   watchReadable(fd: number, onReadable: () => void): ReadableWatch;
   /** Calls onWritable on Node's loop whenever fd can take more bytes, until close(); close it before the descriptor. */
@@ -209,6 +228,7 @@ export const ADDON_FUNCTIONS = listingEvery({
     'unixAccept',
     'peerCredentials',
     'unixConnectAndClose',
+    'unixConnect',
     'watchReadable',
     'watchWritable',
   ],

@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -103,12 +103,18 @@ describe('loadNativeProcessApi', () => {
       [() => native.giveTerminal!(0, null), /^giveTerminal: pgrp must be an integer, not null$/],
       [() => native.watchReadable!(0, 'later'), /^watchReadable: onReadable must be a function, not a string$/],
       [
-        () => native.spawnForeground!('/bin/true', ['true'], [], '/', '0', -1, 0, true),
+        () => native.spawnForeground!({ path: '/bin/true', argv: ['true'], envp: [], cwd: '/', uid: '0', gid: -1, fd: 0, ownGroup: true }),
         /^spawnForeground: uid must be an integer, not a string$/,
       ],
       [
-        () => native.spawnForeground!('/bin/true', ['true', 1], [], '/', -1, -1, 0, true),
+        () =>
+          native.spawnForeground!({ path: '/bin/true', argv: ['true', 1], envp: [], cwd: '/', uid: -1, gid: -1, fd: 0, ownGroup: true }),
         /^spawnForeground: argv\[1\] must be a string, not a number$/,
+      ],
+      [() => native.spawnChild!('/bin/true', ['true']), /^spawnChild: options must be an object, not a string$/],
+      [
+        () => native.spawnChild!({ path: '/bin/true', argv: ['true'], envp: [], cwd: '/', uid: -1, gid: -1, pipeTo: [] }),
+        /^spawnChild: nullStdin must be a boolean, not undefined$/,
       ],
       [() => native.setSignalRoute!(0, {}), /^setSignalRoute: routes must be an array, not an object$/],
       [() => native.setSignalRoute!(0, [1, '15']), /^setSignalRoute: routes\[1\] must be an integer, not a string$/],
@@ -147,10 +153,43 @@ describe('loadNativeProcessApi', () => {
     // The exec-failure pipe's errno, in a process of its own whose stdin is no terminal (the fork would hand it a group).
     const script = [
       `const addon = { exports: {} }; process.dlopen(addon, ${JSON.stringify(join(dir, 'reaper.node'))});`,
-      `try { addon.exports.spawnForeground('/nonexistent/program', ['program'], [], '/', -1, -1, 0, true); } catch (error) { console.log(JSON.stringify({ code: error.code, syscall: error.syscall, message: error.message })); }`,
+      `try { addon.exports.spawnForeground({ path: '/nonexistent/program', argv: ['program'], envp: [], cwd: '/', uid: -1, gid: -1, fd: 0, ownGroup: true }); } catch (error) { console.log(JSON.stringify({ code: error.code, syscall: error.syscall, message: error.message })); }`,
     ].join('\n');
     const failed = JSON.parse(execFileSync(process.execPath, ['-e', script], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
     expect(failed).toEqual({ code: 'ENOENT', syscall: 'exec', message: 'exec failed: No such file or directory (ENOENT, errno 2)' });
+  });
+
+  test('a child whose setup fails before exec names the step that failed (stdin, cwd, setgid, setuid) with its errno', () => {
+    // Each in a process of its own, which prints what spawnChild threw.
+    const spawnWith = (options: Record<string, unknown>) =>
+      [
+        `const addon = { exports: {} }; process.dlopen(addon, ${JSON.stringify(join(dir, 'reaper.node'))});`,
+        `const options = { path: '/bin/true', argv: ['true'], envp: [], cwd: '/', uid: -1, gid: -1, nullStdin: false, pipeTo: [], ...${JSON.stringify(options)} };`,
+        `try { addon.exports.spawnChild(options); console.log('{}'); } catch (error) { console.log(JSON.stringify({ code: error.code, syscall: error.syscall })); }`,
+      ].join('\n');
+    const run = (command: string, args: string[]) =>
+      JSON.parse(execFileSync(command, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+    const node = process.execPath;
+    expect(run(node, ['-e', spawnWith({ cwd: join(dir, 'no-such-folder') })])).toEqual({ code: 'ENOENT', syscall: 'cwd' });
+    // Not root: the ids cannot change (and uid 1000 must reach the addon).
+    chmodSync(dir, 0o755);
+    const asUser = ['--reuid', '1000', '--regid', '1000', '--clear-groups', node, '-e'];
+    expect(run('setpriv', [...asUser, spawnWith({ gid: 0 })])).toEqual({ code: 'EPERM', syscall: 'setgid' });
+    expect(run('setpriv', [...asUser, spawnWith({ uid: 0 })])).toEqual({ code: 'EPERM', syscall: 'setuid' });
+    // A root without /dev/null: a mount namespace whose /dev is an empty tmpfs.
+    const withoutDevNull = [
+      '--mount',
+      'sh',
+      '-c',
+      'mount -t tmpfs none /dev && exec "$@"',
+      'sh',
+      node,
+      '-e',
+      spawnWith({ nullStdin: true }),
+    ];
+    expect(run('unshare', withoutDevNull)).toEqual({ code: 'ENOENT', syscall: 'stdin' });
+    // The control: the same spawn with /dev/null there starts.
+    expect(run(node, ['-e', spawnWith({ nullStdin: true })])).toEqual({});
   });
 
   test('exitNow ends the process with its code even while a thread-pool write is stuck on a full pipe', () => {

@@ -1,7 +1,9 @@
 import process from 'node:process';
 import { resolve } from 'node:path';
 import type { SpawnRequest } from './child.ts';
-import type { EXIT_NOT_EXECUTABLE, EXIT_NOT_FOUND, ExitStatus } from '../plan/exit-status.ts';
+import { EXIT_NOT_EXECUTABLE } from '../plan/exit-status.ts';
+import type { EXIT_NOT_FOUND, ExitStatus } from '../plan/exit-status.ts';
+import type { NativeSetupStep } from '../os/addon.ts';
 import { explainExecFailure } from './explain-exec-failure.ts';
 import { resolveProgram } from './resolve-program.ts';
 
@@ -16,6 +18,13 @@ export interface PreparedSpawn {
   readonly ok: true;
   /** The file to execute: resolved through PATH here, so 126/127 are exact and named. */
   readonly file: string;
+  /**
+   * What execve is given for it, as execvp passes it: the name as written when
+   * it has a slash (`./crash.sh`, relative to cwd, which the child enters
+   * first), so a script's interpreter shows `/bin/sh ./crash.sh` in ps as
+   * under tini; else the file found in PATH.
+   */
+  readonly execPath: string;
   readonly args: readonly string[];
   /** argv[0] as written (what execvp passes), so `ps` shows it and multi-call binaries like busybox dispatch on it. */
   readonly argv0: string;
@@ -39,19 +48,50 @@ export function prepareSpawn(request: Pick<SpawnRequest, 'command' | 'env' | 'cw
   const resolved = resolveProgram(program, { path: env.PATH, cwd });
   if (!resolved.ok) return { ok: false, status: spawnFailed(resolved.code, resolved.reason) };
   const ids = user === undefined ? {} : { gid: user.gid, ...(user.uid === undefined ? {} : { uid: user.uid }) };
-  return { ok: true, file: resolved.path, args, argv0: program, cwd, env, ids };
+  const execPath = program.includes('/') ? program : resolved.path;
+  return { ok: true, file: resolved.path, execPath, args, argv0: program, cwd, env, ids };
 }
 
 /**
  * Why a spawn that got no PID failed. Node says so only on a later tick, with an
  * error that names neither the file nor the cause; the program may have gone
- * meanwhile, or the user may not reach it.
+ * meanwhile, or the user may not reach it. The addon's error (`addonError`) names
+ * the step of the child's setup that failed: one before the exec is told as
+ * that step with its errno, not blamed on the program.
  */
-export function explainSpawnFailure(request: Pick<SpawnRequest, 'command' | 'user'>, prepared: PreparedSpawn): SpawnFailed {
+export function explainSpawnFailure(
+  request: Pick<SpawnRequest, 'command' | 'user'>,
+  prepared: PreparedSpawn,
+  addonError?: unknown,
+): SpawnFailed {
+  const setup = explainSetupFailure(request, prepared, addonError);
+  if (setup !== undefined) return spawnFailed(EXIT_NOT_EXECUTABLE, setup);
   const again = resolveProgram(request.command[0], { path: prepared.env.PATH, cwd: prepared.cwd });
   if (!again.ok) return spawnFailed(again.code, again.reason);
   const failure = explainExecFailure(prepared.file, prepared.cwd, request.user);
   return spawnFailed(failure.code, failure.reason);
+}
+
+/** What each step before the exec was doing (src/os/native/child-exec.c), for the reason. */
+const SETUP_STEPS: Readonly<Record<Exclude<NativeSetupStep, 'exec'>, (prepared: PreparedSpawn) => string>> = {
+  pipes: () => 'its output pipes could not be put in place',
+  stdin: () => 'its stdin could not be opened from /dev/null (does this root have /dev/null?)',
+  cwd: (prepared) => `its working directory ${prepared.cwd} could not be entered`,
+  setgid: (prepared) => `it could not take gid ${prepared.ids.gid} (setgid; sidecar-init needs to be root, or CAP_SETGID, to change it)`,
+  setuid: (prepared) => `it could not take uid ${prepared.ids.uid} (setuid; sidecar-init needs to be root, or CAP_SETUID, to change it)`,
+};
+
+function explainSetupFailure(request: Pick<SpawnRequest, 'command'>, prepared: PreparedSpawn, failure: unknown): string | undefined {
+  if (!(failure instanceof Error && 'syscall' in failure && typeof failure.syscall === 'string')) return undefined;
+  if (!Object.hasOwn(SETUP_STEPS, failure.syscall)) return undefined;
+  const step = SETUP_STEPS[failure.syscall as keyof typeof SETUP_STEPS];
+  const code = 'code' in failure && typeof failure.code === 'string' ? failure.code : 'an unknown error';
+  return `cannot start ${request.command[0]}: ${step(prepared)}: ${systemMessage(failure.message)} (${code})`;
+}
+
+/** The system's words for the errno in the addon's "STEP failed: WORDS (CODE, errno N)". */
+function systemMessage(message: string): string {
+  return message.match(/failed: (.*) \([A-Z0-9]+, errno \d+\)$/)?.[1] ?? message;
 }
 
 function spawnFailed(code: typeof EXIT_NOT_FOUND | typeof EXIT_NOT_EXECUTABLE, reason: string): SpawnFailed {

@@ -47,15 +47,24 @@ export function forkChild(
   prepared: PreparedSpawn,
   pipeTo: readonly number[],
 ): { readonly ok: true; readonly pid: number; readonly pipes: readonly number[] } | Extract<SpawnResult, { ok: false }> {
-  const { file, args, argv0, cwd, env, ids } = prepared;
+  const { execPath, args, argv0, cwd, env, ids } = prepared;
   const nullStdin = request.stdio !== 'inherit' && request.stdio !== 'inherit-tee';
   try {
-    const { pid, pipes } = api.spawnChild(file, [argv0, ...args], toEnvp(env), cwd, ids.uid ?? -1, ids.gid ?? -1, nullStdin, pipeTo);
+    const { pid, pipes } = api.spawnChild({
+      path: execPath,
+      argv: [argv0, ...args],
+      envp: toEnvp(env),
+      cwd,
+      uid: ids.uid ?? -1,
+      gid: ids.gid ?? -1,
+      nullStdin,
+      pipeTo,
+    });
     return { ok: true, pid, pipes };
   } catch (error) {
     // A system call's failure (the addon's errors carry the call): the child's failure to start, not PID 1's.
     if (!(error instanceof Error && 'syscall' in error)) throw error;
-    return { ok: false, status: explainSpawnFailure(request, prepared) };
+    return { ok: false, status: explainSpawnFailure(request, prepared, error) };
   }
 }
 

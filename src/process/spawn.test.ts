@@ -127,6 +127,17 @@ describe('createSpawner', () => {
     expect(cmdline?.startsWith('sh -c ')).toBe(true);
   });
 
+  it('execs a name with a slash as written, as execvp does: ps shows `/bin/sh ./crash.sh`, with or without a #! line', async () => {
+    for (const head of ['#!/bin/sh\n', '']) {
+      const out = join(sandbox.workDir, 'cmdline.txt');
+      await writeFile(join(sandbox.workDir, 'crash.sh'), `${head}tr "\\0" " " < /proc/$$/cmdline > "$OUT"\n`);
+      await chmod(join(sandbox.workDir, 'crash.sh'), 0o755);
+      const child = spawnChild(['./crash.sh', 'arg'], { env: { OUT: out }, cwd: sandbox.workDir });
+      await expect(child.exited).resolves.toEqual({ kind: 'exited', code: 0 });
+      expect(await readFile(out, 'utf8')).toBe('/bin/sh ./crash.sh arg ');
+    }
+  });
+
   it('inherits the supervisor environment under the request env', async () => {
     process.env.SPAWN_TEST_INHERITED = 'from-parent';
     try {

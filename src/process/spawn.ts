@@ -73,11 +73,11 @@ function spawnChild(request: SpawnRequest, native: SpawnApi, terminal: Foregroun
  * terminal cannot be handed to it (terminal.ts): then it is spawned as usual.
  */
 function spawnForeground(terminal: ForegroundTerminal, request: SpawnRequest, prepared: PreparedSpawn): SpawnResult | undefined {
-  const { file, args, argv0, cwd, env, ids } = prepared;
+  const { execPath, args, argv0, cwd, env, ids } = prepared;
   let spawned: ReturnType<ForegroundTerminal['spawn']>;
   try {
     spawned = terminal.spawn(
-      file,
+      execPath,
       [argv0, ...args],
       env,
       cwd,
@@ -86,7 +86,7 @@ function spawnForeground(terminal: ForegroundTerminal, request: SpawnRequest, pr
   } catch (error) {
     // A system call's failure (the addon's errors carry the call), explained as every other spawn's is.
     if (!(error instanceof Error && 'syscall' in error)) throw error;
-    return { ok: false, status: explainSpawnFailure(request, prepared) };
+    return { ok: false, status: explainSpawnFailure(request, prepared, error) };
   }
   if (spawned === undefined) return undefined;
   return { ok: true, child: watchNativeChild(spawned.pid, spawned.group, { onExit: () => terminal.reclaim() }) };

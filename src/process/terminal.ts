@@ -1,4 +1,4 @@
-import type { TerminalApi } from '../os/addon.ts';
+import type { NativeForegroundOptions, TerminalApi } from '../os/addon.ts';
 import { loadNativeProcessApi } from '../os/native.ts';
 
 // Interactive use (`docker run -it IMAGE bash`): when sidecar-init's stdin is
@@ -62,7 +62,16 @@ export function detectForegroundTerminal(): ForegroundTerminal | undefined {
       // Once the app has the foreground sidecar-init is in the background of the terminal, where its
       // own log lines would stop it under `stty tostop`: from here on they go through.
       terminal.ignoreTerminalStops();
-      const pid = terminal.spawnForeground(path, [...argv], envp, cwd, user?.uid ?? -1, user?.gid ?? -1, STDIN_FD, group === 'own');
+      const pid = terminal.spawnForeground({
+        path,
+        argv,
+        envp,
+        cwd,
+        uid: user?.uid ?? -1,
+        gid: user?.gid ?? -1,
+        fd: STDIN_FD,
+        ownGroup: group === 'own',
+      });
       handedOver = true;
       return { pid, group };
     },

@@ -28,15 +28,23 @@ static const char *argument_name(char *buffer, const char *function, const char 
   return buffer;
 }
 
-bool read_child_exec(napi_env env, const napi_value *args, const char *function, struct child_exec *exec) {
+bool read_option(napi_env env, napi_value options, const char *property, napi_value *value) {
+  return napi_get_named_property(env, options, property, value) == napi_ok;
+}
+
+bool read_child_exec(napi_env env, napi_value options, const char *function, struct child_exec *exec) {
   char name[ARGUMENT_NAME_MAX];
+  napi_value uid, gid, path, argv, envp, cwd;
   memset(exec, 0, sizeof *exec);
-  return read_integer(env, args[4], argument_name(name, function, "uid"), -1, UINT32_MAX - 1, &exec->uid) &&
-         read_integer(env, args[5], argument_name(name, function, "gid"), -1, UINT32_MAX - 1, &exec->gid) &&
-         read_string(env, args[0], argument_name(name, function, "path"), &exec->path) &&
-         read_strings(env, args[1], argument_name(name, function, "argv"), &exec->argv) &&
-         read_strings(env, args[2], argument_name(name, function, "envp"), &exec->envp) &&
-         read_string(env, args[3], argument_name(name, function, "cwd"), &exec->cwd);
+  return read_object(env, options, argument_name(name, function, "options")) && read_option(env, options, "uid", &uid) &&
+         read_option(env, options, "gid", &gid) && read_option(env, options, "path", &path) && read_option(env, options, "argv", &argv) &&
+         read_option(env, options, "envp", &envp) && read_option(env, options, "cwd", &cwd) &&
+         read_integer(env, uid, argument_name(name, function, "uid"), -1, UINT32_MAX - 1, &exec->uid) &&
+         read_integer(env, gid, argument_name(name, function, "gid"), -1, UINT32_MAX - 1, &exec->gid) &&
+         read_string(env, path, argument_name(name, function, "path"), &exec->path) &&
+         read_strings(env, argv, argument_name(name, function, "argv"), &exec->argv) &&
+         read_strings(env, envp, argument_name(name, function, "envp"), &exec->envp) &&
+         read_string(env, cwd, argument_name(name, function, "cwd"), &exec->cwd);
 }
 
 void free_child_exec(struct child_exec *exec) {
@@ -54,6 +62,17 @@ void free_child_exec(struct child_exec *exec) {
 #define EXIT_NOT_EXECUTABLE 126
 /* What runs a file that is neither a binary nor a `#!` script. */
 #define SHELL "/bin/sh"
+
+/* The steps of a child's setup, in order; what the exec-failure pipe carries
+ * (an index: the child may not allocate) with the errno, and what the
+ * parent's error names as its syscall. */
+enum setup_step { STEP_EXEC, STEP_PIPES, STEP_STDIN, STEP_CWD, STEP_SETGID, STEP_SETUID };
+static const char *const STEP_NAMES[] = {"exec", "pipes", "stdin", "cwd", "setgid", "setuid"};
+
+struct step_report {
+  int step;
+  int err;
+};
 
 /* Signal state as a new process expects it: every disposition back to its
  * default (Node ignores SIGPIPE; the terminal mode ignores SIGTTOU and
@@ -120,34 +139,37 @@ static int place_pipes(const struct child_exec *exec, int *report) {
 }
 
 /* After fork, before exec: only async-signal-safe calls (the parent is
- * multi-threaded). The errno of the step that failed goes to the pipe. */
+ * multi-threaded). The step that failed and its errno go to the pipe. */
 static void exec_child(const struct child_exec *exec, char **shell_argv, int report) {
   reset_dispositions();
   if (exec->place != NULL) exec->place(exec->context);
-  int err = place_pipes(exec, &report);
-  if (err == 0) err = set_up_stdio(exec->null_stdin);
-  if (err == 0 && exec->cwd[0] != '\0' && chdir(exec->cwd) != 0) err = errno;
+  struct step_report failed = {STEP_PIPES, place_pipes(exec, &report)};
+  if (failed.err == 0) failed = (struct step_report){STEP_STDIN, set_up_stdio(exec->null_stdin)};
+  if (failed.err == 0 && exec->cwd[0] != '\0' && chdir(exec->cwd) != 0) failed = (struct step_report){STEP_CWD, errno};
   /* As libuv: clearing the supplementary groups fails unless privileged, and
    * then there are none we could drop; the setgid and setuid that follow are
    * what must not fail. */
-  if (err == 0 && (exec->uid >= 0 || exec->gid >= 0)) setgroups(0, NULL);
-  if (err == 0 && exec->gid >= 0 && setgid((gid_t)exec->gid) != 0) err = errno;
-  if (err == 0 && exec->uid >= 0 && setuid((uid_t)exec->uid) != 0) err = errno;
-  if (err == 0) {
+  if (failed.err == 0 && (exec->uid >= 0 || exec->gid >= 0)) setgroups(0, NULL);
+  if (failed.err == 0 && exec->gid >= 0 && setgid((gid_t)exec->gid) != 0) failed = (struct step_report){STEP_SETGID, errno};
+  if (failed.err == 0 && exec->uid >= 0 && setuid((uid_t)exec->uid) != 0) failed = (struct step_report){STEP_SETUID, errno};
+  if (failed.err == 0) {
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
+    /* path is the program as execvp would pass it (prepare-spawn.ts): the
+     * name as written when it has a slash, so a script's interpreter gets
+     * `./crash.sh` in its argv, and ps shows what the user wrote. */
     execve(exec->path, exec->argv, exec->envp);
-    err = errno;
+    failed = (struct step_report){STEP_EXEC, errno};
     /* A file the kernel cannot run (an executable script without a `#!` line)
      * is run by /bin/sh, as glibc's execvp does for node:child_process's
      * children, so a process starts the same on both paths. When there is no
      * shell either, the file's own failure is the one to report. */
-    if (err == ENOEXEC && shell_argv != NULL) execve(SHELL, shell_argv, exec->envp);
+    if (failed.err == ENOEXEC && shell_argv != NULL) execve(SHELL, shell_argv, exec->envp);
   }
-  while (write(report, &err, sizeof err) == -1 && errno == EINTR) {
+  while (write(report, &failed, sizeof failed) == -1 && errno == EINTR) {
   }
-  _exit(err == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
+  _exit(failed.step == STEP_EXEC && failed.err == ENOENT ? EXIT_NOT_FOUND : EXIT_NOT_EXECUTABLE);
 }
 
 /* The argv of `/bin/sh PATH ARGS…` for a file execve refuses as ENOEXEC
@@ -191,18 +213,18 @@ pid_t fork_child(const struct child_exec *exec, int *report) {
   return pid;
 }
 
-int await_exec(pid_t pid, int report) {
-  int err = 0;
+struct exec_failure await_exec(pid_t pid, int report) {
+  struct step_report failed = {STEP_EXEC, 0};
   ssize_t got;
   do {
-    got = read(report, &err, sizeof err);
+    got = read(report, &failed, sizeof failed);
   } while (got == -1 && errno == EINTR);
   close(report);
-  if (got != (ssize_t)sizeof err) return 0;
+  if (got != (ssize_t)sizeof failed || failed.step < STEP_EXEC || failed.step > STEP_SETUID) return (struct exec_failure){0, NULL};
   /* Reaped here, synchronously: no reaper pass runs meanwhile (they run on
    * the event loop this call holds), so the status is ours to take. */
   int status;
   while (waitpid(pid, &status, 0) == -1 && errno == EINTR) {
   }
-  return err;
+  return (struct exec_failure){failed.err, STEP_NAMES[failed.step]};
 }

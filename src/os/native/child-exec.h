@@ -39,12 +39,16 @@ struct child_exec {
   const void *context;
 };
 
-/* The arguments every spawn function takes first, (path, argv, envp, cwd,
- * uid, gid), from args[0..5] into exec, copied before the fork (malloc is not
- * safe after it); the rest of exec is zeroed. `function` names the caller in
- * the messages ("spawnChild"). False with the exception pending; either way
- * free_child_exec frees what was read. */
-bool read_child_exec(napi_env env, const napi_value *args, const char *function, struct child_exec *exec);
+/* The properties every spawn function's one options object has, { path,
+ * argv, envp, cwd, uid, gid }, into exec, copied before the fork (malloc is
+ * not safe after it); the rest of exec is zeroed. `function` names the caller
+ * in the messages ("spawnChild: uid must be an integer"). False with the
+ * exception pending; either way free_child_exec frees what was read. */
+bool read_child_exec(napi_env env, napi_value options, const char *function, struct child_exec *exec);
+
+/* options[property], read by `reader`-style callers: false with a TypeError
+ * pending when options is no object. */
+bool read_option(napi_env env, napi_value options, const char *property, napi_value *value);
 void free_child_exec(struct child_exec *exec);
 
 /* Forks a child that execs `exec`, every signal blocked across the fork. The
@@ -52,9 +56,18 @@ void free_child_exec(struct child_exec *exec);
  * -1 with errno set when the pipe or the fork failed (nothing to wait for). */
 pid_t fork_child(const struct child_exec *exec, int *report);
 
-/* Waits on the pipe fork_child returned until the child has exec'd (0) or
- * failed: then the errno of the step that failed (chdir, setgid, setuid,
- * execve), the child reaped here. Closes report. */
-int await_exec(pid_t pid, int report);
+/* What a child reports through the exec-failure pipe: the step that failed
+ * and its errno. The step is what the parent's error names as its `syscall`
+ * ("stdin", "cwd", "setgid", "setuid", "exec"), so JavaScript can say which
+ * part of the setup failed rather than blame the program. */
+struct exec_failure {
+  /* 0: exec'd. */
+  int err;
+  const char *step;
+};
+
+/* Waits on the pipe fork_child returned until the child has exec'd (err 0)
+ * or failed: then the step and its errno, the child reaped here. Closes report. */
+struct exec_failure await_exec(pid_t pid, int report);
 
 #endif

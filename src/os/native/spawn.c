@@ -68,7 +68,7 @@ static napi_value spawned(napi_env env, pid_t pid, const int *read_ends, int cou
   return result;
 }
 
-/* spawnChild(path, argv, envp, cwd, uid, gid, nullStdin, pipeTo): { pid, pipes }.
+/* spawnChild({ path, argv, envp, cwd, uid, gid, nullStdin, pipeTo }): { pid, pipes }.
  * Forks and execs path in a session of its own with argv and exactly envp,
  * in cwd, as uid and gid (-1: unchanged; a gid clears the supplementary
  * groups), stdin inherited or from /dev/null, and a pipe's write end at each
@@ -77,16 +77,18 @@ static napi_value spawned(napi_env env, pid_t pid, const int *read_ends, int cou
  * read end of each pipe, non-blocking and close-on-exec (no later child
  * inherits one, so each sees end-of-file when its own child's writers are
  * gone), for JavaScript to read and close. Throws with the errno of a failed
- * pipe2 or fork, or of the chdir, setgid, setuid, dup2 or exec that failed
- * (the child is reaped here then, and every pipe closed). */
+ * pipe2 or fork, or with the step of the child's setup that failed as the
+ * error's syscall ("pipes", "stdin", "cwd", "setgid", "setuid", "exec") and
+ * its errno (the child is reaped here then, and every pipe closed). */
 static napi_value spawn_child(napi_env env, napi_callback_info info) {
-  napi_value args[8];
+  napi_value options, null_stdin, pipe_to;
   struct child_exec exec = {0};
   int targets[CHILD_PIPES_MAX], read_ends[CHILD_PIPES_MAX], write_ends[CHILD_PIPES_MAX];
   int count = 0, opened = 0;
   napi_value result = NULL;
-  if (!read_args(env, info, 8, args) || !read_child_exec(env, args, "spawnChild", &exec) ||
-      !read_boolean(env, args[6], "spawnChild: nullStdin", &exec.null_stdin) || !read_pipe_targets(env, args[7], targets, &count)) {
+  if (!read_args(env, info, 1, &options) || !read_child_exec(env, options, "spawnChild", &exec) ||
+      !read_option(env, options, "nullStdin", &null_stdin) || !read_option(env, options, "pipeTo", &pipe_to) ||
+      !read_boolean(env, null_stdin, "spawnChild: nullStdin", &exec.null_stdin) || !read_pipe_targets(env, pipe_to, targets, &count)) {
     goto done;
   }
   for (; opened < count; opened++) {
@@ -113,9 +115,9 @@ static napi_value spawn_child(napi_env env, napi_callback_info info) {
     opened = 0;
     goto done;
   }
-  int err = await_exec(pid, report);
-  if (err != 0) {
-    throw_errno(env, "exec", err);
+  struct exec_failure failed = await_exec(pid, report);
+  if (failed.err != 0) {
+    throw_errno(env, failed.step, failed.err);
     close_all(read_ends, opened);
     opened = 0;
     goto done;

@@ -129,22 +129,25 @@ static void enter_foreground(const void *context) {
   set_foreground(place->fd, getpid());
 }
 
-/* spawnForeground(path, argv, envp, cwd, uid, gid, fd, ownGroup): number.
+/* spawnForeground({ path, argv, envp, cwd, uid, gid, fd, ownGroup }): number.
  * ownGroup true: forks the app into a new process group and makes that group
  * the foreground of terminal fd. false (our group cannot be named, see the top
  * of this file): the app stays in our group, the foreground one, and we leave
  * it for a new group of our own. Either way it execs the app with stdin,
  * stdout and stderr inherited and returns its pid once exec has succeeded;
- * throws with the errno of a failed chdir, setgid, setuid or exec (the child
- * is reaped here then). uid/gid -1: unchanged. */
+ * throws with the step of the setup that failed as the error's syscall ("cwd",
+ * "setgid", "setuid", "exec") and its errno (the child is reaped here then).
+ * uid/gid -1: unchanged. */
 static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
-  napi_value args[8];
+  napi_value options, fd_value, own_group_value;
   struct child_exec exec = {0};
   int fd;
   bool own_group;
   napi_value result = NULL;
-  if (!read_args(env, info, 8, args) || !read_child_exec(env, args, "spawnForeground", &exec) ||
-      !read_int(env, args[6], "spawnForeground: fd", 0, INT_MAX, &fd) || !read_boolean(env, args[7], "spawnForeground: ownGroup", &own_group)) {
+  if (!read_args(env, info, 1, &options) || !read_child_exec(env, options, "spawnForeground", &exec) ||
+      !read_option(env, options, "fd", &fd_value) || !read_option(env, options, "ownGroup", &own_group_value) ||
+      !read_int(env, fd_value, "spawnForeground: fd", 0, INT_MAX, &fd) ||
+      !read_boolean(env, own_group_value, "spawnForeground: ownGroup", &own_group)) {
     goto done;
   }
   struct foreground_place place = {fd, own_group};
@@ -166,13 +169,13 @@ static napi_value spawn_foreground(napi_env env, napi_callback_info info) {
      * here a Ctrl-C reached us too, as it did before the app started. */
     setpgid(0, 0);
   }
-  int err = await_exec(pid, report);
-  if (err != 0) {
+  struct exec_failure failed = await_exec(pid, report);
+  if (failed.err != 0) {
     /* The terminal goes back to the group that had it: ours when it was
      * moved (own group); when it was not, we have left that group, which
      * keeps it. */
     if (own_group) set_foreground(fd, getpgrp());
-    throw_errno(env, "exec", err);
+    throw_errno(env, failed.step, failed.err);
     goto done;
   }
   napi_create_int32(env, pid, &result);

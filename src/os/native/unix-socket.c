@@ -256,6 +256,30 @@ static napi_value unix_connect_and_close(napi_env env, napi_callback_info info) 
   return NULL;
 }
 
+/* unixConnect(path): fd. A stream socket connected to path, non-blocking and
+ * close-on-exec, for `ctl`: its peer's credentials (peerCredentials) are
+ * checked before anything is written to it, which node:net's connect cannot
+ * give (it exposes no descriptor). Throws the connect's errno (ENOENT,
+ * ECONNREFUSED, EACCES, EAGAIN: a full backlog). A Unix connect never waits. */
+static napi_value unix_connect(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  struct sockaddr_un address;
+  if (!read_args(env, info, 1, argv) || !read_socket_path(env, argv[0], "unixConnect: path", &address)) return NULL;
+  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return throw_errno(env, "socket", errno);
+  if (connect(fd, (const struct sockaddr *)&address, sizeof address) != 0) {
+    int err = errno;
+    close(fd);
+    return throw_errno(env, "connect", err);
+  }
+  napi_value result;
+  if (napi_create_int32(env, fd, &result) != napi_ok) {
+    close(fd);
+    return NULL;
+  }
+  return result;
+}
+
 /* One watched descriptor: the poll handle (allocated at libuv's size) and the JS callback. */
 typedef struct {
   napi_env env;
@@ -391,6 +415,7 @@ napi_status define_unix_socket(napi_env env, napi_value exports) {
     {"unixAccept", NULL, unix_accept, NULL, NULL, NULL, napi_enumerable, NULL},
     {"peerCredentials", NULL, peer_credentials, NULL, NULL, NULL, napi_enumerable, NULL},
     {"unixConnectAndClose", NULL, unix_connect_and_close, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"unixConnect", NULL, unix_connect, NULL, NULL, NULL, napi_enumerable, NULL},
     {"watchReadable", NULL, watch_readable, NULL, NULL, NULL, napi_enumerable, NULL},
     {"watchWritable", NULL, watch_writable, NULL, NULL, NULL, napi_enumerable, NULL},
   };

@@ -208,7 +208,7 @@ static const char *const LIBRARIES[] = {RUNTIME_LIBRARIES};
  */
 static void check_runtime(const char *runtime, const char *loader, const char *executable) {
   if (!exists(runtime)) {
-    fail("cannot start: the glibc runtime it carries is missing:", runtime,
+    fail("cannot start: the glibc runtime it carries is missing:", loader,
          "copy the sidecar-init.runtime folder beside sidecar-init (sidecar-init install DIR writes both)");
   }
   static char path[PATH_BYTES];

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { build } from 'esbuild';
+import { build, transform } from 'esbuild';
 import { buildNative, buildOtherAddons, hostTarget } from './build-native.mjs';
 
 export const BUNDLE_FILE = 'dist/sidecar-init.cjs';
@@ -119,15 +119,47 @@ export const LAZY_PACKAGE_PARTS = {
 /** Every asset compiled on first use, by name (dist/assets/NAME.cjs). */
 export const LAZY_ASSETS = [...LAZY_PACKAGES, ...Object.keys(LAZY_MODULES), ...Object.keys(LAZY_PACKAGE_PARTS)];
 
-/** What the bundle and each lazy asset are built with alike: CommonJS for Node 22, names kept, no legal comments (the notices file has them). */
+/** What the bundle and each lazy asset are built with alike: CommonJS for Node 22, no legal comments (the notices file has them); names kept for src/ only (KEEP_SOURCE_NAMES). */
 const COMMON_BUILD_OPTIONS = {
   bundle: true,
   platform: 'node',
   format: 'cjs',
   target: 'node22',
-  keepNames: true,
+  keepNames: false,
   metafile: true,
   legalComments: 'none',
+};
+/**
+ * Names kept for src/ only: an error a user sees names our functions and
+ * classes (the internal error line's "in FUNCTION", from the stack; pino's
+ * `type` of a logged error, its class's name), not minified letters. The
+ * packages' names are nobody's to read, and keeping them (esbuild's
+ * keepNames for the whole bundle: a call per function and class, 1,362 of
+ * them, zod's classes foremost) cost every start instructions and the bundle
+ * bytes (bench/README.md, "Goals"). esbuild keeps names per build, not per
+ * file, so each file of src/ is transformed with keepNames first, and the
+ * helper each would declare is imported from one module instead, whose name
+ * the bundle's minifier shortens.
+ */
+const KEEP_SOURCE_NAMES = {
+  name: 'keep-source-names',
+  setup(build) {
+    const helper =
+      /^var __defProp = Object\.defineProperty;\nvar __name = \(target, value\) => __defProp\(target, "name", \{ value, configurable: true \}\);\n/;
+    const HELPER_MODULE = 'sidecar-init:keep-name';
+    build.onResolve({ filter: /^sidecar-init:keep-name$/ }, () => ({ path: 'helper', namespace: 'keep-source-names' }));
+    build.onLoad({ filter: /.*/, namespace: 'keep-source-names' }, () => ({
+      contents: "export const __name = (target, value) => Object.defineProperty(target, 'name', { value, configurable: true });",
+      loader: 'js',
+    }));
+    build.onLoad({ filter: /\/src\/.*\.ts$/, namespace: 'file' }, async (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const { code } = await transform(source, { loader: 'ts', format: 'esm', target: 'node22', keepNames: true, sourcefile: args.path });
+      if (!code.includes('__name(')) return { contents: code, loader: 'js' };
+      if (!helper.test(code)) throw new Error(`keep-source-names: esbuild's __name helper is not where expected in ${args.path}`);
+      return { contents: `import { __name } from ${JSON.stringify(HELPER_MODULE)};\n${code.replace(helper, '')}`, loader: 'js' };
+    });
+  },
 };
 export const ASSETS_DIR = 'dist/assets';
 const LAZY_FILTER = new RegExp(`^(${LAZY_PACKAGES.join('|')})$`);
@@ -271,6 +303,7 @@ async function sourceBuildOptions(within) {
     // themselves get the bundle's own URL (in the executable: the executable).
     define: { 'import.meta.url': '__sidecar_init_bundle_url', __SIDECAR_INIT_BUILD__: JSON.stringify(buildStamp()) },
     plugins: [
+      KEEP_SOURCE_NAMES,
       COMMANDER_CHILD_PROCESS_ON_USE,
       PINO_UNUSED_PARTS,
       await lazyPackagesPlugin(),
@@ -352,8 +385,8 @@ function gitInRoot(args) {
 /**
  * The bundle: CommonJS, because a single executable's main script must be
  * CommonJS, and one bundle for both keeps what the tests run (bin/) the same
- * code as what users COPY (the executable). Names are kept so an error a user
- * sees names our functions and classes, not minified letters.
+ * code as what users COPY (the executable). src/'s names are kept
+ * (KEEP_SOURCE_NAMES).
  */
 export async function buildBundle({ outfile = BUNDLE_FILE, minify = true } = {}) {
   const result = await build({

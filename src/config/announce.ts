@@ -5,6 +5,7 @@ import { DEFAULTS, type UntilSpec } from '../plan/plan.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { listAlternatives, quote } from '../support/message-text.ts';
 import { mapping, oneOf, parsedWith } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // Containers of a pod that cannot share a PID namespace coordinate through
 // files on a shared volume: `--announce FILE` keeps this run's state there,
@@ -42,17 +43,21 @@ export function parseUntil(text: string): Result<UntilSpec> {
   return state.ok ? ok({ file: file.value, state: state.value }) : fail(`${state.message} (after the last "=" of FILE=STATE)`);
 }
 
-export const AnnounceSchema = parsedWith(z.string(), parseAnnouncedFile);
+export const AnnounceSchema = builtOnFirstUse(() => parsedWith(z.string(), parseAnnouncedFile));
 
-const UntilObjectSchema = mapping({
-  file: parsedWith(z.string(), parseAnnouncedFile).meta({ description: 'The other container’s --announce file.' }),
-  state: oneOf('an announced state', ANNOUNCED_STATES)
-    .optional()
-    .meta({ description: 'The state (or any later one) that ends this run.', default: DEFAULTS.untilState }),
-}).transform(({ file, state }): UntilSpec => ({ file, state: state ?? DEFAULTS.untilState }));
+const UntilObjectSchema = builtOnFirstUse(() =>
+  mapping({
+    file: parsedWith(z.string(), parseAnnouncedFile).meta({ description: 'The other container’s --announce file.' }),
+    state: oneOf('an announced state', ANNOUNCED_STATES)
+      .optional()
+      .meta({ description: 'The state (or any later one) that ends this run.', default: DEFAULTS.untilState }),
+  }).transform(({ file, state }): UntilSpec => ({ file, state: state ?? DEFAULTS.untilState })),
+);
 
-export const UntilSchema = z.union([
-  // On the string, not the transform: zod leaves a transformed field's examples out of the JSON Schema.
-  parsedWith(z.string().meta({ description: 'FILE or FILE=STATE.', examples: ['/handoff/app', '/handoff/app=ready'] }), parseUntil),
-  UntilObjectSchema,
-]);
+export const UntilSchema = builtOnFirstUse(() =>
+  z.union([
+    // On the string, not the transform: zod leaves a transformed field's examples out of the JSON Schema.
+    parsedWith(z.string().meta({ description: 'FILE or FILE=STATE.', examples: ['/handoff/app', '/handoff/app=ready'] }), parseUntil),
+    UntilObjectSchema(),
+  ]),
+);

@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { fail, ok, type Result } from '../support/result.ts';
 import { parsedWith } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 /** A command to run: the program first. Never run through a shell. */
 export type Argv = readonly [string, ...string[]];
@@ -28,11 +29,13 @@ export function checkNoNul<Words extends readonly string[]>(words: Words, prefix
   return fail(`${prefix}${index === 0 ? 'the program name' : `argument ${index}`} has a NUL character, which no command line can hold`);
 }
 
-export const CommandSchema = parsedWith(
-  z.union([z.string(), z.array(z.string()).min(1)]).meta({
-    description: 'A string split into words like a shell does (quotes honoured, no shell run), or the argv as a list.',
-  }),
-  parseCommand,
+export const CommandSchema = builtOnFirstUse(() =>
+  parsedWith(
+    z.union([z.string(), z.array(z.string()).min(1)]).meta({
+      description: 'A string split into words like a shell does (quotes honoured, no shell run), or the argv as a list.',
+    }),
+    parseCommand,
+  ),
 );
 // Splits a command string into argv the way a POSIX shell splits words, without
 // running a shell: no variables, globs, tildes, comments or operators, so `$HOME`

@@ -10,6 +10,7 @@ import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { checkedBy, ID_RANGE, mapping, parsedWith, wholeNumber } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // role: external, a process of another container of the pod: how it is found
 // (match), when it counts as started (readiness), how it is stopped (stop).
@@ -36,81 +37,88 @@ export function parseStopUrl(url: string): Result<string> {
   return parseHttpUrl(url, 'stop endpoint');
 }
 
-const MatchSchema = mapping({
-  comm: parsedWith(z.string().meta({ description: 'Exact /proc/PID/comm; the kernel keeps its first 15 bytes.' }), parseComm).optional(),
-  cmdline: parsedWith(
-    z.string().meta({
-      description:
-        'A JavaScript RegExp over the arguments joined by spaces, run in linear time: no backreferences, lookaheads or counted repetitions above 16.',
-    }),
-    parseCmdlinePattern,
-  ).optional(),
-  uid: wholeNumber('The real UID of the process.', ID_RANGE).optional(),
-  maxMatches: wholeNumber(
-    'How many processes it may match (a matched process’s children not counted); more, and sidecar-init refuses to signal any.',
-    { what: 'a number of matches', min: 1 },
-  )
-    .optional()
-    .meta({ default: DEFAULTS.external.maxMatches }),
-})
-  .refine(
-    (match) => match.comm !== undefined || match.cmdline !== undefined || match.uid !== undefined,
-    'give at least one of comm, cmdline, uid',
-  )
-  .meta({ minProperties: 1 });
-
-const StopObjectSchema = mapping({
-  http: z
-    .union([
-      parsedWith(z.string(), parseStopUrl),
-      mapping({
-        url: parsedWith(z.string(), parseStopUrl),
-        method: z
-          .string()
-          .check(checkedBy((method: string) => parseHttpMethod(method, 'stop endpoint')))
-          .optional()
-          .meta({ default: DEFAULTS.external.stopMethod }),
+const MatchSchema = builtOnFirstUse(() =>
+  mapping({
+    comm: parsedWith(z.string().meta({ description: 'Exact /proc/PID/comm; the kernel keeps its first 15 bytes.' }), parseComm).optional(),
+    cmdline: parsedWith(
+      z.string().meta({
+        description:
+          'A JavaScript RegExp over the arguments joined by spaces, run in linear time: no backreferences, lookaheads or counted repetitions above 16.',
       }),
-    ])
-    .optional()
-    .meta({ description: 'The stop endpoint (POST unless a method is given); any 2xx counts, a refused connection means it is gone.' }),
-  signal: stopSignalField('Sent to every matching process (default SIGTERM when there is no http stop or it fails).').optional(),
-});
+      parseCmdlinePattern,
+    ).optional(),
+    uid: wholeNumber('The real UID of the process.', ID_RANGE).optional(),
+    maxMatches: wholeNumber(
+      'How many processes it may match (a matched process’s children not counted); more, and sidecar-init refuses to signal any.',
+      { what: 'a number of matches', min: 1 },
+    )
+      .optional()
+      .meta({ default: DEFAULTS.external.maxMatches }),
+  })
+    .refine(
+      (match) => match.comm !== undefined || match.cmdline !== undefined || match.uid !== undefined,
+      'give at least one of comm, cmdline, uid',
+    )
+    .meta({ minProperties: 1 }),
+);
+
+const StopObjectSchema = builtOnFirstUse(() =>
+  mapping({
+    http: z
+      .union([
+        parsedWith(z.string(), parseStopUrl),
+        mapping({
+          url: parsedWith(z.string(), parseStopUrl),
+          method: z
+            .string()
+            .check(checkedBy((method: string) => parseHttpMethod(method, 'stop endpoint')))
+            .optional()
+            .meta({ default: DEFAULTS.external.stopMethod }),
+        }),
+      ])
+      .optional()
+      .meta({ description: 'The stop endpoint (POST unless a method is given); any 2xx counts, a refused connection means it is gone.' }),
+    signal: stopSignalField('Sent to every matching process (default SIGTERM when there is no http stop or it fails).').optional(),
+  }),
+);
 
 const EXTERNAL = ['external'] as const;
 
 /** The fields only externals have; process.ts adds them to a process entry. */
-export const EXTERNAL_FIELDS = {
-  preset: optionalField(EXTERNAL, z.enum(PRESET_NAMES as [string, ...string[]]), 'A known proxy: its match, readiness and stop.'),
-  match: optionalField(EXTERNAL, MatchSchema, 'How its processes are found in /proc; every field given must match.'),
-  stop: optionalField(
-    EXTERNAL,
-    z.union([z.literal('none').meta({ description: 'Leave it running.' }), StopObjectSchema]),
-    'How it is stopped at teardown, or none.',
-  ),
-  stopOnFailure: optionalField(EXTERNAL, z.boolean(), {
-    description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).',
-    default: DEFAULTS.external.stopOnFailure,
-  }),
-  optional: optionalField(EXTERNAL, z.boolean(), {
-    description: 'true: absent at its readiness deadline is logged, not a failure.',
-    default: DEFAULTS.external.optional,
-  }),
-  // Made absolute by its parser.
-  announced: optionalField(EXTERNAL, parsedWith(z.string(), parseAnnouncedFile), {
-    description:
-      "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
-      'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
-    examples: ['/handoff/proxy'],
-  }),
-  allowHost: optionalField(EXTERNAL, z.boolean(), {
-    description:
-      "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
-    default: DEFAULTS.external.allowHost,
-  }),
-} satisfies ProcessFieldRows;
+export const EXTERNAL_FIELDS = builtOnFirstUse(
+  () =>
+    ({
+      preset: optionalField(EXTERNAL, z.enum(PRESET_NAMES as [string, ...string[]]), 'A known proxy: its match, readiness and stop.'),
+      match: optionalField(EXTERNAL, MatchSchema(), 'How its processes are found in /proc; every field given must match.'),
+      stop: optionalField(
+        EXTERNAL,
+        z.union([z.literal('none').meta({ description: 'Leave it running.' }), StopObjectSchema()]),
+        'How it is stopped at teardown, or none.',
+      ),
+      stopOnFailure: optionalField(EXTERNAL, z.boolean(), {
+        description: 'false: leave it running when sidecar-init exits non-zero (a restarted app container).',
+        default: DEFAULTS.external.stopOnFailure,
+      }),
+      optional: optionalField(EXTERNAL, z.boolean(), {
+        description: 'true: absent at its readiness deadline is logged, not a failure.',
+        default: DEFAULTS.external.optional,
+      }),
+      // Made absolute by its parser.
+      announced: optionalField(EXTERNAL, parsedWith(z.string(), parseAnnouncedFile), {
+        description:
+          "Another container's sidecar-init, known by its --announce file on a shared volume (no shared PID namespace): " +
+          'ready while the file says ready; at teardown, waited for until it says exited. Instead of preset and match.',
+        examples: ['/handoff/proxy'],
+      }),
+      allowHost: optionalField(EXTERNAL, z.boolean(), {
+        description:
+          "true: may be looked for when sidecar-init runs in the host's initial PID namespace (not in a container or pod), where every user's processes are visible.",
+        default: DEFAULTS.external.allowHost,
+      }),
+    }) satisfies ProcessFieldRows,
+);
 
-type ExternalFields = typeof EXTERNAL_FIELDS;
+type ExternalFields = ReturnType<typeof EXTERNAL_FIELDS>;
 
 /** The external's fields once checked, as its rows' schemas give them. */
 export type ExternalFieldValues = { readonly [Key in keyof ExternalFields]?: z.output<ExternalFields[Key]['schema']> };
@@ -133,7 +141,7 @@ export function createExternal(
   const { announced } = fields;
   const preset = fields.preset !== undefined && isPresetName(fields.preset) ? PRESETS[fields.preset] : undefined;
   // A preset's match through the user's schema, its cmdline compiled alike (external.test.ts loads every preset).
-  const written = fields.match ?? (preset === undefined ? {} : MatchSchema.parse(preset.match));
+  const written = fields.match ?? (preset === undefined ? {} : MatchSchema().parse(preset.match));
   const match = { ...written, maxMatches: written.maxMatches ?? DEFAULTS.external.maxMatches };
   const presence: ProbeSpec = announced === undefined ? { kind: 'process', match } : { kind: 'announced', file: announced };
   const probe =

@@ -17,6 +17,7 @@ import { type Origin, type Report, valueOrReport } from './config-error.ts';
 import { ok, type Result } from '../support/result.ts';
 import { createTargetFlagTexts, parseTargetFlags, splitAssignment, type TargetFlags, type TargetFlagTexts } from './target-flags.ts';
 import { describeIssue, EXIT_CODE_RANGE, parseWholeNumber, reportIssues } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 type ProcessSchema = ReturnType<typeof createProcessSchema>;
 
@@ -52,7 +53,8 @@ export function parseFlags(cli: CliInput, accounts: Accounts, report: Report): F
       value,
     });
   const { successCode, ...options } = cli.options;
-  const processSchema = createProcessSchema(accounts);
+  // Built for the first --init, --sidecar or --external only: a plain run has none.
+  const processSchema = builtOnFirstUse(() => createProcessSchema(accounts));
   return {
     globals: readGlobalOptions(options, originOf, report),
     entries: cli.processes.map((process) => parseProcessFlag(process, processSchema, report)),
@@ -106,14 +108,14 @@ const PROCESS_FLAGS: Readonly<Record<ProcessFlag['flag'], { role: Role; expected
 };
 
 /** The process a flag adds, as the file would write it, checked by the file's own schema; its problems at the flag. */
-function parseProcessFlag({ flag, value }: ProcessFlag, processSchema: ProcessSchema, report: Report): Entry {
+function parseProcessFlag({ flag, value }: ProcessFlag, processSchema: () => ProcessSchema, report: Report): Entry {
   const { role, expected, fields } = PROCESS_FLAGS[flag];
   const origin: Origin = { kind: 'flag', flag, value };
   const assignment = splitAssignment(value);
   if (assignment === undefined) report(origin, `expected ${expected}`);
   const [name, text] = assignment ?? [undefined, ''];
   const written = name === undefined ? undefined : valueOrReport(fields(text), origin, report);
-  const result = written === undefined ? undefined : processSchema.safeParse({ name, role, ...written }, { error: describeIssue });
+  const result = written === undefined ? undefined : processSchema().safeParse({ name, role, ...written }, { error: describeIssue });
   if (result?.success === false) reportIssues(result.error.issues, report, () => origin);
   return { name, role, origin, after: undefined, draft: result?.data };
 }

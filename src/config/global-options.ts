@@ -12,6 +12,7 @@ import { fail, ok, type Result } from '../support/result.ts';
 import { ID_RANGE, oneOf, parsedWith, wholeNumber } from './schema-fields.ts';
 import { parseRewriteFlags, RewriteSchema } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // The options that are not about one named process, one row each, keyed by
 // the plan's field (PlanOptions). Each is a top-level key of the config file
@@ -65,11 +66,26 @@ interface PlanOptionFields<Field extends z.ZodType, Value, Form extends OptionFo
   text(value: Value): string | undefined;
 }
 
-/** A row, its value type checked against its plan field (PLAN_OPTIONS' satisfies), its field's type inferred. */
+/** A row as the table writes it: its field as a function that builds it. */
+type PlanOptionSource<Field extends z.ZodType, Value, Form extends OptionForm> = Omit<PlanOptionRow<Field, Value, Form>, 'field'> & {
+  readonly field: () => Field;
+};
+
+/**
+ * A row, its value type checked against its plan field (PLAN_OPTIONS'
+ * satisfies), its field's type inferred. The field is built the first time it
+ * is read, then kept: the CLI reads the rows for every start (flags, help,
+ * variables), and a run checks only the options it was given, so `--version`
+ * builds no option's schema and a run only those of its options.
+ */
 function option<Field extends z.ZodType, Value, Form extends OptionForm>(
-  row: PlanOptionRow<Field, Value, Form>,
+  row: PlanOptionSource<Field, Value, Form>,
 ): PlanOptionRow<Field, Value, Form> {
-  return row;
+  return Object.defineProperty({ ...row }, 'field', { get: builtOnFirstUse(row.field), enumerable: true }) as PlanOptionRow<
+    Field,
+    Value,
+    Form
+  >;
 }
 
 /** `--control none`: no control socket, not even the default one. */
@@ -125,7 +141,7 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<duration>',
     help: `budget for stopping everything, e.g. 10s (default: ${formatDuration(DEFAULTS.graceMs)})`,
-    field: duration('The whole budget from the stop signal (or the app exit) to the supervisor exit.', DEFAULTS.graceMs).optional(),
+    field: () => duration('The whole budget from the stop signal (or the app exit) to the supervisor exit.', DEFAULTS.graceMs).optional(),
     plan: (ms) => ms ?? DEFAULTS.graceMs,
     json: (ms) => ms,
     text: (ms) => `grace budget: ${formatDuration(ms)}, from the first stop signal to exit`,
@@ -134,9 +150,10 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<level>',
     help: `${LOG_LEVELS.join(', ')} (default: ${DEFAULTS.logLevel})`,
-    field: oneOf('a log level', LOG_LEVELS, (words) => words.join(', '))
-      .optional()
-      .meta({ default: DEFAULTS.logLevel }),
+    field: () =>
+      oneOf('a log level', LOG_LEVELS, (words) => words.join(', '))
+        .optional()
+        .meta({ default: DEFAULTS.logLevel }),
     plan: (level) => level ?? DEFAULTS.logLevel,
     json: (level) => level,
     text: (level) => (level === DEFAULTS.logLevel ? undefined : `log level: ${level}`),
@@ -145,9 +162,10 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<format>',
     help: `${listAlternatives(LOG_FORMATS)} (default: text when stderr is a terminal, else json)`,
-    field: oneOf('a log format', LOG_FORMATS).optional().meta({
-      description: "sidecar-init's own log: json lines, or text for people (default: text when stderr is a terminal, else json).",
-    }),
+    field: () =>
+      oneOf('a log format', LOG_FORMATS).optional().meta({
+        description: "sidecar-init's own log: json lines, or text for people (default: text when stderr is a terminal, else json).",
+      }),
     plan: (format) => format,
     json: (format) => format ?? null,
     text: (format) => (format === undefined ? undefined : `log format: ${format}`),
@@ -156,12 +174,13 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<host:port>',
     help: 'serve /healthz, /readyz, /status and /metrics on HOST:PORT, e.g. :9797 (every interface, IPv4 and IPv6) or 127.0.0.1:9797 (default: no status server)',
-    field: parsedWith(z.string(), parseStatusAddress)
-      .optional()
-      .meta({
-        description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
-        examples: [':9797', '127.0.0.1:9797', '[::1]:9797'],
-      }),
+    field: () =>
+      parsedWith(z.string(), parseStatusAddress)
+        .optional()
+        .meta({
+          description: 'HOST:PORT of the status server (/healthz, /readyz, /status, /metrics); no server when left out.',
+          examples: [':9797', '127.0.0.1:9797', '[::1]:9797'],
+        }),
     plan: (address) => address,
     json: (address) => (address === undefined ? null : formatAddress(address.host, address.port)),
     text: (address) =>
@@ -173,14 +192,15 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<path|none>',
     help: `write the one-line reason for the exit to PATH, or none (default: ${DEFAULTS.terminationLog}, when it is there: Kubernetes shows it)`,
-    field: parsedWith(z.string(), parseTerminationLog)
-      .optional()
-      .meta({
-        description:
-          'Where the one-line reason for the exit is written (Kubernetes shows it as the termination message), or none; ' +
-          `by default ${DEFAULTS.terminationLog}, when it is there.`,
-        examples: [DEFAULTS.terminationLog, '/run/sidecar-init/termination', 'none'],
-      }),
+    field: () =>
+      parsedWith(z.string(), parseTerminationLog)
+        .optional()
+        .meta({
+          description:
+            'Where the one-line reason for the exit is written (Kubernetes shows it as the termination message), or none; ' +
+            `by default ${DEFAULTS.terminationLog}, when it is there.`,
+          examples: [DEFAULTS.terminationLog, '/run/sidecar-init/termination', 'none'],
+        }),
     // Kubernetes' path only when it is there: anything that fails is a debug line.
     plan: (log): TerminationLog => log ?? { kind: 'if-present', path: DEFAULTS.terminationLog },
     json: (log) => ({ kind: log.kind, path: log.kind === 'none' ? null : log.path }),
@@ -193,13 +213,14 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<path>',
     help: 'the control socket for `sidecar-init ctl` at PATH, mode 0600, or none (default: /tmp/sidecar-init-UID/control.sock)',
-    field: parsedWith(z.string(), parseControlPath)
-      .optional()
-      .meta({
-        description:
-          "Path of the control socket for `sidecar-init ctl` (status, restart, stop, start, signal); mode 0600, for sidecar-init's own user and root; none for no socket. Left out: /tmp/sidecar-init-UID/control.sock, where ctl looks without --control.",
-        examples: ['/run/sidecar-init.sock', 'none'],
-      }),
+    field: () =>
+      parsedWith(z.string(), parseControlPath)
+        .optional()
+        .meta({
+          description:
+            "Path of the control socket for `sidecar-init ctl` (status, restart, stop, start, signal); mode 0600, for sidecar-init's own user and root; none for no socket. Left out: /tmp/sidecar-init-UID/control.sock, where ctl looks without --control.",
+          examples: ['/run/sidecar-init.sock', 'none'],
+        }),
     // Left out: the default socket, whose path depends on the uid, known only when it runs.
     plan: (control): ControlSocket => control ?? { kind: 'default' },
     json: controlPath,
@@ -215,12 +236,15 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<file>',
     help: "keep this run's state (starting, ready, stopping, exited) in FILE, for other containers' --until and announced:FILE",
-    field: AnnounceSchema.optional().meta({
-      description:
-        'A file on a volume shared with other containers where this run keeps its state (starting, ready, stopping, exited), ' +
-        'written atomically; relative to the directory sidecar-init starts in.',
-      examples: ['/handoff/app'],
-    }),
+    field: () =>
+      AnnounceSchema()
+        .optional()
+        .meta({
+          description:
+            'A file on a volume shared with other containers where this run keeps its state (starting, ready, stopping, exited), ' +
+            'written atomically; relative to the directory sidecar-init starts in.',
+          examples: ['/handoff/app'],
+        }),
     plan: (file) => file,
     json: (file) => file ?? null,
     text: (file) => (file === undefined ? undefined : `announce: ${file} keeps this run's state (starting, ready, stopping, exited)`),
@@ -229,11 +253,14 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<file[=state]>',
     help: `run until another container's --announce FILE says STATE (${ANNOUNCED_STATES.join(', ')}; default: ${DEFAULTS.untilState}), then stop as if the app exited 0`,
-    field: UntilSchema.optional().meta({
-      description:
-        `Run until another container's announce file says STATE (default ${DEFAULTS.untilState}) or a later one, ` +
-        'then stop as if the app had exited 0: FILE, FILE=STATE or {file, state}.',
-    }),
+    field: () =>
+      UntilSchema()
+        .optional()
+        .meta({
+          description:
+            `Run until another container's announce file says STATE (default ${DEFAULTS.untilState}) or a later one, ` +
+            'then stop as if the app had exited 0: FILE, FILE=STATE or {file, state}.',
+        }),
     plan: (until) => until,
     json: (until) => (until === undefined ? null : { file: until.file, state: until.state }),
     text: (until) =>
@@ -243,12 +270,13 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<uid>',
     help: "the uid that writes the other containers' files this run reads (--until, announced:FILE); a file owned by another uid, or writable by others, is ignored (default: sidecar-init's own uid)",
-    field: wholeNumber(
-      "The uid that writes the other containers' announce files this run reads (--until, announced: FILE): " +
-        'what a file says counts only when that uid owns it and neither group nor others may write it ' +
-        "(default: sidecar-init's own uid).",
-      ID_RANGE,
-    ).optional(),
+    field: () =>
+      wholeNumber(
+        "The uid that writes the other containers' announce files this run reads (--until, announced: FILE): " +
+          'what a file says counts only when that uid owns it and neither group nor others may write it ' +
+          "(default: sidecar-init's own uid).",
+        ID_RANGE,
+      ).optional(),
     // A uid is a number in the file; from a flag, digits become one and anything else is refused by the field as not a number.
     fromText: (text) => (/^-?\d+$/.test(text) ? Number(text) : text),
     plan: (uid) => uid,
@@ -259,10 +287,11 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<mode>',
     help: `how the output of processes without their own output setting is written: ${listAlternatives(OUTPUT_MODES)} (default: ${DEFAULTS.output})`,
-    field: oneOf('an output mode', OUTPUT_MODES).optional().meta({
-      description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
-      default: DEFAULTS.output,
-    }),
+    field: () =>
+      oneOf('an output mode', OUTPUT_MODES).optional().meta({
+        description: 'How the output of processes without their own output setting is written: inherit, prefix (NAME | LINE) or json.',
+        default: DEFAULTS.output,
+      }),
     plan: (mode) => mode ?? DEFAULTS.output,
     json: (mode) => mode,
     // Each process's own line says its mode.
@@ -272,9 +301,10 @@ export const PLAN_OPTIONS = {
     form: 'value',
     argument: '<duration|cmd>',
     help: 'first on termination, before any stop signal: wait DURATION, or run CMD',
-    field: DrainSchema.optional().meta({
-      description: 'Runs first on termination, before any stop signal: a delay (5s) or a hook ({exec} or {http}).',
-    }),
+    field: () =>
+      DrainSchema().optional().meta({
+        description: 'Runs first on termination, before any stop signal: a delay (5s) or a hook ({exec} or {http}).',
+      }),
     fromText: (text) => (looksLikeDuration(text) ? text : { exec: text }),
     plan: (drain) => drain,
     json: (drain) => (drain === undefined ? null : drainJson(drain)),
@@ -287,7 +317,7 @@ export const PLAN_OPTIONS = {
     form: 'list',
     argument: '<sig:sig|none>',
     help: 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)',
-    field: RewriteSchema,
+    field: () => RewriteSchema(),
     fromList: parseRewriteFlags,
     plan: (rewrites) => rewrites ?? {},
     json: (rewrites) => ({ ...rewrites }),
@@ -299,10 +329,11 @@ export const PLAN_OPTIONS = {
   singleChild: option({
     form: 'switch',
     help: 'signal each process alone, not its whole process group',
-    field: z.boolean().optional().meta({
-      description: 'Signal only each direct child, not its process group, unless a process sets signalGroup.',
-      default: false,
-    }),
+    field: () =>
+      z.boolean().optional().meta({
+        description: 'Signal only each direct child, not its process group, unless a process sets signalGroup.',
+        default: false,
+      }),
     plan: (single) => single ?? false,
     json: (single) => single,
     // Each process's stop line says where its signal goes.

@@ -10,6 +10,7 @@ import { quote } from '../support/message-text.ts';
 import { closestMatch } from '../support/closest-match.ts';
 import { redactUrl } from '../support/redact-url.ts';
 import { exactlyOneOf, FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, mapping, parsedWith, PORT_RANGE, wholeNumber } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // A probe, for readiness and liveness: the string form shared by `--ready` and
 // the YAML shorthand, or a mapping with exactly one key naming its kind.
@@ -136,73 +137,88 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 // What Node's http accepts in a value: tab, visible ASCII and obs-text; no CR, LF or NUL.
 const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
 
-const HeadersSchema = z.record(z.string(), z.string()).superRefine((headers, context) => {
-  for (const [name, value] of Object.entries(headers)) {
-    const message = !TOKEN.test(name)
-      ? `${quote(name)} is not a header name; use letters, digits and !#$%&'*+-.^_\`|~`
-      : !FIELD_VALUE.test(value)
-        ? 'the value contains a control character (a line break?), which a header cannot hold'
-        : undefined;
-    if (message !== undefined) context.addIssue({ code: 'custom', message, path: [name], input: value });
-  }
-});
+const HeadersSchema = builtOnFirstUse(() =>
+  z.record(z.string(), z.string()).superRefine((headers, context) => {
+    for (const [name, value] of Object.entries(headers)) {
+      const message = !TOKEN.test(name)
+        ? `${quote(name)} is not a header name; use letters, digits and !#$%&'*+-.^_\`|~`
+        : !FIELD_VALUE.test(value)
+          ? 'the value contains a control character (a line break?), which a header cannot hold'
+          : undefined;
+      if (message !== undefined) context.addIssue({ code: 'custom', message, path: [name], input: value });
+    }
+  }),
+);
 
-const TcpProbeSchema = mapping({
-  host: parsedWith(z.string().meta({ description: 'A host name or address; IPv6 with or without brackets.' }), parseHost),
-  port: wholeNumber(`${PORT_RANGE.min} to ${PORT_RANGE.max}.`, PORT_RANGE),
-});
+const TcpProbeSchema = builtOnFirstUse(() =>
+  mapping({
+    host: parsedWith(z.string().meta({ description: 'A host name or address; IPv6 with or without brackets.' }), parseHost),
+    port: wholeNumber(`${PORT_RANGE.min} to ${PORT_RANGE.max}.`, PORT_RANGE),
+  }),
+);
 
-const HttpProbeSchema = mapping({
-  url: parsedWith(z.string().meta({ description: 'http://HOST:PORT/PATH', examples: ['http://127.0.0.1:15021/healthz/ready'] }), (url) =>
-    parseHttpUrl(url, 'probe'),
-  ),
-  headers: HeadersSchema.optional().meta({ description: 'Request headers.' }),
-  expectStatus: z
-    .array(wholeNumber('An HTTP status.', HTTP_STATUS_RANGE))
-    .min(1)
-    .optional()
-    .meta({ description: 'The statuses that pass; any 2xx or 3xx when left out.', examples: [[200, 204]] }),
-});
+const HttpProbeSchema = builtOnFirstUse(() =>
+  mapping({
+    url: parsedWith(z.string().meta({ description: 'http://HOST:PORT/PATH', examples: ['http://127.0.0.1:15021/healthz/ready'] }), (url) =>
+      parseHttpUrl(url, 'probe'),
+    ),
+    headers: HeadersSchema().optional().meta({ description: 'Request headers.' }),
+    expectStatus: z
+      .array(wholeNumber('An HTTP status.', HTTP_STATUS_RANGE))
+      .min(1)
+      .optional()
+      .meta({ description: 'The statuses that pass; any 2xx or 3xx when left out.', examples: [[200, 204]] }),
+  }),
+);
 
-const GrpcProbeSchema = mapping({
-  host: parsedWith(z.string().meta({ description: 'A host name or address; IPv6 with or without brackets.' }), parseHost),
-  port: wholeNumber('1 to 65535.', PORT_RANGE),
-  service: parsedWith(
-    z.string().meta({ description: 'The service to ask about, e.g. my.package.Service; empty or left out: the server as a whole.' }),
-    parseGrpcService,
-  ).optional(),
-});
+const GrpcProbeSchema = builtOnFirstUse(() =>
+  mapping({
+    host: parsedWith(z.string().meta({ description: 'A host name or address; IPv6 with or without brackets.' }), parseHost),
+    port: wholeNumber('1 to 65535.', PORT_RANGE),
+    service: parsedWith(
+      z.string().meta({ description: 'The service to ask about, e.g. my.package.Service; empty or left out: the server as a whole.' }),
+      parseGrpcService,
+    ).optional(),
+  }),
+);
 
-const NotifyProbeSchema = mapping({
-  watchdog: positiveDuration(
-    'Once ready, WATCHDOG=1 must come at least this often (the process reads it from WATCHDOG_USEC), or the liveness rule applies.',
-    undefined,
-  ).optional(),
-});
+const NotifyProbeSchema = builtOnFirstUse(() =>
+  mapping({
+    watchdog: positiveDuration(
+      'Once ready, WATCHDOG=1 must come at least this often (the process reads it from WATCHDOG_USEC), or the liveness rule applies.',
+      undefined,
+    ).optional(),
+  }),
+);
 
 /** A probe kind users write: the object form's keys. */
 type WrittenProbeKind = (typeof PROBE_KINDS)[number];
 
 /** The object form's field for each kind; a kind added to PROBE_KINDS without one fails to compile. */
-const PROBE_FIELDS = {
-  tcp: TcpProbeSchema.optional().meta({ description: 'Passes when a TCP connection opens.' }),
-  http: HttpProbeSchema.optional().meta({ description: 'Passes on an expected status.' }),
-  exec: CommandSchema.optional().meta({ description: 'Passes when the command exits 0.' }),
-  log: parsedWith(z.string(), parseLogPattern).optional().meta({
-    description: "Readiness only: passes once a line of the process's stdout or stderr matches this JavaScript RegExp.",
-  }),
-  file: parsedWith(z.string(), parseFilePath).optional().meta({ description: 'Passes while the file exists.' }),
-  grpc: GrpcProbeSchema.optional().meta({ description: 'Passes when grpc.health.v1.Health/Check answers SERVING.' }),
-  notify: NotifyProbeSchema.optional().meta({
-    description: 'Readiness only: passes once the process sends READY=1 to the socket in $NOTIFY_SOCKET (systemd).',
-  }),
-  fd: wholeNumber('3 to 255.', NOTIFICATION_FD_RANGE).optional().meta({
-    description: 'Readiness only: passes once the process writes a newline to this descriptor (s6), 3 to 255.',
-  }),
-} satisfies Record<WrittenProbeKind, z.ZodType>;
+const PROBE_FIELDS = builtOnFirstUse(
+  () =>
+    ({
+      tcp: TcpProbeSchema().optional().meta({ description: 'Passes when a TCP connection opens.' }),
+      http: HttpProbeSchema().optional().meta({ description: 'Passes on an expected status.' }),
+      exec: CommandSchema().optional().meta({ description: 'Passes when the command exits 0.' }),
+      log: parsedWith(z.string(), parseLogPattern).optional().meta({
+        description: "Readiness only: passes once a line of the process's stdout or stderr matches this JavaScript RegExp.",
+      }),
+      file: parsedWith(z.string(), parseFilePath).optional().meta({ description: 'Passes while the file exists.' }),
+      grpc: GrpcProbeSchema().optional().meta({ description: 'Passes when grpc.health.v1.Health/Check answers SERVING.' }),
+      notify: NotifyProbeSchema().optional().meta({
+        description: 'Readiness only: passes once the process sends READY=1 to the socket in $NOTIFY_SOCKET (systemd).',
+      }),
+      fd: wholeNumber('3 to 255.', NOTIFICATION_FD_RANGE).optional().meta({
+        description: 'Readiness only: passes once the process writes a newline to this descriptor (s6), 3 to 255.',
+      }),
+    }) satisfies Record<WrittenProbeKind, z.ZodType>,
+);
 
 /** The plan's probe from each kind's field: a kind without its line fails to compile, instead of becoming another kind. */
-const PROBE_SPECS: { readonly [Kind in WrittenProbeKind]: (value: NonNullable<z.output<(typeof PROBE_FIELDS)[Kind]>>) => ProbeSpec } = {
+const PROBE_SPECS: {
+  readonly [Kind in WrittenProbeKind]: (value: NonNullable<z.output<ReturnType<typeof PROBE_FIELDS>[Kind]>>) => ProbeSpec;
+} = {
   tcp: (tcp) => ({ kind: 'tcp', ...tcp }),
   http: (http) => ({ kind: 'http', url: http.url, headers: http.headers ?? {}, expectStatus: http.expectStatus }),
   exec: (command) => ({ kind: 'exec', command }),
@@ -213,64 +229,69 @@ const PROBE_SPECS: { readonly [Kind in WrittenProbeKind]: (value: NonNullable<z.
   fd: (fd) => ({ kind: 'fd', fd }),
 };
 
-type WrittenProbe = { [Kind in WrittenProbeKind]?: z.output<(typeof PROBE_FIELDS)[Kind]> };
+type WrittenProbe = { [Kind in WrittenProbeKind]?: z.output<ReturnType<typeof PROBE_FIELDS>[Kind]> };
 
 function probeSpecOf<Kind extends WrittenProbeKind>(kind: Kind, written: WrittenProbe): ProbeSpec | undefined {
   const value = written[kind];
-  return value === undefined ? undefined : PROBE_SPECS[kind](value as NonNullable<z.output<(typeof PROBE_FIELDS)[Kind]>>);
+  return value === undefined ? undefined : PROBE_SPECS[kind](value as NonNullable<z.output<ReturnType<typeof PROBE_FIELDS>[Kind]>>);
 }
 
-const ProbeObjectSchema = mapping(PROBE_FIELDS)
-  // Checked on what was written, even when a field has problems of its own.
-  .check(z.superRefine(exactlyOneOf(PROBE_KINDS), { when: () => true }))
-  .meta({ minProperties: 1, maxProperties: 1 })
-  .transform((written): ProbeSpec => {
-    // exactlyOneOf has passed: one kind is given.
-    for (const kind of PROBE_KINDS) {
-      const spec = probeSpecOf(kind, written);
-      if (spec !== undefined) return spec;
-    }
-    throw new Error(`a probe mapping passed its check without one of ${PROBE_KINDS.join(', ')}`);
-  });
-
-export const ProbeSchema = z.union([
-  parsedWith(
-    z.string().meta({
-      description:
-        'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), grpc://HOST:PORT[/SERVICE] (SERVING is success), exec:CMD (exit 0 is success), log:REGEX, file:PATH, notify or fd:N',
-      examples: [
-        'tcp://127.0.0.1:15000',
-        'http://127.0.0.1:15021/healthz/ready',
-        'exec:pg_isready -h 127.0.0.1',
-        'log:ready to accept connections',
-        'file:/tmp/ready',
-        'grpc://127.0.0.1:9090',
-        'notify',
-        'fd:3',
-      ],
+const ProbeObjectSchema = builtOnFirstUse(() =>
+  mapping(PROBE_FIELDS())
+    // Checked on what was written, even when a field has problems of its own.
+    .check(z.superRefine(exactlyOneOf(PROBE_KINDS), { when: () => true }))
+    .meta({ minProperties: 1, maxProperties: 1 })
+    .transform((written): ProbeSpec => {
+      // exactlyOneOf has passed: one kind is given.
+      for (const kind of PROBE_KINDS) {
+        const spec = probeSpecOf(kind, written);
+        if (spec !== undefined) return spec;
+      }
+      throw new Error(`a probe mapping passed its check without one of ${PROBE_KINDS.join(', ')}`);
     }),
-    parseProbe,
-  ),
-  ProbeObjectSchema,
-]);
+);
+
+export const ProbeSchema = builtOnFirstUse(() =>
+  z.union([
+    parsedWith(
+      z.string().meta({
+        description:
+          'tcp://HOST:PORT, http://HOST:PORT/PATH (2xx/3xx is success), grpc://HOST:PORT[/SERVICE] (SERVING is success), exec:CMD (exit 0 is success), log:REGEX, file:PATH, notify or fd:N',
+        examples: [
+          'tcp://127.0.0.1:15000',
+          'http://127.0.0.1:15021/healthz/ready',
+          'exec:pg_isready -h 127.0.0.1',
+          'log:ready to accept connections',
+          'file:/tmp/ready',
+          'grpc://127.0.0.1:9090',
+          'notify',
+          'fd:3',
+        ],
+      }),
+      parseProbe,
+    ),
+    ProbeObjectSchema(),
+  ]),
+);
 
 /**
  * The timings of `readiness:`, each a duration: the file's keys, and the
  * options `--ready NAME=PROBE,KEY=DURATION` takes (ready-flag.ts).
  */
-export const READINESS_TIMINGS = {
-  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULTS.readiness.periodMs),
-  timeout: positiveDuration('Bound on one attempt.', DEFAULTS.readiness.timeoutMs),
-  deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULTS.readiness.deadlineMs),
-  periodAfterStart: positiveDuration(
-    'Once started, readiness is still tracked at this period; a failure never restarts anything.',
-    DEFAULTS.readiness.periodAfterStartMs,
-  ),
-} as const;
+export const READINESS_TIMINGS = builtOnFirstUse(
+  () =>
+    ({
+      period: positiveDuration('Time between the start of one attempt and the next.', DEFAULTS.readiness.periodMs),
+      timeout: positiveDuration('Bound on one attempt.', DEFAULTS.readiness.timeoutMs),
+      deadline: positiveDuration('Startup fails when no attempt has passed after this long.', DEFAULTS.readiness.deadlineMs),
+      periodAfterStart: positiveDuration(
+        'Once started, readiness is still tracked at this period; a failure never restarts anything.',
+        DEFAULTS.readiness.periodAfterStartMs,
+      ),
+    }) as const,
+);
 
-export type ReadinessTiming = keyof typeof READINESS_TIMINGS;
-
-export const READINESS_TIMING_NAMES = Object.keys(READINESS_TIMINGS) as ReadinessTiming[];
+export type ReadinessTiming = keyof ReturnType<typeof READINESS_TIMINGS>;
 
 /** The plan's field for each timing. */
 export const READINESS_TIMING_FIELDS = {
@@ -280,16 +301,19 @@ export const READINESS_TIMING_FIELDS = {
   periodAfterStart: 'periodAfterStartMs',
 } as const satisfies Record<ReadinessTiming, keyof ReadinessSpec>;
 
+// The same keys in the same order as READINESS_TIMINGS, whose schemas are built on first use.
+export const READINESS_TIMING_NAMES = Object.keys(READINESS_TIMING_FIELDS) as ReadinessTiming[];
+
 /** `readiness:`; its probe is required for a sidecar, optional for an external (its preset's, or its process existing). */
 export const readinessField = (probe: 'required' | 'optional') =>
   mapping({
-    probe: (probe === 'required' ? ProbeSchema : ProbeSchema.optional()).meta({
+    probe: (probe === 'required' ? ProbeSchema() : ProbeSchema().optional()).meta({
       description: "Required for a sidecar; an external's defaults to its preset's, or to its process existing.",
     }),
-    period: READINESS_TIMINGS.period.optional(),
-    timeout: READINESS_TIMINGS.timeout.optional(),
-    deadline: READINESS_TIMINGS.deadline.optional(),
-    periodAfterStart: READINESS_TIMINGS.periodAfterStart.optional(),
+    period: READINESS_TIMINGS().period.optional(),
+    timeout: READINESS_TIMINGS().timeout.optional(),
+    deadline: READINESS_TIMINGS().deadline.optional(),
+    periodAfterStart: READINESS_TIMINGS().periodAfterStart.optional(),
   }).transform((raw) => withReadinessDefaults({ ...raw, probe: raw.probe }));
 
 /** `readiness:` with the default timings; with the probe alone, for a probe given only by `--ready`. */
@@ -341,20 +365,23 @@ export function isStartedOnlyProbeAsWritten(probe: unknown): boolean {
   return 'notify' in probe || 'fd' in probe || 'log' in probe;
 }
 
-export const LivenessSchema = mapping({
-  probe: ProbeSchema.meta({ description: 'Any probe but log, notify and fd.' })
-    .refine((probe) => probe.kind !== 'log', LOG_LIVENESS_MESSAGE)
-    .refine((probe) => probe.kind !== 'notify' && probe.kind !== 'fd', SELF_REPORTED_LIVENESS_MESSAGE),
-  period: positiveDuration('Time between the start of one attempt and the next.', DEFAULTS.liveness.periodMs).optional(),
-  timeout: positiveDuration('Bound on one attempt.', DEFAULTS.liveness.timeoutMs).optional(),
-  failureThreshold: wholeNumber('Consecutive failures that make the process be stopped and restarted.', FAILURE_THRESHOLD_RANGE)
-    .optional()
-    .meta({ default: DEFAULTS.liveness.failureThreshold }),
-  initialDelay: duration('Wait after the process has started before the first attempt.', DEFAULTS.liveness.initialDelayMs).optional(),
-}).transform((raw) => ({
-  probe: raw.probe,
-  periodMs: raw.period ?? DEFAULTS.liveness.periodMs,
-  timeoutMs: raw.timeout ?? DEFAULTS.liveness.timeoutMs,
-  failureThreshold: raw.failureThreshold ?? DEFAULTS.liveness.failureThreshold,
-  initialDelayMs: raw.initialDelay ?? DEFAULTS.liveness.initialDelayMs,
-}));
+export const LivenessSchema = builtOnFirstUse(() =>
+  mapping({
+    probe: ProbeSchema()
+      .meta({ description: 'Any probe but log, notify and fd.' })
+      .refine((probe) => probe.kind !== 'log', LOG_LIVENESS_MESSAGE)
+      .refine((probe) => probe.kind !== 'notify' && probe.kind !== 'fd', SELF_REPORTED_LIVENESS_MESSAGE),
+    period: positiveDuration('Time between the start of one attempt and the next.', DEFAULTS.liveness.periodMs).optional(),
+    timeout: positiveDuration('Bound on one attempt.', DEFAULTS.liveness.timeoutMs).optional(),
+    failureThreshold: wholeNumber('Consecutive failures that make the process be stopped and restarted.', FAILURE_THRESHOLD_RANGE)
+      .optional()
+      .meta({ default: DEFAULTS.liveness.failureThreshold }),
+    initialDelay: duration('Wait after the process has started before the first attempt.', DEFAULTS.liveness.initialDelayMs).optional(),
+  }).transform((raw) => ({
+    probe: raw.probe,
+    periodMs: raw.period ?? DEFAULTS.liveness.periodMs,
+    timeoutMs: raw.timeout ?? DEFAULTS.liveness.timeoutMs,
+    failureThreshold: raw.failureThreshold ?? DEFAULTS.liveness.failureThreshold,
+    initialDelayMs: raw.initialDelay ?? DEFAULTS.liveness.initialDelayMs,
+  })),
+);

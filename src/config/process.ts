@@ -25,6 +25,7 @@ import {
   STARTED,
   schemasOf,
 } from './roles.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // One process of the plan: an entry of `processes:` in the file, an --init or
 // --sidecar flag, or the app given as operands. A field is added here (its
@@ -80,19 +81,21 @@ export function validateName(name: string): string | undefined {
   return `${quote(name)} is ${name.length} characters long; a name has at most ${DNS_LABEL_MAX_LENGTH} (a DNS label)`;
 }
 
-const EnvSchema = z
-  .record(
-    z.string(),
-    z.union([z.string(), z.number(), z.boolean()], {
-      error: (issue) => (issue.input === null ? 'has no value; write "" for an empty string' : undefined),
-    }),
-  )
-  // Every entry is checked, even when another has no value.
-  .check(z.superRefine(checkEnv, { when: () => true }))
-  // Numbers and booleans are accepted, as docker-compose users expect;
-  // config-file.ts has already replaced them with their text as written, so
-  // `VERSION: 1.10` stays "1.10" rather than becoming "1.1".
-  .transform((env) => Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)])));
+const EnvSchema = builtOnFirstUse(() =>
+  z
+    .record(
+      z.string(),
+      z.union([z.string(), z.number(), z.boolean()], {
+        error: (issue) => (issue.input === null ? 'has no value; write "" for an empty string' : undefined),
+      }),
+    )
+    // Every entry is checked, even when another has no value.
+    .check(z.superRefine(checkEnv, { when: () => true }))
+    // Numbers and booleans are accepted, as docker-compose users expect;
+    // config-file.ts has already replaced them with their text as written, so
+    // `VERSION: 1.10` stays "1.10" rather than becoming "1.1".
+    .transform((env) => Object.fromEntries(Object.entries(env).map(([name, value]) => [name, String(value)]))),
+);
 
 function checkEnv(env: unknown, context: z.core.$RefinementCtx<unknown>): void {
   if (!isRecord(env)) return;
@@ -130,8 +133,8 @@ const processFields = (accounts: Accounts) =>
       }),
     ),
     // Required for every role but external (ROLE_RULES, roles.ts).
-    command: optionalField(STARTED, CommandSchema),
-    env: optionalField(STARTED, EnvSchema, "Added to the supervisor's environment; numbers and booleans are taken as written."),
+    command: optionalField(STARTED, CommandSchema()),
+    env: optionalField(STARTED, EnvSchema(), "Added to the supervisor's environment; numbers and booleans are taken as written."),
     cwd: optionalField(STARTED, parsedWith(z.string(), parseCwd), "Working directory; the supervisor's own when left out."),
     user: optionalField(STARTED, userField(accounts)),
     group: optionalField(STARTED, groupField(accounts)),
@@ -144,24 +147,24 @@ const processFields = (accounts: Accounts) =>
     readiness: optionalField(['sidecar', 'external'], readinessField('optional'), READINESS_DESCRIPTION),
     liveness: optionalField(
       ['sidecar', 'app'],
-      LivenessSchema,
+      LivenessSchema(),
       'Sidecars and the app: stopped and restarted under its policy after failureThreshold failures in a row.',
     ),
-    restart: optionalField(STARTED, RestartPolicySchema, RESTART_DESCRIPTION),
-    backoff: optionalField(STARTED, BackoffSchema, 'Delays between restarts.'),
-    maxRestarts: optionalField(STARTED, MaxRestartsSchema),
+    restart: optionalField(STARTED, RestartPolicySchema(), RESTART_DESCRIPTION),
+    backoff: optionalField(STARTED, BackoffSchema(), 'Delays between restarts.'),
+    maxRestarts: optionalField(STARTED, MaxRestartsSchema()),
     fatal: optionalField(['sidecar'], z.boolean(), {
       description: 'Sidecars only: its exit, or running out of maxRestarts, ends the pod with a failure.',
       default: DEFAULTS.fatal,
     }),
     postStart: optionalField(
       ['sidecar', 'app'],
-      HookSchema,
+      HookSchema(),
       'Sidecars and the app: runs right after spawn; the next process in the startup sequence waits for it.',
     ),
     preStop: optionalField(
       ['sidecar', 'app'],
-      HookSchema,
+      HookSchema(),
       'Sidecars and the app: runs when termination starts; the stop signal follows when it has finished.',
     ),
     stopSignal: optionalField(STARTED, stopSignalField('The signal that stops this process (default SIGTERM), e.g. SIGQUIT for nginx.')),
@@ -177,7 +180,7 @@ const processFields = (accounts: Accounts) =>
       oneOf('an output mode', OUTPUT_MODES),
       'inherit: its stdout and stderr are passed through untouched; prefix: each line as "NAME | LINE"; json: one JSON object per line.',
     ),
-    ...EXTERNAL_FIELDS,
+    ...EXTERNAL_FIELDS(),
   }) satisfies ProcessFieldRows;
 
 /** A field of a process: what a per-process flag sets (target-flags.ts). */
@@ -247,13 +250,15 @@ function createDraft(fields: ProcessFieldValues): ProcessDraft {
 }
 
 /** name, role and after as far as they are readable, for the rules across entries even when the file has problems. */
-const EntryKeys = z
-  .looseObject({
-    name: z.string().optional().catch(undefined),
-    role: z.enum(ROLES).optional().catch(undefined),
-    after: z.array(z.string()).optional().catch(undefined),
-  })
-  .catch({});
+const EntryKeys = builtOnFirstUse(() =>
+  z
+    .looseObject({
+      name: z.string().optional().catch(undefined),
+      role: z.enum(ROLES).optional().catch(undefined),
+      after: z.array(z.string()).optional().catch(undefined),
+    })
+    .catch({}),
+);
 
 /**
  * processes[index] of the file as an Entry, for the rules across entries, and
@@ -263,7 +268,7 @@ const EntryKeys = z
  */
 export function readFileEntry(raw: unknown, index: number, report: Report): Entry {
   const origin = fileOrigin('processes', index);
-  const { name, role, after } = EntryKeys.parse(raw);
+  const { name, role, after } = EntryKeys().parse(raw);
   const groupProblem = isRecord(raw) ? checkUserAndGroup(raw.user, raw.group) : undefined;
   if (groupProblem !== undefined) report(at(origin, 'group'), groupProblem);
   return { name, role, origin, after, draft: undefined };

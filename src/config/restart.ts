@@ -5,44 +5,46 @@ import { DEFAULTS, type RestartPolicy, type RestartSpec, type Role } from '../pl
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { mapping, MAX_RESTARTS_RANGE, wholeNumber } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // When a process is restarted: its policy, the backoff between restarts and a
 // limit on their number.
 
-export const RestartPolicySchema = z.enum(RESTART_POLICIES);
+export const RestartPolicySchema = builtOnFirstUse(() => z.enum(RESTART_POLICIES));
 
-export const MaxRestartsSchema = wholeNumber(
-  'After this many restarts the process counts as failed; no limit when left out.',
-  MAX_RESTARTS_RANGE,
+export const MaxRestartsSchema = builtOnFirstUse(() =>
+  wholeNumber('After this many restarts the process counts as failed; no limit when left out.', MAX_RESTARTS_RANGE),
 );
 
 type Backoff = Pick<RestartSpec, 'initialBackoffMs' | 'maxBackoffMs' | 'resetAfterMs'>;
 
-export const BackoffSchema = mapping({
-  initial: positiveDuration(
-    'The delay before the second restart (the first is immediate); it doubles from here.',
-    DEFAULTS.backoff.initialBackoffMs,
-  ).optional(),
-  max: positiveDuration('The longest delay between restarts.', DEFAULTS.backoff.maxBackoffMs).optional(),
-  resetAfter: positiveDuration(
-    'A run at least this long resets the delay and the restart count.',
-    DEFAULTS.backoff.resetAfterMs,
-  ).optional(),
-}).transform((raw, context): Backoff => {
-  const backoff = {
-    initialBackoffMs: raw.initial ?? DEFAULTS.backoff.initialBackoffMs,
-    maxBackoffMs: raw.max ?? DEFAULTS.backoff.maxBackoffMs,
-    resetAfterMs: raw.resetAfter ?? DEFAULTS.backoff.resetAfterMs,
-  };
-  if (backoff.initialBackoffMs > backoff.maxBackoffMs) {
-    // At the value that was written: initial, or a max below the default initial.
-    const initial = `initial (${formatDuration(backoff.initialBackoffMs)}${raw.initial === undefined ? ', the default' : ''})`;
-    const max = `max (${formatDuration(backoff.maxBackoffMs)}${raw.max === undefined ? ', the default' : ''})`;
-    const message = `${initial} is longer than ${max}; the delay starts at initial and doubles up to max`;
-    context.issues.push({ code: 'custom', message, input: raw, path: [raw.initial === undefined ? 'max' : 'initial'] });
-  }
-  return backoff;
-});
+export const BackoffSchema = builtOnFirstUse(() =>
+  mapping({
+    initial: positiveDuration(
+      'The delay before the second restart (the first is immediate); it doubles from here.',
+      DEFAULTS.backoff.initialBackoffMs,
+    ).optional(),
+    max: positiveDuration('The longest delay between restarts.', DEFAULTS.backoff.maxBackoffMs).optional(),
+    resetAfter: positiveDuration(
+      'A run at least this long resets the delay and the restart count.',
+      DEFAULTS.backoff.resetAfterMs,
+    ).optional(),
+  }).transform((raw, context): Backoff => {
+    const backoff = {
+      initialBackoffMs: raw.initial ?? DEFAULTS.backoff.initialBackoffMs,
+      maxBackoffMs: raw.max ?? DEFAULTS.backoff.maxBackoffMs,
+      resetAfterMs: raw.resetAfter ?? DEFAULTS.backoff.resetAfterMs,
+    };
+    if (backoff.initialBackoffMs > backoff.maxBackoffMs) {
+      // At the value that was written: initial, or a max below the default initial.
+      const initial = `initial (${formatDuration(backoff.initialBackoffMs)}${raw.initial === undefined ? ', the default' : ''})`;
+      const max = `max (${formatDuration(backoff.maxBackoffMs)}${raw.max === undefined ? ', the default' : ''})`;
+      const message = `${initial} is longer than ${max}; the delay starts at initial and doubles up to max`;
+      context.issues.push({ code: 'custom', message, input: raw, path: [raw.initial === undefined ? 'max' : 'initial'] });
+    }
+    return backoff;
+  }),
+);
 
 /** A sidecar restarts on any exit, as Kubernetes restarts a sidecar; an init step and the app run once (DEFAULTS). */
 export function defaultRestartPolicy(role: Role): RestartPolicy {

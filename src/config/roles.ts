@@ -6,6 +6,7 @@ import type { Role } from '../plan/plan.ts';
 import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbeAsWritten, readinessField } from './probe.ts';
 import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';
 import { describeValue, mapping, unknownKeyMessage } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // What a process's role decides: which fields it has, and what it needs
 // beyond their own checks. A process is one mapping per role, chosen by
@@ -64,40 +65,43 @@ interface RoleRules {
   readonly check?: (value: Record<string, unknown>, context: z.core.$RefinementCtx<Record<string, unknown>>) => void;
 }
 
-const ROLE_RULES: Readonly<Partial<Record<Role, RoleRules>>> = {
-  // A process sidecar-init starts needs a command.
-  init: {
-    fields: {
-      command: CommandSchema,
-      restart: RestartPolicySchema.refine((policy) => checkPolicyForRole(policy, 'init') === undefined, {
-        error: checkPolicyForRole('always', 'init'),
-      })
-        .optional()
-        .meta({ description: RESTART_DESCRIPTION }),
+const ROLE_RULES = builtOnFirstUse(
+  (): Readonly<Partial<Record<Role, RoleRules>>> => ({
+    // A process sidecar-init starts needs a command.
+    init: {
+      fields: {
+        command: CommandSchema(),
+        restart: RestartPolicySchema()
+          .refine((policy) => checkPolicyForRole(policy, 'init') === undefined, {
+            error: checkPolicyForRole('always', 'init'),
+          })
+          .optional()
+          .meta({ description: RESTART_DESCRIPTION }),
+      },
     },
-  },
-  // A sidecar's readiness needs its probe; an external's may come from its preset.
-  sidecar: {
-    fields: { command: CommandSchema, readiness: readinessField('required').optional().meta({ description: READINESS_DESCRIPTION }) },
-  },
-  app: { fields: { command: CommandSchema } },
-  external: {
-    check: (value, context) => {
-      if (isRecord(value.readiness) && isStartedOnlyProbeAsWritten(value.readiness.probe)) {
-        context.addIssue({ code: 'custom', message: EXTERNAL_STARTED_ONLY_PROBE, input: value, path: ['readiness', 'probe'] });
-      }
-      if ('announced' in value) {
-        checkAnnounced(value, context);
-        return;
-      }
-      if ('preset' in value || 'match' in value) return;
-      const message =
-        'an external needs a preset, a match or announced: how to find its process, ' +
-        'e.g. preset: istio, match: { comm: envoy } or announced: /handoff/proxy';
-      context.addIssue({ code: 'custom', message, input: value });
+    // A sidecar's readiness needs its probe; an external's may come from its preset.
+    sidecar: {
+      fields: { command: CommandSchema(), readiness: readinessField('required').optional().meta({ description: READINESS_DESCRIPTION }) },
     },
-  },
-};
+    app: { fields: { command: CommandSchema() } },
+    external: {
+      check: (value, context) => {
+        if (isRecord(value.readiness) && isStartedOnlyProbeAsWritten(value.readiness.probe)) {
+          context.addIssue({ code: 'custom', message: EXTERNAL_STARTED_ONLY_PROBE, input: value, path: ['readiness', 'probe'] });
+        }
+        if ('announced' in value) {
+          checkAnnounced(value, context);
+          return;
+        }
+        if ('preset' in value || 'match' in value) return;
+        const message =
+          'an external needs a preset, a match or announced: how to find its process, ' +
+          'e.g. preset: istio, match: { comm: envoy } or announced: /handoff/proxy';
+        context.addIssue({ code: 'custom', message, input: value });
+      },
+    },
+  }),
+);
 
 /**
  * An `announced` external is known by its file alone: nothing is looked for
@@ -163,7 +167,7 @@ export function roleSchema(role: Role, rows: ProcessFieldRows) {
   const shape: Record<string, z.ZodType> = {};
   for (const [key, row] of Object.entries(rows)) if (row.roles.includes(role)) shape[key] = row.schema;
   shape.role = z.literal(role).meta({ description: ROLE_DESCRIPTIONS[role] });
-  Object.assign(shape, ROLE_RULES[role]?.fields);
+  Object.assign(shape, ROLE_RULES()[role]?.fields);
   // A field of another role says whose it is; a typo is suggested the closest field of any role.
   const describeKey = (key: string) => {
     const roles = limitedTo(rows, key);
@@ -171,7 +175,7 @@ export function roleSchema(role: Role, rows: ProcessFieldRows) {
     return unknownKeyMessage(key, Object.keys(shape), Object.keys(rows));
   };
   const schema = mapping(shape, describeKey);
-  const check = ROLE_RULES[role]?.check;
+  const check = ROLE_RULES()[role]?.check;
   // Checked on what was written, even when a field has problems of its own.
   return check === undefined ? schema : schema.check(z.superRefine(check, { when: () => true }));
 }

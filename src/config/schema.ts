@@ -5,20 +5,24 @@ import { FILE_OPTION_NAMES, FILE_OPTIONS, type FileOption, type FileOptionRow, t
 import { createAnyRoleSchema, createProcessSchema, type Entry, readFileEntry } from './process.ts';
 import { fileOrigin, type Report } from './config-error.ts';
 import { describeIssue, mapping, reportIssues } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // The config file: its shape and every value, checked in one pass that turns
 // what the user wrote into plan values. The JSON Schema for editors is
 // generated from the same definitions (json-schema.ts).
 
 /** The file's top-level keys but processes: each option's field (global-options.ts). */
-const GLOBAL_FIELDS = Object.fromEntries(FILE_OPTION_NAMES.map((option) => [option, FILE_OPTIONS[option].field])) as {
-  readonly [Option in FileOption]: FileOptionRow<Option>['field'];
-};
+const GLOBAL_FIELDS = builtOnFirstUse(
+  () =>
+    Object.fromEntries(FILE_OPTION_NAMES.map((option) => [option, FILE_OPTIONS[option].field])) as {
+      readonly [Option in FileOption]: FileOptionRow<Option>['field'];
+    },
+);
 
 /** The whole file; user and group names resolve through `accounts`. */
 export function createConfigSchema(accounts: Accounts) {
   return mapping({
-    ...GLOBAL_FIELDS,
+    ...GLOBAL_FIELDS(),
     processes: z
       .array(createProcessSchema(accounts))
       .optional()

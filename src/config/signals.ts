@@ -4,6 +4,7 @@ import { HANDLED_SIGNALS } from '../plan/signal-sets.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { parsedWith, type RelatedKey } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // Signals are given by name, as `kill -l` lists them, in any case and with or
 // without the SIG prefix: quit, QUIT and SIGQUIT are all SIGQUIT. Numbers are
@@ -109,21 +110,23 @@ const NO_REWRITE_TARGET = 'has no value; write none to drop the signal';
  * `rewrite:` of the file, parsed in one pass: each problem at its key, every
  * key checked even when another has no value.
  */
-export const RewriteSchema = z
-  .record(z.string(), z.unknown())
-  // On the record, not the result: the JSON Schema describes what is written, and zod leaves out examples of a transform.
-  .meta({
-    description: 'Signals rewritten before they reach the app, by name (SIGTERM: SIGQUIT); none drops the signal.',
-    examples: [{ SIGTERM: 'SIGQUIT', SIGHUP: 'none' }],
-    additionalProperties: { type: 'string' },
-  })
-  .transform((raw, context) =>
-    fileRewrites(raw, (key, message, firstKey) => {
-      const params: RelatedKey | undefined = firstKey === undefined ? undefined : { relatedKey: firstKey };
-      context.issues.push({ code: 'custom', message, input: raw[key], path: [key], params });
-    }),
-  )
-  .optional();
+export const RewriteSchema = builtOnFirstUse(() =>
+  z
+    .record(z.string(), z.unknown())
+    // On the record, not the result: the JSON Schema describes what is written, and zod leaves out examples of a transform.
+    .meta({
+      description: 'Signals rewritten before they reach the app, by name (SIGTERM: SIGQUIT); none drops the signal.',
+      examples: [{ SIGTERM: 'SIGQUIT', SIGHUP: 'none' }],
+      additionalProperties: { type: 'string' },
+    })
+    .transform((raw, context) =>
+      fileRewrites(raw, (key, message, firstKey) => {
+        const params: RelatedKey | undefined = firstKey === undefined ? undefined : { relatedKey: firstKey };
+        context.issues.push({ code: 'custom', message, input: raw[key], path: [key], params });
+      }),
+    )
+    .optional(),
+);
 
 function fileRewrites(raw: Readonly<Record<string, unknown>>, problem: (key: string, message: string, firstKey?: string) => void) {
   const pairs = Object.entries(raw);

@@ -5,6 +5,7 @@ import { quote } from '../support/message-text.ts';
 import { closestMatch } from '../support/closest-match.ts';
 import { readFileSync } from 'node:fs';
 import { checkWholeNumber, describeRange, ID_RANGE, parsedWith } from './schema-fields.ts';
+import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // Who a process runs as: `user: nobody`, `user: "1000:1000"`, `group: app`,
 // `--user NAME=USER[:GROUP]`. Names are resolved here, before anything starts,
@@ -89,12 +90,12 @@ export function parseGroup(value: string | number, accounts: Accounts): Result<n
 }
 
 // A YAML number (`user: 1000`) is as good as the string; a fraction or a negative number is refused by the parser.
-const idText = z.union([z.string(), z.number()]);
+const idText = builtOnFirstUse(() => z.union([z.string(), z.number()]));
 
 /** `user:` of a process, its names resolved through `accounts`. */
 export const userField = (accounts: Accounts) =>
   parsedWith(
-    idText.meta({
+    idText().meta({
       description:
         'Run as this user (and its exec hooks and probes): a name from /etc/passwd or a uid, optionally :GROUP. ' +
         'Supplementary groups are cleared. sidecar-init must be root to use it.',
@@ -106,7 +107,7 @@ export const userField = (accounts: Accounts) =>
 /** `group:` of a process, its name resolved through `accounts`. */
 export const groupField = (accounts: Accounts) =>
   parsedWith(
-    idText.meta({ description: 'Run with this group: a name from /etc/group or a gid (default: the user’s primary group).' }),
+    idText().meta({ description: 'Run with this group: a name from /etc/group or a gid (default: the user’s primary group).' }),
     (value) => parseGroup(value, accounts),
   );
 

@@ -1,4 +1,4 @@
-import type { NativeForegroundOptions, TerminalApi } from '../os/addon.ts';
+import type { TerminalApi } from '../os/addon.ts';
 import { loadNativeProcessApi } from '../os/native.ts';
 
 // Interactive use (`docker run -it IMAGE bash`): when sidecar-init's stdin is

@@ -96,7 +96,12 @@ describe('signalGroup', () => {
     for (const child of ['member', 'loner']) process.kill(Number(readFileSync(`${events.file}.${child}`, 'utf8')), 'SIGUSR2');
     await events.waitFor('member got-USR2', 'loner got-USR2');
     // In whichever order the two shells ran their traps.
-    expect(events.sequence().filter((entry) => entry.endsWith(' got-USR1')).sort()).toEqual(receivers);
+    expect(
+      events
+        .sequence()
+        .filter((entry) => entry.endsWith(' got-USR1'))
+        .sort(),
+    ).toEqual(receivers);
     expect(await run.waitForLog((line) => line.event === 'forwarded')).toMatchObject({ signal: 'SIGUSR1' });
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);

@@ -19,7 +19,7 @@ const NEVER_ACCEPTED_TIMEOUT_MS = 300;
 const TIMED_OUT_BOUND_MS = NEVER_ACCEPTED_TIMEOUT_MS + 4_000;
 
 let servers: Server[] = [];
-let peers: ChildProcess[] = [];
+const peers: ChildProcess[] = [];
 let accepted: Socket[] = [];
 
 afterEach(async () => {

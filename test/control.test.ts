@@ -8,19 +8,22 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, createServer, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { announced, fixtureArgv, freePort, shellJoin, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { getStatus } from './support/status-client.ts';
 import {
+  BIN,
   BIN_COMMAND,
   FIXTURES,
   MARKER_VARIABLE,
@@ -34,6 +37,8 @@ import {
 // real sockets, real processes, another uid through setpriv.
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
+/** The checkout the tests run from: bin/, dist/, the fixtures and node_modules. */
+const CHECKOUT = fileURLToPath(new URL('..', import.meta.url));
 /**
  * `ctl` as nobody. CAP_DAC_READ_SEARCH only lets it read node and the bundle
  * wherever the checkout is (and reach the socket's folder); connecting needs
@@ -521,22 +526,29 @@ describe('ctl restart --wait', () => {
 });
 
 /**
- * A private mount namespace whose /tmp is a fresh tmpfs, the events folder
- * bound back in at its own path: the default socket, /tmp/sidecar-init-0,
- * is this run's alone, not that of every sidecar-init the machine runs.
- * `prepare` runs as root first, e.g. what a hostile neighbour leaves in /tmp.
+ * A private mount namespace whose /tmp is a fresh tmpfs: the default socket,
+ * /tmp/sidecar-init-0, is this run's alone, not that of every sidecar-init
+ * the machine runs. What the run needs from the old /tmp is bound back in at
+ * its own path: the events folder, and the checkout and the tests' Node, which
+ * a contributor's clone may keep under /tmp. `prepare` runs as root first,
+ * e.g. what a hostile neighbour leaves in /tmp.
  */
 function privateTmp(eventsDir: string, prepare = ':', tmpMode = '1777'): string[] {
+  const kept = [eventsDir, CHECKOUT, dirname(BIN), dirname(realpathSync(NODE))].map(shellQuote);
   const script = [
     'set -e',
     'mount -t tmpfs -o size=1m tmpfs /mnt',
-    `mkdir /mnt/events && mount --bind ${eventsDir} /mnt/events`,
+    ...kept.map((path, index) => `mkdir /mnt/kept${index} && mount --bind ${path} /mnt/kept${index}`),
     `mount -t tmpfs -o mode=${tmpMode},size=4m tmpfs /tmp`,
-    `mkdir -p ${eventsDir} && mount --bind /mnt/events ${eventsDir}`,
+    ...kept.map((path, index) => `mkdir -p ${path} && mount --bind /mnt/kept${index} ${path}`),
     prepare,
     'exec "$@"',
   ].join('\n');
   return ['unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'private-tmp'];
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /** ctl in the supervisor's mount namespace: its /tmp. */

@@ -1,6 +1,9 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
+import { findMarkedProcesses } from './support/leftovers.ts';
+import { processState } from './support/proc-state.ts';
 import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // The final sweep: after every planned process is down, what they left behind
@@ -69,4 +72,41 @@ describe('the final sweep', () => {
     expect(swept?.terminated).toBeGreaterThanOrEqual(1);
     await expectNothingLeft(run);
   });
+
+  // At PID 1's exit the kernel kills whatever is left in its namespace: a leftover found dead after the
+  // run proves nothing. Seen from outside the namespace, it must be gone while PID 1 still logs, before `exit`.
+  it('as PID 1, the leftover that ignores SIGTERM is dead before PID 1 logs its exit', async () => {
+    const events = createEvents();
+    const run = track(
+      startSupervisor(['--grace', '2s', '--', ...fixtureArgv('setsid-daemons.sh', 'app')], { env: { EVENTS: events.file }, pid1: true }),
+    );
+    await events.waitFor('stubborn start');
+    const stubborn = hostPidOf(run.marker, events.read().find((entry) => entry.name === 'stubborn')?.pid ?? 0);
+    // What /proc shows of it when PID 1 writes its last lines (the check runs as each line arrives).
+    const stateAt = async (event: string) => {
+      await run.waitForLog((line) => line.event === event);
+      return processState(stubborn) ?? 'gone';
+    };
+    const [atSwept, atExit] = await Promise.all([stateAt('swept'), stateAt('exit')]);
+    expect({ atSwept, atExit }).toEqual({ atSwept: 'gone', atExit: 'gone' });
+    const logged = run.logs.map((line) => line.event);
+    expect(logged.indexOf('swept')).toBeLessThan(logged.indexOf('exit'));
+    expect(run.logs.find((line) => line.event === 'swept')).toMatchObject({ killed: 1 });
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
 });
+
+/** The PID this test sees for the run's process that is nsPid in its own namespace (the last field of NSpid). */
+function hostPidOf(marker: string, nsPid: number): number {
+  const found = findMarkedProcesses(marker).find((pid) => {
+    try {
+      const nsPids = /^NSpid:\s+(.*)$/m.exec(readFileSync(`/proc/${pid}/status`, 'latin1'))?.[1]?.split(/\s+/) ?? [];
+      return nsPids.length > 1 && Number(nsPids.at(-1)) === nsPid;
+    } catch {
+      return false;
+    }
+  });
+  if (found === undefined) throw new Error(`no process of the run is PID ${nsPid} in its namespace`);
+  return found;
+}

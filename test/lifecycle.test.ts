@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { announced, fixture, fixtureArgv, freePort, tcpServer } from './support/commands.ts';
+import { announced, fixture, fixtureArgv, freePort, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 
@@ -9,6 +9,9 @@ import { runSupervisor, startSupervisor } from './support/supervisor.ts';
 // its run is left alive, and afterEach kills any that were, by PID.
 
 const { track, events: createEvents, expectNothingLeft } = useHarness();
+/** A process's own grace, far under the global one. */
+const OWN_GRACE_MS = 200;
+const OWN_GRACE_KILL_BOUND_MS = 380;
 
 describe('startup order and teardown', () => {
   it('starts entries in list order gated on readiness, stops sidecars in reverse, exits with the app code', async () => {
@@ -93,6 +96,36 @@ describe('startup order and teardown', () => {
     expect(run.code).toBe(0);
     expect(events.sequence()).toContain('stubborn ignored-term');
     expect(run.logs.some((line) => line.event === 'stopping' && line.signal === 'SIGKILL' && line.proc === 'stubborn')).toBe(true);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('a per-process grace', () => {
+  it('kills a process that ignores its stop signal once its own grace is over, not the global one', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'grace: 60s',
+      'processes:',
+      '  - name: stubborn',
+      '    role: sidecar',
+      `    command: ${yamlArgv(...fixtureArgv('ignore-term.sh', 'stubborn'))}`,
+      `    grace: ${OWN_GRACE_MS}ms`,
+      // Ready once its trap is installed, or the SIGTERM could end it before it had the chance to ignore it.
+      `    readiness: { probe: "${announced('stubborn')}" }`,
+      '  - name: app',
+      '    role: app',
+      '    command: ["true"]',
+    ]);
+    const run = track(await runSupervisor(['--log-format', 'json', '-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(0);
+    expect(events.sequence()).toContain('stubborn ignored-term');
+    const stops = run.logs.filter((line) => line.event === 'stopping' && line.proc === 'stubborn');
+    expect(stops.map((line) => line.signal)).toEqual(['SIGTERM', 'SIGKILL']);
+    const [term, kill] = stops.map((line) => Date.parse(String(line.time)));
+    // A timer never fires early (the lines' times are whole milliseconds: 1 ms either way); the bound
+    // leaves 180 ms for a loaded machine's lateness and is still under what a doubled timer takes.
+    expect(kill! - term!).toBeGreaterThanOrEqual(OWN_GRACE_MS - 1);
+    expect(kill! - term!).toBeLessThan(OWN_GRACE_KILL_BOUND_MS);
     await expectNothingLeft(run);
   });
 });

@@ -1,6 +1,7 @@
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv } from './support/commands.ts';
+import { fixture, fixtureArgv, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
 import { startSupervisor } from './support/supervisor.ts';
 
@@ -66,6 +67,44 @@ describe('signal forwarding', () => {
     expect((await run.exited).code).toBe(137);
     expect(Date.now() - second).toBeLessThan(5_000);
     expect(run.logs.some((line) => line.msg === 'second stop signal: killing everything now')).toBe(true);
+    await expectNothingLeft(run);
+  });
+});
+
+// Who receives a forwarded signal: the app's whole process group with
+// signalGroup: true, the app alone with false; never a child that moved into
+// a session of its own (it is in no group of the app's).
+describe('signalGroup', () => {
+  it.each([
+    [true, ['app got-USR1', 'member got-USR1']],
+    [false, ['app got-USR1']],
+  ])('signalGroup: %s forwards SIGUSR1 to %j, not to a child in a session of its own', async (signalGroup, receivers) => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      '  - name: app',
+      '    role: app',
+      `    command: ${yamlArgv(...fixtureArgv('fork-groups.sh', 'app'))}`,
+      `    signalGroup: ${signalGroup}`,
+    ]);
+    const run = track(startSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    run.process.kill('SIGUSR1');
+    await events.waitFor('app got-USR1');
+    // One kill() reaches every member of a group at once, so a USR1 sent to the group is already
+    // pending in each child; the shell runs pending traps in signal order: USR1 before this USR2.
+    for (const child of ['member', 'loner']) process.kill(Number(readFileSync(`${events.file}.${child}`, 'utf8')), 'SIGUSR2');
+    await events.waitFor('member got-USR2', 'loner got-USR2');
+    // In whichever order the two shells ran their traps.
+    expect(
+      events
+        .sequence()
+        .filter((entry) => entry.endsWith(' got-USR1'))
+        .sort(),
+    ).toEqual(receivers);
+    expect(await run.waitForLog((line) => line.event === 'forwarded')).toMatchObject({ signal: 'SIGUSR1' });
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code).toBe(0);
     await expectNothingLeft(run);
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { errorCode } from '../support/error-code.ts';
-import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
+import { startStandin, startZombieStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
 import { processMatch } from '../../test/support/matchers.ts';
 import { truncateComm } from '../plan/process-match.ts';
 import {
@@ -103,6 +103,16 @@ describe('searchProcesses', () => {
     process.kill(proxy.pid, 'SIGKILL');
     await proxy.exited;
     expect(await findProcesses({ comm: 'envoy', uid: proxy.uid }, { selfPid: selfPid() })).toEqual([]);
+  });
+
+  test('a zombie match (dead, not yet reaped by its parent) is not found', async () => {
+    // "a process that has exited" above is reaped before the search: this one still has its /proc entry, comm and UID.
+    const zombie = await startZombieStandin();
+    expect(await findProcesses({ comm: 'envoy', uid: zombie.uid }, { selfPid: selfPid() })).toEqual([]);
+    expect(await searchProcesses(processMatch({ uid: zombie.uid }), { selfPid: selfPid() })).toMatchObject({
+      kind: 'found',
+      processes: [expect.objectContaining({ pid: zombie.parentPid })],
+    });
   });
 
   test('never matches a kernel thread, whose command line is empty', async () => {

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
-import { startStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
+import { startStandin, startZombieStandin, uniqueUid, useStandins } from '../../test/support/standin.ts';
 import { isAlive } from '../os/proc-table.ts';
 import { processMatch } from '../../test/support/matchers.ts';
 import { foundIn, searchProcesses } from './find-processes.ts';
@@ -27,6 +27,8 @@ function recordingLogger(): StopLogger & { records: LogRecord[] } {
 }
 
 const { selfPid } = useStandins();
+/** Long enough that a search never takes half of it, however loaded the machine. */
+const ZOMBIE_BUDGET_MS = 6_000;
 
 describe('stopExternal', () => {
   test('posts to the quit endpoint and waits until the proxy and its child are gone', async () => {
@@ -45,6 +47,20 @@ describe('stopExternal', () => {
     expect(proxy.events.map((event) => event.event)).toContain('quit');
     expect(isAlive(proxy.childPid ?? 0)).toBe(false);
     expect(logger.records.map((record) => record.fields.event)).toEqual(['external-stop-request', 'external-stopped']);
+  });
+
+  test('a zombie match is already gone: reported at once, nothing signalled', async () => {
+    const zombie = await startZombieStandin();
+    const logger = recordingLogger();
+    const startedAt = performance.now();
+    const outcome = await stopExternal(
+      { name: 'envoy', match: processMatch({ comm: 'envoy', uid: zombie.uid }) },
+      { budgetMs: ZOMBIE_BUDGET_MS, logger, selfPid: selfPid() },
+    );
+    expect(outcome).toEqual({ kind: 'absent' });
+    expect(logger.records).toEqual([]);
+    // Generous: one search of /proc, against a budget a zombie counted as running would use up.
+    expect(performance.now() - startedAt).toBeLessThan(ZOMBIE_BUDGET_MS / 2);
   });
 
   test('signals by comm through a pidfd when there is no quit endpoint', async () => {

@@ -27,7 +27,7 @@ export interface SweepOptions {
 export interface SweepResult {
   /** Descendants that ended within the grace after SIGTERM. */
   readonly terminated: number;
-  /** Descendants still alive after the grace, sent SIGKILL. */
+  /** Descendants still alive after the grace to which SIGKILL was delivered (not those gone before it could be). */
   readonly killed: number;
 }
 
@@ -39,6 +39,8 @@ export interface SweepResult {
 export async function sweepDescendants({ reaper, graceMs, hurry, exclude = new Set() }: SweepOptions): Promise<SweepResult> {
   const sentTerm = new Set<number>();
   const sentKill = new Set<number>();
+  // A kill counts once the kernel took it: one that found the process already gone (ESRCH) killed nothing.
+  const killed = new Set<number>();
   let graceEnd = monotonicMs() + graceMs;
   let killEnd = graceEnd + KILL_SETTLE_MS;
   for (;;) {
@@ -51,27 +53,38 @@ export async function sweepDescendants({ reaper, graceMs, hurry, exclude = new S
     }
     if (live.length === 0 || now >= killEnd) break;
     const [signal, sent] = now < graceEnd ? (['SIGTERM', sentTerm] as const) : (['SIGKILL', sentKill] as const);
-    for (const { pid } of live) {
-      if (sent.has(pid)) continue;
-      sent.add(pid);
-      sendSignal(pid, signal);
-    }
+    const fresh = live.map(({ pid }) => pid).filter((pid) => !sent.has(pid));
+    for (const pid of fresh) sent.add(pid);
+    const delivered = signalEach(fresh, signal);
+    if (signal === 'SIGKILL') for (const pid of delivered) killed.add(pid);
     // Cut short if `hurry` is aborted meanwhile (never busy-waits once it is: the grace is then over).
     await pause(SWEEP_POLL_MS, hurry?.aborted === true ? undefined : hurry);
   }
   // The last ones may have become our zombies after the pass above.
   reaper.reapZombies();
   const terminated = [...sentTerm].filter((pid) => !sentKill.has(pid)).length;
-  return { terminated, killed: sentKill.size };
+  return { terminated, killed: killed.size };
 }
 
-function sendSignal(pid: number, signal: NodeJS.Signals): void {
+/** The PIDs the signal was delivered to: not those gone between the /proc read and the kill. */
+export function signalEach(pids: readonly number[], signal: NodeJS.Signals): number[] {
+  return pids.filter((pid) => deliverSignal(pid, signal));
+}
+
+function deliverSignal(pid: number, signal: NodeJS.Signals): boolean {
   try {
     process.kill(pid, signal);
-    // A stopped leftover would hold the SIGTERM until the SIGKILL (needsContinue).
-    if (needsContinue(signal)) process.kill(pid, 'SIGCONT');
   } catch (error) {
     // Gone between the /proc read and the kill: that is what we wanted.
     if (errorCode(error) !== 'ESRCH') throw error;
+    return false;
   }
+  try {
+    // A stopped leftover would hold the SIGTERM until the SIGKILL (needsContinue).
+    if (needsContinue(signal)) process.kill(pid, 'SIGCONT');
+  } catch (error) {
+    // Ended by the signal itself before the SIGCONT: delivered all the same.
+    if (errorCode(error) !== 'ESRCH') throw error;
+  }
+  return true;
 }

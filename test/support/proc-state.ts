@@ -21,3 +21,12 @@ export async function waitForStopped(pid: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
+
+/** Resolves once PID is a zombie: dead, its status not yet collected by its parent. Polls /proc, bounded. */
+export async function waitForZombie(pid: number): Promise<void> {
+  const deadline = Date.now() + WAIT_MS;
+  while (processState(pid) !== 'Z') {
+    if (Date.now() > deadline) throw new Error(`process ${pid} never became a zombie (state ${processState(pid) ?? 'gone'})`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { isAlive } from '../../src/os/proc-table.ts';
+import { waitForStopped, waitForZombie } from './proc-state.ts';
 
 /** The stand-in proxies (test/fixtures/standin/), one symlink per real proxy name. */
 export const STANDIN_DIR = fileURLToPath(new URL('../fixtures/standin/', import.meta.url));
@@ -151,4 +152,21 @@ export function useStandins(): { readonly selfPid: () => number } {
     killStandins();
   });
   return { selfPid: () => self?.pid ?? 0 };
+}
+
+/**
+ * An envoy stand-in left a zombie: pilot-agent runs it as its child, is
+ * stopped (SIGSTOP) so it cannot reap, and envoy is then killed. Its /proc
+ * entry stays, with its comm and UID, as a dead process of another container
+ * does until its parent reaps it; killStandins ends the parent after the test.
+ */
+export async function startZombieStandin(): Promise<{ readonly pid: number; readonly uid: number; readonly parentPid: number }> {
+  const mesh = await startStandin('pilot-agent');
+  const pid = mesh.childPid;
+  if (pid === undefined) throw new Error('the pilot-agent stand-in started no envoy');
+  process.kill(mesh.pid, 'SIGSTOP');
+  await waitForStopped(mesh.pid);
+  process.kill(pid, 'SIGKILL');
+  await waitForZombie(pid);
+  return { pid, uid: mesh.uid, parentPid: mesh.pid };
 }

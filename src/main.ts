@@ -304,7 +304,7 @@ async function assembleKits(plan: Plan, logger: Logger, native: Addon, reaper: R
   const { spawnStdio } = await import('./runner/process-effects.ts');
   const { detectForegroundTerminal } = await import('./process/terminal.ts');
   const { createSignalForwarder } = await import('./process/signal-forwarder.ts');
-  const { FORWARDED_SIGNALS } = await import('./plan/signal-sets.ts');
+  const { HANDLED_SIGNALS } = await import('./plan/signal-sets.ts');
   const { runDrain } = await import('./hooks/run-drain.ts');
   const { runHook } = await import('./hooks/run-hook.ts');
   const { createProbe } = await import('./probes/create-probe.ts');
@@ -332,8 +332,10 @@ async function assembleKits(plan: Plan, logger: Logger, native: Addon, reaper: R
     externals: await externalKitFor(plan, announcements),
     announce: await announceKitFor(plan, logger, announcements),
     logger,
-    // A signal for the app goes from the addon's handler, whatever the event loop is doing.
-    forwarder: createSignalForwarder(native, FORWARDED_SIGNALS),
+    // Every signal PID 1 handles, SIGCHLD too, on the addon's handler: one for the app goes
+    // from the handler, whatever the event loop is doing; the rest reach their listeners
+    // (the lifecycle's, the reaper's) once per wake, so a flood never starves the loop.
+    forwarder: createSignalForwarder(native, [...HANDLED_SIGNALS, 'SIGCHLD']),
     reapedOrphans: reaper.reapedOrphans,
   };
 }

@@ -47,6 +47,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -83,6 +84,16 @@ typedef struct {
   atomic_ullong first;
   /* Deliveries passed on and handed to libuv's handler, not yet asked about by the supervisor's listener. */
   atomic_uint chained_taken;
+  /*
+   * Deliveries with no route, not yet handed to libuv's handler: the loop's
+   * thread hands them over as one delivery (hand_over), never the handler,
+   * so that a flood can neither fill libuv's signal pipe (whose writes are
+   * dropped when it is full: a SIGCHLD lost for good) nor keep its reader
+   * looping while timers wait.
+   */
+  atomic_ullong unrouted;
+  /* Handed over in this window already: the next one waits for the window's end. JavaScript's thread only. */
+  bool handed_over;
   bool installed;
   struct sigaction previous;
 } slot_t;
@@ -95,6 +106,8 @@ static atomic_int target_pidfd = -1;
 static atomic_ullong sequence = 0;
 /* Set by the first count since JavaScript last took them: that one wakes the loop. */
 static atomic_bool wake_pending = false;
+/* Set by the first delivery with no route since the loop last handed them over: that one wakes the loop too. */
+static atomic_bool unrouted_pending = false;
 /* Set once by forwardSignals, before any handler is installed. */
 static uv_async_t *wake = NULL;
 /* JavaScript's thread only. */
@@ -148,9 +161,17 @@ static void on_signal(int signum, siginfo_t *info, void *context) {
       atomic_fetch_add(&slot->chained_taken, 1);
     }
   }
-  chain(slot, signum, info, context);
+  if (atomic_load(&slot->chained)) {
+    /* Another listener hears of every delivery (Node's tty of SIGWINCH): as libuv would. */
+    chain(slot, signum, info, context);
+  } else {
+    atomic_fetch_add(&slot->unrouted, 1);
+    if (!atomic_exchange(&unrouted_pending, true) && wake != NULL) uv_async_send(wake);
+  }
   errno = saved;
 }
+
+static void on_window(uv_timer_t *timer);
 
 static bool any_pending(void) {
   for (int signum = 1; signum < NSIG; signum++) {
@@ -159,10 +180,53 @@ static bool any_pending(void) {
   return false;
 }
 
-/* The window is over: JavaScript is called once, unless it took the counts itself meanwhile. */
+static void arm_window(void) {
+  if (window_armed) return;
+  window_armed = true;
+  uv_timer_start(window_timer, on_window, window_ms, 0);
+}
+
+/*
+ * The deliveries with no route since the last hand-over, given to libuv's
+ * handler (and so to JavaScript's listener) as one delivery per signal: at
+ * once for a signal not handed over in this window, and for SIGCHLD always
+ * (the reaper's pass reaps every exited child, however many SIGCHLDs it
+ * stands for); the rest when the window ends. So libuv's pipe holds at most
+ * one message per signal per wake, and a listener hears of a flooded signal
+ * at most once per window. On the loop's thread, with every signal blocked:
+ * libuv's handler takes libuv's lock, which a handler interrupting it here
+ * would wait for forever.
+ */
+static bool hand_over(bool window_over) {
+  bool left = false;
+  sigset_t all, previous;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &previous);
+  atomic_store(&unrouted_pending, false);
+  for (int signum = 1; signum < NSIG; signum++) {
+    slot_t *slot = &slots[signum];
+    if (!slot->installed) continue;
+    if (window_over) slot->handed_over = false;
+    if (atomic_load(&slot->unrouted) == 0) continue;
+    if (slot->handed_over && signum != SIGCHLD) {
+      left = true;
+      continue;
+    }
+    atomic_store(&slot->unrouted, 0);
+    slot->handed_over = true;
+    left = left || signum != SIGCHLD;
+    chain(slot, signum, NULL, NULL);
+  }
+  pthread_sigmask(SIG_SETMASK, &previous, NULL);
+  return left;
+}
+
+/* The window is over: what waited is handed over, and JavaScript is called once, unless it took the counts itself meanwhile. */
 static void on_window(uv_timer_t *timer) {
   (void)timer;
   window_armed = false;
+  /* Handed over now: the next window holds back what comes after. */
+  if (hand_over(true)) arm_window();
   if (!any_pending()) return;
   napi_handle_scope scope;
   napi_value function;
@@ -173,12 +237,11 @@ static void on_window(uv_timer_t *timer) {
   napi_close_handle_scope(callback_env, scope);
 }
 
-/* The handler's wake: the window starts (no JavaScript runs), unless one is already running. */
+/* The handler's wake: deliveries with no route handed over, and the window starts (no JavaScript runs here), unless one is already running. */
 static void on_wake(uv_async_t *async) {
   (void)async;
-  if (window_armed) return;
-  window_armed = true;
-  uv_timer_start(window_timer, on_window, window_ms, 0);
+  if (atomic_load(&unrouted_pending) && hand_over(false)) arm_window();
+  if (atomic_load(&wake_pending)) arm_window();
 }
 
 /* The wake and the window's timer, once per process; unref'd: they never keep the process alive. False with an exception pending. */

@@ -52,7 +52,7 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
     draft.effects.push({ type: 'log', line: { kind: 'exited', name: event.name, status: event.status } });
   // Once everything is down only stop signals still count: a second one cuts the final sweep short.
   if (state.phase === 'done') {
-    if (event.type === 'signal') countSignal(draft, event.signal, event.forwarded === true);
+    if (event.type === 'signal') countSignal(draft, event.signal, event.forwarded === true, event.count);
     if (event.type === 'control')
       draft.effects.push({ type: 'control-reply', id: event.id, ok: false, message: 'sidecar-init is exiting' });
     return draft.finish();
@@ -86,7 +86,7 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
       handleDrainDone(context, draft);
       break;
     case 'signal':
-      handleSignal(context, draft, event.signal, event.forwarded === true);
+      handleSignal(context, draft, event.signal, event.forwarded === true, event.count);
       break;
     case 'timer':
       handleTimer(context, draft, event.timer);
@@ -116,8 +116,8 @@ export function decide(context: DecideContext, state: LifecycleState, event: Lif
   return draft.finish();
 }
 
-function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signals, forwarded: boolean): void {
-  countSignal(draft, signal, forwarded);
+function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signals, forwarded: boolean, count?: number): void {
+  countSignal(draft, signal, forwarded, count);
   if (isStopSignal(signal)) {
     if (draft.phase === 'starting' || draft.phase === 'running') beginStop(context, draft, { kind: 'signal', signal });
     // A second stop signal means "now": skip what is left of the grace.
@@ -135,11 +135,15 @@ function handleSignal(context: DecideContext, draft: Draft, signal: NodeJS.Signa
  * every forward CPU time the app then waits for on a busy node;
  * bench/signal-forward.ts).
  */
-function countSignal(draft: Draft, signal: NodeJS.Signals, forwarded: boolean): void {
+function countSignal(draft: Draft, signal: NodeJS.Signals, forwarded: boolean, count?: number): void {
   if (isStopSignal(signal)) draft.stopSignalsReceived += 1;
   if (isStopSignal(signal) && draft.stopSignalsReceived >= 2)
     draft.effects.push({ type: 'log', line: { kind: 'second-stop-signal', signal, leftovers: draft.phase === 'done' } });
-  else if (!forwarded) draft.effects.push({ type: 'log', line: { kind: 'signal-received', signal } });
+  else if (!forwarded)
+    draft.effects.push({
+      type: 'log',
+      line: count === undefined ? { kind: 'signal-received', signal } : { kind: 'signal-received', signal, count },
+    });
 }
 
 /**

@@ -42,7 +42,8 @@ export type LifecycleEventBody =
    * `forwarded`: the runner already passed it on to the app along
    * forwardRoute() as the signal arrived, so only what else it means is left.
    */
-  | { readonly type: 'signal'; readonly signal: NodeJS.Signals; readonly forwarded?: boolean }
+  /** `count`: the deliveries this one stands for, more than one when the addon merged a flood of a signal with no route (one per window). */
+  | { readonly type: 'signal'; readonly signal: NodeJS.Signals; readonly forwarded?: boolean; readonly count?: number }
   | { readonly type: 'timer'; readonly timer: TimerKey }
   /** What a process's last run left in its process group is gone (or outlived the sweep's bound). */
   | { readonly type: 'group-swept'; readonly name: string }
@@ -112,7 +113,7 @@ export type Effect =
 export type LifecycleLine =
   | { readonly kind: 'exited'; readonly name: string; readonly status: ExitStatus }
   /** A signal that is neither forwarded (its line is written as it goes) nor a second stop signal. */
-  | { readonly kind: 'signal-received'; readonly signal: NodeJS.Signals }
+  | { readonly kind: 'signal-received'; readonly signal: NodeJS.Signals; readonly count?: number }
   /** `leftovers`: everything planned was already down; the final sweep is cut short. */
   | { readonly kind: 'second-stop-signal'; readonly signal: NodeJS.Signals; readonly leftovers: boolean }
   | { readonly kind: 'grace-expired' }

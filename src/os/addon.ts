@@ -66,6 +66,8 @@ export interface SignalForwardApi {
   setChainedSignals(signals: readonly number[]): void;
   /** One delivery of `signal` the listener heard of: true when the handler passed it on first (or found the app gone). */
   takeForwarded(signal: number): boolean;
+  /** The deliveries of `signal` with no route handed to the listener since the last take (hand_over in signal-forward.c merges a flood into one per window); 0 for none. */
+  takeHandedOver(signal: number): number;
   /** [signal, passed on, found the app gone, …] since the last take, in the order each signal first came. */
   takeForwardCounts(): number[];
 }
@@ -217,7 +219,15 @@ interface AddonParts {
 export const ADDON_FUNCTIONS = listingEvery({
   reaper: ['setChildSubreaper', 'reapPid', 'peekZombie', 'exitNow'],
   childWatch: ['watchChildren', 'unwatchChildren'],
-  signalForward: ['forwardSignals', 'unforwardSignals', 'setSignalRoute', 'takeForwarded', 'setChainedSignals', 'takeForwardCounts'],
+  signalForward: [
+    'forwardSignals',
+    'unforwardSignals',
+    'setSignalRoute',
+    'takeForwarded',
+    'takeHandedOver',
+    'setChainedSignals',
+    'takeForwardCounts',
+  ],
   pidfd: ['pidfdOpen', 'pidfdSendSignal'],
   spawn: ['spawnChild'],
   terminal: ['ignoreTerminalStops', 'foregroundGroup', 'isTerminal', 'giveTerminal', 'spawnForeground'],

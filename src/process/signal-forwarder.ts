@@ -37,6 +37,8 @@ export interface SignalForwarder {
    * caller's to route.
    */
   take(signal: NodeJS.Signals): boolean;
+  /** How many deliveries of `signal` the listener's one call stands for: more than one when the handler merged a flood (it hands on at most one per window). */
+  deliveries(signal: NodeJS.Signals): number;
   /** What the handler passed on since the last call, in the order each signal first came; empty when nothing. */
   takeCounts(): ForwardCount[];
 }
@@ -96,6 +98,7 @@ export function createSignalForwarder(
       native.setSignalRoute(target, pairs);
     },
     take: (signal) => native.takeForwarded(constants.signals[signal]),
+    deliveries: (signal) => Math.max(1, native.takeHandedOver(constants.signals[signal])),
     takeCounts() {
       const flat = native.takeForwardCounts();
       const counts: ForwardCount[] = [];

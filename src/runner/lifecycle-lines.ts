@@ -33,7 +33,7 @@ export function logLine(view: LineView, line: LifecycleLine): void {
       return log.of(line.name).info({ event: 'exited', pid: pidOf(line.name), exitCode: exitCodeOf(status), signal }, 'exited');
     }
     case 'signal-received':
-      return log.pod.info({ event: 'signal', signal: line.signal }, `received ${line.signal}`);
+      return log.pod.info({ event: 'signal', signal: line.signal, count: line.count }, `received ${line.signal}`);
     case 'second-stop-signal':
       return log.pod.warn(
         { event: 'signal', signal: line.signal },

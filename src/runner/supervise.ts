@@ -299,7 +299,12 @@ function receiveSignal(loop: Loop, signal: NodeJS.Signals): void {
   handleForwarded(loop);
   const route = forwardRoute(context, procOf, signal);
   if (route !== undefined) signalProcess(runner, { ...route, purpose: 'forward' }, budgetUsed(loop, monotonicMs()));
-  queue.dispatch({ type: 'signal', signal, forwarded: route !== undefined });
+  const count = deps.forwarder?.deliveries(signal) ?? 1;
+  queue.dispatch(
+    count > 1
+      ? { type: 'signal', signal, forwarded: route !== undefined, count }
+      : { type: 'signal', signal, forwarded: route !== undefined },
+  );
 }
 
 /**

@@ -92,6 +92,8 @@ typedef struct {
    * looping while timers wait.
    */
   atomic_ullong unrouted;
+  /* Handed over and not yet asked about by the listener (takeHandedOver): how many deliveries its calls stand for. */
+  atomic_ullong handed;
   /* Handed over in this window already: the next one waits for the window's end. JavaScript's thread only. */
   bool handed_over;
   bool installed;
@@ -212,7 +214,7 @@ static bool hand_over(bool window_over) {
       left = true;
       continue;
     }
-    atomic_store(&slot->unrouted, 0);
+    atomic_fetch_add(&slot->handed, atomic_exchange(&slot->unrouted, 0));
     slot->handed_over = true;
     left = left || signum != SIGCHLD;
     chain(slot, signum, NULL, NULL);
@@ -450,6 +452,16 @@ static napi_value take_forwarded(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* takeHandedOver(signal): number. The deliveries with no route handed to libuv's handler since the last take: what the listener's call stands for. */
+static napi_value take_handed_over(napi_env env, napi_callback_info info) {
+  napi_value arg;
+  int signum;
+  if (!read_args(env, info, 1, &arg) || !read_int(env, arg, "takeHandedOver: signal", 1, NSIG - 1, &signum)) return NULL;
+  napi_value result;
+  if (napi_create_double(env, (double)atomic_exchange(&slots[signum].handed, 0), &result) != napi_ok) return NULL;
+  return result;
+}
+
 typedef struct {
   int signum;
   unsigned long long first;
@@ -503,6 +515,7 @@ napi_status define_signal_forward(napi_env env, napi_value exports) {
     {"unforwardSignals", NULL, unforward_signals, NULL, NULL, NULL, napi_enumerable, NULL},
     {"setSignalRoute", NULL, set_signal_route, NULL, NULL, NULL, napi_enumerable, NULL},
     {"takeForwarded", NULL, take_forwarded, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"takeHandedOver", NULL, take_handed_over, NULL, NULL, NULL, napi_enumerable, NULL},
     {"setChainedSignals", NULL, set_chained_signals, NULL, NULL, NULL, napi_enumerable, NULL},
     {"takeForwardCounts", NULL, take_forward_counts, NULL, NULL, NULL, napi_enumerable, NULL},
   };

@@ -2,7 +2,10 @@
 # kubectl.sh after versions.sh). All of it under one folder outside the
 # checkout, so down.sh removes it whole.
 CLUSTER_STATE=${SIDECAR_INIT_CLUSTER_STATE:-/var/lib/sidecar-init-cluster}
-CLUSTER_NODE=sidecar-init-node
+# The node's name is its address (as Kubernetes' hack/local-up-cluster.sh has
+# it): the API server reaches the kubelet at its Hostname address, 127.0.0.1,
+# and the kubelet refuses a loopback --node-ip.
+CLUSTER_NODE=127.0.0.1
 KUBECONFIG_FILE=$CLUSTER_STATE/admin.kubeconfig
 CONTAINERD_SOCK=$CLUSTER_STATE/containerd/containerd.sock
 # The pods' bridge: its own name and addresses, no gateway for the pods and no

@@ -114,6 +114,7 @@ start kube-apiserver kube kube-apiserver \
   --service-cluster-ip-range="$SERVICE_RANGE" \
   --authorization-mode=RBAC --allow-privileged=true \
   --enable-aggregator-routing=true --endpoint-reconciler-type=none \
+  --kubelet-preferred-address-types=Hostname \
   --profiling=false
 wait_for kube-apiserver 180 curl -fsS --cacert "$pki/ca.crt" --cert "$pki/admin.crt" --key "$pki/admin.key" https://127.0.0.1:6443/readyz
 
@@ -230,7 +231,7 @@ KUBELET
 start kubelet kube kubelet \
   --config="$s/kubelet/config.yaml" --kubeconfig="$s/kubelet.kubeconfig" \
   --root-dir="$s/kubelet/root" --cert-dir="$s/kubelet/pki" \
-  --hostname-override="$CLUSTER_NODE" --node-ip=127.0.0.1
+  --hostname-override="$CLUSTER_NODE"
 kubectl() { kube kubectl --kubeconfig="$KUBECONFIG_FILE" "$@"; }
 wait_for kubelet 180 kubectl get node "$CLUSTER_NODE"
 for c in kube-controller-manager kube-scheduler; do alive "$c" || { echo "up.sh: $c exited; its log:" >&2; tail -n 30 "$s/logs/$c.log" >&2; exit 1; }; done

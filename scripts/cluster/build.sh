@@ -3,7 +3,7 @@
 # $CLUSTER_BIN (outside the checkout; versions.sh): the multi-call `kube`
 # (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kubelet,
 # kubectl; scripts/cluster/kube) and containerd, containerd-shim-runc-v2 and
-# ctr. A second run finds them and returns in a second. runc and the CNI
+# ctr, and runc. A second run finds them and returns in a second. The CNI
 # plugins come from Debian (scripts/cluster/prerequisites.sh).
 # Builds run at nice 19, one package at a time, so the machine's other work
 # keeps a core.
@@ -40,6 +40,14 @@ for cmd in containerd containerd-shim-runc-v2 ctr; do
   mv "$tmp/$cmd" "$CLUSTER_BIN/$cmd"
   rmdir "$tmp"
 done
+if [ ! -x "$CLUSTER_BIN/runc" ]; then
+  echo "build.sh: runc $RUNC_VERSION -> $CLUSTER_BIN/runc"
+  tmp=$(mktemp -d)
+  CGO_ENABLED=1 GOBIN=$tmp build install -tags seccomp -ldflags "-s -w -X main.version=${RUNC_VERSION#v}" \
+    "github.com/opencontainers/runc@$RUNC_VERSION"
+  mv "$tmp/runc" "$CLUSTER_BIN/runc"
+  rmdir "$tmp"
+fi
 for c in etcd kube-apiserver kube-controller-manager kube-scheduler kubelet kubectl; do
   ln -sfn kube "$CLUSTER_BIN/$c"
 done

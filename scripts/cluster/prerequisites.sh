@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# What the cluster tier needs from Debian, installed if missing: runc (1.1),
-# the CNI plugins (bridge, host-local, loopback), openssl and curl for up.sh,
+# What the cluster tier needs from Debian, installed if missing: libseccomp-dev
+# and pkg-config (build.sh builds runc with seccomp), the CNI plugins (bridge, host-local, loopback), openssl and curl for up.sh,
 # iproute2 for down.sh. The Go toolchain is the machine's (versions.sh pins
 # the one every build uses). podman builds the images (scripts/podman/setup.sh).
 set -euo pipefail
 missing=()
-command -v runc >/dev/null 2>&1 || missing+=(runc)
+[ -e /usr/include/seccomp.h ] || missing+=(libseccomp-dev)
+command -v pkg-config >/dev/null 2>&1 || missing+=(pkg-config)
+command -v gcc >/dev/null 2>&1 || missing+=(gcc)
 [ -x /usr/lib/cni/bridge ] || missing+=(containernetworking-plugins)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 command -v curl >/dev/null 2>&1 || missing+=(curl)

@@ -10,10 +10,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/versions.sh"
 . "$here/env.sh"
 [ "$(id -u)" -eq 0 ] || { echo "up.sh: run as root (kubelet and containerd need it)" >&2; exit 1; }
-for b in kube containerd containerd-shim-runc-v2 ctr; do
+for b in kube containerd containerd-shim-runc-v2 ctr runc; do
   [ -x "$CLUSTER_BIN/$b" ] || { echo "up.sh: $CLUSTER_BIN/$b missing: run scripts/cluster/build.sh first" >&2; exit 1; }
 done
-runc=$(command -v runc) || { echo "up.sh: runc missing: bash scripts/cluster/prerequisites.sh" >&2; exit 1; }
+runc=$CLUSTER_BIN/runc
 [ -x /usr/lib/cni/bridge ] || { echo "up.sh: /usr/lib/cni/bridge missing: bash scripts/cluster/prerequisites.sh" >&2; exit 1; }
 if [ -e "$CLUSTER_STATE/pids" ]; then
   echo "up.sh: a cluster is already up ($CLUSTER_STATE): scripts/cluster/down.sh first" >&2
@@ -157,8 +157,8 @@ cat >"$s/cni/net.d/10-sidecar-init.conflist" <<CNI
 }
 CNI
 
-# --- containerd with its CRI plugin, its own root, state and socket; runc
-# from Debian; the sandbox image is the stand-in pause the tier builds
+# --- containerd with its CRI plugin, its own root, state and socket; the runc
+# build.sh made; the sandbox image is the stand-in pause the tier builds
 # (nothing is pulled).
 cat >"$s/containerd/config.toml" <<TOML
 version = 3
@@ -174,6 +174,11 @@ state = "$s/containerd/state"
   address = ""
 [plugins.'io.containerd.cri.v1.runtime']
   enable_selinux = false
+  # These machines' root lacks CAP_SYS_RESOURCE, so no process may lower its
+  # oom_score_adj below 0 and runc fails the kubelet's -998 for the sandbox
+  # ("nsexec: failed to update /proc/self/oom_score_adj: Permission denied"):
+  # kept no lower than containerd's own.
+  restrict_oom_score_adj = true
   [plugins.'io.containerd.cri.v1.runtime'.containerd]
     default_runtime_name = 'runc'
     [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runc]

@@ -18,8 +18,13 @@ async function script(name: string, timeoutMs: number): Promise<string> {
   return result.stdout.trim();
 }
 
-export default async function setup(): Promise<() => Promise<void>> {
+export default async function setup(): Promise<(() => Promise<void>) | undefined> {
   const log = (line: string) => process.stderr.write(`test:cluster: ${line}\n`);
+  // A cluster started by hand (docs/development.md) is used as it is, and left running.
+  if (process.env.TEST_CLUSTER_RUNNING === '1') {
+    log('TEST_CLUSTER_RUNNING=1: using the cluster scripts/cluster/up.sh started, leaving it up');
+    return undefined;
+  }
   await buildClusterImages(IMAGES, log);
   // A cluster a previous run left behind (killed mid-run) goes first.
   await script('down.sh', 120_000);

@@ -46,6 +46,8 @@ export function exec(command: string, args: readonly string[], input?: string, t
     });
     child.on('error', (error) => resolve({ code: 127, stdout, stderr: `${stderr}${error.message}` }));
     child.on('close', (code, signal) => resolve({ code: code ?? (signal === null ? 1 : 128), stdout, stderr }));
+    // A command that never reads its input closes the pipe early: not an error of the command's.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(input ?? '');
   });
 }

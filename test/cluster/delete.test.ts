@@ -60,6 +60,10 @@ test('kubectl delete pod mid-run: the job gets SIGTERM through sidecar-init (143
   const app = template.spec.containers.find((container) => container.name === 'report');
   if (app === undefined) throw new Error('no report container');
   app.env = [{ name: 'REPORT_JOB_SECONDS', value: '600' }];
+  const sidecar = (job.spec.template.spec as unknown as { initContainers: { name: string; args?: string[] }[] }).initContainers.find(
+    (c) => c.name === 'istio-proxy',
+  );
+  if (sidecar !== undefined) sidecar.args = [...(sidecar.args ?? []), '--standin-listen-all'];
   await apply(ns, objects);
 
   // The job is running: its "started" line (not the init step's) is in the log.

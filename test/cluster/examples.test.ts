@@ -15,6 +15,7 @@ interface Container {
   name: string;
   env?: { name: string; value?: string }[];
   restartPolicy?: string;
+  args?: string[];
 }
 interface JobDocument {
   kind: string;

@@ -37,7 +37,8 @@ test('the kubelet holds the app until the native sidecar’s startupProbe passes
     throw new Error('job-native-sidecars.yaml: no istio-proxy init container or report container');
   // The proxy answers its ready endpoint only 3 s after it started; the app
   // fails (exit 1) unless that endpoint answers 200 when it runs.
-  proxy.args = [...(proxy.args ?? []), '--standin-ready-after=3'];
+  // (--standin-listen-all: the stand-in listens where the kubelet's probe reaches it, as Istio's health port does.)
+  proxy.args = [...(proxy.args ?? []), '--standin-ready-after=3', '--standin-listen-all'];
   app.env = [{ name: 'REPORT_JOB_CHECK_URL', value: 'http://127.0.0.1:15021/healthz/ready' }];
   await apply(namespace, objects);
 

@@ -33,6 +33,9 @@ function example(file: string, exitCode: number): { objects: Record<string, unkn
     ...(app.env ?? []).filter((variable) => variable.name !== 'REPORT_JOB_EXIT'),
     { name: 'REPORT_JOB_EXIT', value: String(exitCode) },
   ];
+  // A native sidecar's startupProbe is the kubelet's, from the node: the stand-in must listen where it reaches, as Istio's health port does.
+  for (const sidecar of job.spec.template.spec.initContainers ?? [])
+    if (sidecar.restartPolicy === 'Always') sidecar.args = [...(sidecar.args ?? []), '--standin-listen-all'];
   return { objects, job };
 }
 

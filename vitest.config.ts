@@ -6,8 +6,9 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
-    // The container tier has its own command (npm run test:pod, vitest.pod.config.ts).
-    exclude: ['test/pod/**', 'node_modules/**'],
+    // The container and cluster tiers have their own commands (npm run test:pod,
+    // vitest.pod.config.ts; npm run test:cluster, vitest.cluster.config.ts).
+    exclude: ['test/pod/**', 'test/cluster/**', 'node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',

@@ -82,7 +82,7 @@ describe('PID 1 under a same-uid flood of signals', () => {
           '--',
           'sh',
           '-c',
-          `trap '' ${MANY.map((name) => name.slice(3)).join(' ')}; ${flood} & ${afterFlood(ready, 'exit 0')}`,
+          `trap '' ${MANY.map((name) => name.slice(3)).join(' ')}; ${flood} & ${flood} & ${afterFlood(ready, 'exit 0')}`,
         ],
         {
           pid1: true,
@@ -101,11 +101,13 @@ describe('PID 1 under a same-uid flood of signals', () => {
 
   it('fires a readiness deadline while the sidecar floods it', async () => {
     const ready = join(tempDir(), 'ready');
+    const flood = flooder(FLOOD_S, MANY, false);
     const run = track(
       startSupervisor(
         [
           '--sidecar',
-          `flood=${flooder(FLOOD_S, MANY, false)}`,
+          // Two flooders, one per core of a 2-core machine.
+          `flood=sh -c "${flood} & ${flood} & wait"`,
           '--ready',
           `flood=file:${join(tempDir(), 'never')},deadline=2s`,
           '--',

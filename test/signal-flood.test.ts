@@ -1,9 +1,10 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FORWARD_WINDOW_MS } from '../src/process/signal-forwarder.ts';
 import { useHarness } from './support/harness.ts';
 import { supervisorPid } from './support/namespaces.ts';
+import { cpuMs } from './support/proc-state.ts';
 import { startSupervisor } from './support/supervisor.ts';
 import { useTempDirs } from './support/temp-dirs.ts';
 
@@ -147,6 +148,35 @@ describe('PID 1 under a same-uid flood of signals', () => {
       await expectNothingLeft(run);
     });
   }
+
+  it("spends a small share of one core on two processes flooding it, and none of it on Node's other threads", async () => {
+    const ready = join(tempDir(), 'ready');
+    const flood = flooder(3, MANY, false);
+    const run = track(
+      startSupervisor(['--sidecar', `flood=sh -c "${flood} & ${flood} & wait"`, ...beforeTheApp(join(tempDir(), 'never'))], {
+        pid1: true,
+        env: { READY: ready },
+      }),
+    );
+    await expect.poll(() => readFileSync(ready, { encoding: 'utf8', flag: 'a+' })).toBe('ready');
+    const pid = supervisorPid(run);
+    const threads = () => readdirSync(`/proc/${pid}/task`).map(Number);
+    const spent = () => new Map(threads().map((tid) => [tid, cpuMs(pid, tid)]));
+    const before = spent();
+    const started = performance.now();
+    await run.waitForLog((line) => line.event === 'exited' && line.proc === 'flood');
+    const floodMs = performance.now() - started;
+    const after = spent();
+    process.kill(pid, 'SIGTERM');
+    await run.exited;
+    const used = (tid: number) => (after.get(tid) ?? 0) - (before.get(tid) ?? 0);
+    const others = [...after.keys()].filter((tid) => tid !== pid).reduce((sum, tid) => sum + used(tid), 0);
+    // Each of Node's other threads takes a handled signal at most once, then blocks them all: the flood is the loop's alone,
+    // and the loop's thread holds a flooded signal blocked between releases. Before, every thread was in handlers all along.
+    expect(others).toBeLessThan(floodMs * 0.1);
+    expect(used(pid)).toBeLessThan(floodMs * 0.25);
+    await expectNothingLeft(run);
+  });
 
   it('tells signals with no route at most once per signal per window, with the deliveries each line stands for, and blames no log reader', async () => {
     const ready = join(tempDir(), 'ready');

@@ -27,11 +27,11 @@ import {
   type RunningWebhook,
   readAnswer,
   residentMiB,
-  cpuMs,
   type SilentSocket,
   startWebhook,
   webhookArgs,
 } from './support/webhook.ts';
+import { cpuMs } from './support/proc-state.ts';
 
 // `sidecar-init webhook` as the API server meets it: its own process, over
 // HTTPS with a certificate made here (openssl), AdmissionReviews built from

@@ -42,16 +42,17 @@ export async function sweepDescendants({ reaper, graceMs, hurry, exclude = new S
   // A kill counts once the kernel took it: one that found the process already gone (ESRCH) killed nothing.
   const killed = new Set<number>();
   let graceEnd = monotonicMs() + graceMs;
-  let killEnd = graceEnd + KILL_SETTLE_MS;
+  // Counted from the first SIGKILL pass, never from the grace's end: a pass
+  // that overran both (the loop held by a long collection or a flood) still
+  // kills what is left before it gives up waiting.
+  let killEnd = Number.POSITIVE_INFINITY;
   for (;;) {
     reaper.reapZombies();
     const live = listDescendants(process.pid, await readProcTable()).filter((entry) => isLiveEntry(entry) && !exclude.has(entry.pid));
     const now = monotonicMs();
-    if (hurry?.aborted === true && now < graceEnd) {
-      graceEnd = now;
-      killEnd = now + KILL_SETTLE_MS;
-    }
+    if (hurry?.aborted === true && now < graceEnd) graceEnd = now;
     if (live.length === 0 || now >= killEnd) break;
+    if (now >= graceEnd && killEnd === Number.POSITIVE_INFINITY) killEnd = now + KILL_SETTLE_MS;
     const [signal, sent] = now < graceEnd ? (['SIGTERM', sentTerm] as const) : (['SIGKILL', sentKill] as const);
     const fresh = live.map(({ pid }) => pid).filter((pid) => !sent.has(pid));
     for (const pid of fresh) sent.add(pid);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
 const WAIT_MS = 20_000;
@@ -29,4 +30,18 @@ export async function waitForZombie(pid: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`process ${pid} never became a zombie (state ${processState(pid) ?? 'gone'})`);
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
+}
+
+const CLOCK_TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/**
+ * The CPU time a process has spent, user and system (utime + stime of
+ * /proc/PID/stat), in ms: all its threads, or one (TID). Unlike a wall-clock
+ * figure, other work on the machine does not add to it.
+ */
+export function cpuMs(pid: number, tid?: number): number {
+  const stat = readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, 'utf8');
+  // The fields after the command name, which is in parentheses and may itself hold spaces: state is the first, utime the 12th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1_000;
 }

@@ -215,17 +215,3 @@ export function residentMiB(pid: number): number {
   if (match === null) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(match[1]) / 1024;
 }
-
-const CLOCK_TICKS_PER_S = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-
-/**
- * The CPU time a process has spent, all its threads, user and system (utime +
- * stime of /proc/PID/stat), in ms. Unlike a wall-clock figure, other work on
- * the machine does not add to it.
- */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  // The fields after the command name, which is in parentheses and may itself hold spaces: state is the first, utime the 12th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_S) * 1_000;
-}

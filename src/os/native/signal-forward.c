@@ -43,6 +43,19 @@
  * pidfd that is replaced is not closed at once (a handler on another thread
  * may be about to use it; its number could then name another file): the last
  * RETIRED_MAX are kept open.
+ *
+ * A flood must not take the loop's thread itself (pace): the kernel delivers
+ * a pending signal on every return to user space, so two same-uid processes
+ * sending as fast as they can keep a thread in handlers, and Node's other
+ * threads too, while the loop's timers (the grace, a deadline) wait. So a
+ * thread other than the loop's takes each handled signal at most once and
+ * then blocks them all for good (the mask its handler returns to), and the
+ * loop's thread blocks a signal that came HOLD_AFTER times within
+ * HOLD_WINDOW_NS until the release timer, RELEASE_MS later, unblocks it. A
+ * blocked signal stays pending, once, however often it is sent: a flood
+ * costs the loop's thread at most HOLD_AFTER deliveries per signal per
+ * RELEASE_MS, and a held SIGCHLD is delivered at the release (the reaper's
+ * pass reaps every exited child, however many SIGCHLDs it stands for).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -56,6 +69,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
+#include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <node_api.h>
@@ -70,6 +86,10 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
 
 /* Replaced pidfds kept open, oldest closed first (see above). */
 #define RETIRED_MAX 8
+/* A signal the loop's thread took this often within HOLD_WINDOW_NS is held (blocked) until the release, RELEASE_MS later. */
+#define HOLD_AFTER 4
+#define HOLD_WINDOW_NS 10000000LL
+#define RELEASE_MS 10
 
 typedef struct {
   /* The signal sent on, or 0: no route, JavaScript decides. */
@@ -96,6 +116,10 @@ typedef struct {
   atomic_ullong handed;
   /* Handed over in this window already: the next one waits for the window's end. JavaScript's thread only. */
   bool handed_over;
+  /* The loop's thread's deliveries since window_start (CLOCK_MONOTONIC, ns), and whether its handler blocked the signal. */
+  atomic_llong window_start;
+  atomic_uint in_window;
+  atomic_bool held;
   bool installed;
   struct sigaction previous;
 } slot_t;
@@ -110,11 +134,16 @@ static atomic_ullong sequence = 0;
 static atomic_bool wake_pending = false;
 /* Set by the first delivery with no route since the loop last handed them over: that one wakes the loop too. */
 static atomic_bool unrouted_pending = false;
-/* Set once by forwardSignals, before any handler is installed. */
+/* Set by the handler that held a signal: the wake starts the release timer. */
+static atomic_bool release_pending = false;
+/* Set once by forwardSignals, before any handler is installed: the wake, and the thread that runs the loop. */
 static uv_async_t *wake = NULL;
+static pid_t loop_tid = 0;
 /* JavaScript's thread only. */
 static uv_timer_t *window_timer = NULL;
 static bool window_armed = false;
+static uv_timer_t *release_timer = NULL;
+static bool release_armed = false;
 static uint64_t window_ms = 0;
 static napi_env callback_env = NULL;
 static napi_ref callback = NULL;
@@ -141,9 +170,7 @@ static void count(slot_t *slot, atomic_ullong *counter) {
 }
 
 /* Only async-signal-safe calls: kill, the pidfd syscall, atomics, uv_async_send. */
-static void on_signal(int signum, siginfo_t *info, void *context) {
-  int saved = errno;
-  slot_t *slot = &slots[signum];
+static void deliver(slot_t *slot, int signum, siginfo_t *info, void *context) {
   int send_as = atomic_load(&slot->send_as);
   if (send_as > 0) {
     int group = atomic_load(&target_group);
@@ -156,10 +183,7 @@ static void on_signal(int signum, siginfo_t *info, void *context) {
     /* Anything else (EPERM): JavaScript sends it itself, and reports what fails. */
     if (result == 0 || errno == ESRCH) {
       count(slot, result == 0 ? &slot->forwarded : &slot->gone);
-      if (!atomic_load(&slot->chained)) {
-        errno = saved;
-        return;
-      }
+      if (!atomic_load(&slot->chained)) return;
       atomic_fetch_add(&slot->chained_taken, 1);
     }
   }
@@ -170,7 +194,61 @@ static void on_signal(int signum, siginfo_t *info, void *context) {
     atomic_fetch_add(&slot->unrouted, 1);
     if (!atomic_exchange(&unrouted_pending, true) && wake != NULL) uv_async_send(wake);
   }
+}
+
+/*
+ * What the interrupted thread blocks once its handler returns (the mask in
+ * its context, restored by sigreturn): every handled signal for a thread
+ * other than the loop's, and for the loop's this signal if it came
+ * HOLD_AFTER times within HOLD_WINDOW_NS. Async-signal-safe: a syscall,
+ * clock_gettime, atomics, uv_async_send.
+ */
+static void pace(slot_t *slot, int signum, void *context) {
+  if (context == NULL) return;
+  sigset_t *mask = &((ucontext_t *)context)->uc_sigmask;
+  if ((pid_t)syscall(SYS_gettid) != loop_tid) {
+    for (int other = 1; other < NSIG; other++) {
+      if (slots[other].installed) sigaddset(mask, other);
+    }
+    return;
+  }
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
+  if (ns - atomic_load(&slot->window_start) > HOLD_WINDOW_NS) {
+    atomic_store(&slot->window_start, ns);
+    atomic_store(&slot->in_window, 0);
+  }
+  if (atomic_fetch_add(&slot->in_window, 1) + 1 < HOLD_AFTER) return;
+  sigaddset(mask, signum);
+  atomic_store(&slot->held, true);
+  if (!atomic_exchange(&release_pending, true) && wake != NULL) uv_async_send(wake);
+}
+
+static void on_signal(int signum, siginfo_t *info, void *context) {
+  int saved = errno;
+  slot_t *slot = &slots[signum];
+  deliver(slot, signum, info, context);
+  pace(slot, signum, context);
   errno = saved;
+}
+
+/* RELEASE_MS after a hold: the held signals unblocked on the loop's thread, which takes what is pending of them at once. */
+static void on_release(uv_timer_t *timer) {
+  (void)timer;
+  release_armed = false;
+  atomic_store(&release_pending, false);
+  sigset_t held;
+  sigemptyset(&held);
+  bool any = false;
+  for (int signum = 1; signum < NSIG; signum++) {
+    slot_t *slot = &slots[signum];
+    if (!atomic_exchange(&slot->held, false)) continue;
+    atomic_store(&slot->in_window, 0);
+    sigaddset(&held, signum);
+    any = true;
+  }
+  if (any) pthread_sigmask(SIG_UNBLOCK, &held, NULL);
 }
 
 static void on_window(uv_timer_t *timer);
@@ -242,6 +320,10 @@ static void on_window(uv_timer_t *timer) {
 /* The handler's wake: deliveries with no route handed over, and the window starts (no JavaScript runs here), unless one is already running. */
 static void on_wake(uv_async_t *async) {
   (void)async;
+  if (atomic_load(&release_pending) && !release_armed) {
+    release_armed = true;
+    uv_timer_start(release_timer, on_release, RELEASE_MS, 0);
+  }
   if (atomic_load(&unrouted_pending) && hand_over(false)) arm_window();
   if (atomic_load(&wake_pending)) arm_window();
 }
@@ -257,9 +339,11 @@ static bool set_up_wake(napi_env env, napi_value on_forwarded, int64_t window) {
   }
   uv_async_t *async = calloc(1, uv_handle_size(SIDECAR_UV_ASYNC));
   uv_timer_t *timer = calloc(1, uv_handle_size(SIDECAR_UV_TIMER));
-  if (async == NULL || timer == NULL) {
+  uv_timer_t *release = calloc(1, uv_handle_size(SIDECAR_UV_TIMER));
+  if (async == NULL || timer == NULL || release == NULL) {
     free(async);
     free(timer);
+    free(release);
     throw_message(env, "forwardSignals: out of memory");
     return false;
   }
@@ -268,6 +352,7 @@ static bool set_up_wake(napi_env env, napi_value on_forwarded, int64_t window) {
       napi_async_init(env, NULL, name, &callback_context) != napi_ok) {
     free(async);
     free(timer);
+    free(release);
     throw_message(env, "forwardSignals: could not set up the callback");
     return false;
   }
@@ -275,16 +360,21 @@ static bool set_up_wake(napi_env env, napi_value on_forwarded, int64_t window) {
   if (err != 0) {
     free(async);
     free(timer);
+    free(release);
     /* libuv's errors are negated errnos on Linux. */
     throw_errno(env, "uv_async_init", -err);
     return false;
   }
   uv_timer_init(loop, timer);
+  uv_timer_init(loop, release);
   uv_unref((uv_handle_t *)async);
   uv_unref((uv_handle_t *)timer);
+  uv_unref((uv_handle_t *)release);
   callback_env = env;
   window_ms = (uint64_t)window;
   window_timer = timer;
+  release_timer = release;
+  loop_tid = (pid_t)syscall(SYS_gettid);
   wake = async;
   return true;
 }
@@ -347,6 +437,9 @@ static napi_value unforward_signals(napi_env env, napi_callback_info info) {
     sigaction(signum, &slot->previous, NULL);
     slot->installed = false;
   }
+  /* What a flood left held is libuv's again at once. */
+  if (release_timer != NULL) uv_timer_stop(release_timer);
+  on_release(NULL);
   return NULL;
 }
 

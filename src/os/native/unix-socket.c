@@ -238,40 +238,48 @@ static napi_value peer_credentials(napi_env env, napi_callback_info info) {
   return result;
 }
 
-/* unixConnectAndClose(path): undefined. Connects a non-blocking stream socket
- * to path and closes it at once; throws the connect's errno (ECONNREFUSED: a
- * socket file nobody listens on; EAGAIN: a listener with a full backlog). A
- * Unix connect never waits (no EINPROGRESS), so this is the whole check of a
- * socket file left by an earlier run, without node:net. */
-static napi_value unix_connect_and_close(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
+/* A non-blocking, close-on-exec stream socket connected to path, or -1 with
+ * the exception pending: the socket's or the connect's errno. A Unix connect
+ * never waits (no EINPROGRESS): it succeeds or fails at once. */
+static int connect_stream(napi_env env, napi_value path, const char *name) {
   struct sockaddr_un address;
-  if (!read_args(env, info, 1, argv) || !read_socket_path(env, argv[0], "unixConnectAndClose: path", &address)) return NULL;
+  if (!read_socket_path(env, path, name, &address)) return -1;
   int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return throw_errno(env, "socket", errno);
-  int result = connect(fd, (const struct sockaddr *)&address, sizeof address);
-  int err = errno;
-  close(fd);
-  if (result != 0) return throw_errno(env, "connect", err);
-  return NULL;
-}
-
-/* unixConnect(path): fd. A stream socket connected to path, non-blocking and
- * close-on-exec, for `ctl`: its peer's credentials (peerCredentials) are
- * checked before anything is written to it, which node:net's connect cannot
- * give (it exposes no descriptor). Throws the connect's errno (ENOENT,
- * ECONNREFUSED, EACCES, EAGAIN: a full backlog). A Unix connect never waits. */
-static napi_value unix_connect(napi_env env, napi_callback_info info) {
-  napi_value argv[1];
-  struct sockaddr_un address;
-  if (!read_args(env, info, 1, argv) || !read_socket_path(env, argv[0], "unixConnect: path", &address)) return NULL;
-  int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) return throw_errno(env, "socket", errno);
+  if (fd < 0) {
+    throw_errno(env, "socket", errno);
+    return -1;
+  }
   if (connect(fd, (const struct sockaddr *)&address, sizeof address) != 0) {
     int err = errno;
     close(fd);
-    return throw_errno(env, "connect", err);
+    throw_errno(env, "connect", err);
+    return -1;
   }
+  return fd;
+}
+
+/* unixConnectAndClose(path): undefined. Connects to path and closes the
+ * socket at once; throws the connect's errno (ECONNREFUSED: a socket file
+ * nobody listens on; EAGAIN: a listener with a full backlog). The whole check
+ * of a socket file left by an earlier run, without node:net. */
+static napi_value unix_connect_and_close(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!read_args(env, info, 1, argv)) return NULL;
+  int fd = connect_stream(env, argv[0], "unixConnectAndClose: path");
+  if (fd >= 0) close(fd);
+  return NULL;
+}
+
+/* unixConnect(path): fd. A socket connected to path, for `ctl`: its peer's
+ * credentials (peerCredentials) are checked before anything is written to
+ * it, which node:net's connect cannot give (it exposes no descriptor).
+ * Throws the connect's errno (ENOENT, ECONNREFUSED, EACCES, EAGAIN: a full
+ * backlog). */
+static napi_value unix_connect(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  if (!read_args(env, info, 1, argv)) return NULL;
+  int fd = connect_stream(env, argv[0], "unixConnect: path");
+  if (fd < 0) return NULL;
   napi_value result;
   if (napi_create_int32(env, fd, &result) != napi_ok) {
     close(fd);

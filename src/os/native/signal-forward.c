@@ -50,10 +50,10 @@
  * threads too, while the loop's timers (the grace, a deadline) wait. So a
  * thread other than the loop's takes each handled signal at most once and
  * then blocks them all for good (the mask its handler returns to), and the
- * loop's thread blocks a signal that came HOLD_AFTER times within
- * HOLD_WINDOW_NS until the release timer, RELEASE_MS later, unblocks it. A
- * blocked signal stays pending, once, however often it is sent: a flood
- * costs the loop's thread at most HOLD_AFTER deliveries per signal per
+ * loop's thread, once it took HOLD_AFTER within HOLD_WINDOW_NS, blocks them
+ * all until the release timer, RELEASE_MS later, unblocks them. A blocked
+ * signal stays pending, once, however often it is sent: a flood costs the
+ * loop's thread at most HOLD_AFTER deliveries per HOLD_WINDOW_NS and
  * RELEASE_MS, and a held SIGCHLD is delivered at the release (the reaper's
  * pass reaps every exited child, however many SIGCHLDs it stands for).
  */
@@ -86,8 +86,14 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
 
 /* Replaced pidfds kept open, oldest closed first (see above). */
 #define RETIRED_MAX 8
-/* A signal the loop's thread took this often within HOLD_WINDOW_NS is held (blocked) until the release, RELEASE_MS later. */
-#define HOLD_AFTER 4
+/*
+ * Once the loop's thread took this many handled signals within
+ * HOLD_WINDOW_NS, all of them are held (blocked) until the release,
+ * RELEASE_MS later: 12,800 deliveries a second at the most, far above the
+ * pace of signals that wait for an answer (the app's answer wakes the
+ * sender), far below what two flooding processes send.
+ */
+#define HOLD_AFTER 128
 #define HOLD_WINDOW_NS 10000000LL
 #define RELEASE_MS 10
 
@@ -116,10 +122,6 @@ typedef struct {
   atomic_ullong handed;
   /* Handed over in this window already: the next one waits for the window's end. JavaScript's thread only. */
   bool handed_over;
-  /* The loop's thread's deliveries since window_start (CLOCK_MONOTONIC, ns), and whether its handler blocked the signal. */
-  atomic_llong window_start;
-  atomic_uint in_window;
-  atomic_bool held;
   bool installed;
   struct sigaction previous;
 } slot_t;
@@ -134,8 +136,11 @@ static atomic_ullong sequence = 0;
 static atomic_bool wake_pending = false;
 /* Set by the first delivery with no route since the loop last handed them over: that one wakes the loop too. */
 static atomic_bool unrouted_pending = false;
-/* Set by the handler that held a signal: the wake starts the release timer. */
-static atomic_bool release_pending = false;
+/* The loop's thread's deliveries since window_start (CLOCK_MONOTONIC, ns). Its handlers only. */
+static atomic_llong window_start = 0;
+static atomic_uint in_window = 0;
+/* Set by the handler that held every handled signal: the wake starts the release timer, which clears it. */
+static atomic_bool held = false;
 /* Set once by forwardSignals, before any handler is installed: the wake, and the thread that runs the loop. */
 static uv_async_t *wake = NULL;
 static pid_t loop_tid = 0;
@@ -196,59 +201,58 @@ static void deliver(slot_t *slot, int signum, siginfo_t *info, void *context) {
   }
 }
 
+/* Every handled signal added to a mask. */
+static void add_handled(sigset_t *mask) {
+  for (int signum = 1; signum < NSIG; signum++) {
+    if (slots[signum].installed) sigaddset(mask, signum);
+  }
+}
+
 /*
  * What the interrupted thread blocks once its handler returns (the mask in
- * its context, restored by sigreturn): every handled signal for a thread
- * other than the loop's, and for the loop's this signal if it came
- * HOLD_AFTER times within HOLD_WINDOW_NS. Async-signal-safe: a syscall,
- * clock_gettime, atomics, uv_async_send.
+ * its context, restored by sigreturn): every handled signal, for good, on a
+ * thread other than the loop's, and on the loop's once it took HOLD_AFTER
+ * within HOLD_WINDOW_NS. Async-signal-safe: a syscall, clock_gettime,
+ * atomics, uv_async_send.
  */
-static void pace(slot_t *slot, int signum, void *context) {
+static void pace(void *context) {
   if (context == NULL) return;
   sigset_t *mask = &((ucontext_t *)context)->uc_sigmask;
   if ((pid_t)syscall(SYS_gettid) != loop_tid) {
-    for (int other = 1; other < NSIG; other++) {
-      if (slots[other].installed) sigaddset(mask, other);
-    }
+    add_handled(mask);
     return;
   }
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   long long ns = (long long)now.tv_sec * 1000000000LL + now.tv_nsec;
-  if (ns - atomic_load(&slot->window_start) > HOLD_WINDOW_NS) {
-    atomic_store(&slot->window_start, ns);
-    atomic_store(&slot->in_window, 0);
+  if (ns - atomic_load(&window_start) > HOLD_WINDOW_NS) {
+    atomic_store(&window_start, ns);
+    atomic_store(&in_window, 0);
   }
-  if (atomic_fetch_add(&slot->in_window, 1) + 1 < HOLD_AFTER) return;
-  sigaddset(mask, signum);
-  atomic_store(&slot->held, true);
-  if (!atomic_exchange(&release_pending, true) && wake != NULL) uv_async_send(wake);
+  if (atomic_fetch_add(&in_window, 1) + 1 < HOLD_AFTER) return;
+  add_handled(mask);
+  if (!atomic_exchange(&held, true) && wake != NULL) uv_async_send(wake);
 }
 
 static void on_signal(int signum, siginfo_t *info, void *context) {
   int saved = errno;
   slot_t *slot = &slots[signum];
   deliver(slot, signum, info, context);
-  pace(slot, signum, context);
+  pace(context);
   errno = saved;
 }
 
-/* RELEASE_MS after a hold: the held signals unblocked on the loop's thread, which takes what is pending of them at once. */
+/* RELEASE_MS after a hold: every handled signal unblocked on the loop's thread, which takes what is pending of them at once. */
 static void on_release(uv_timer_t *timer) {
   (void)timer;
   release_armed = false;
-  atomic_store(&release_pending, false);
-  sigset_t held;
-  sigemptyset(&held);
-  bool any = false;
-  for (int signum = 1; signum < NSIG; signum++) {
-    slot_t *slot = &slots[signum];
-    if (!atomic_exchange(&slot->held, false)) continue;
-    atomic_store(&slot->in_window, 0);
-    sigaddset(&held, signum);
-    any = true;
-  }
-  if (any) pthread_sigmask(SIG_UNBLOCK, &held, NULL);
+  if (!atomic_exchange(&held, false)) return;
+  atomic_store(&in_window, 0);
+  atomic_store(&window_start, 0);
+  sigset_t handled;
+  sigemptyset(&handled);
+  add_handled(&handled);
+  pthread_sigmask(SIG_UNBLOCK, &handled, NULL);
 }
 
 static void on_window(uv_timer_t *timer);
@@ -320,7 +324,7 @@ static void on_window(uv_timer_t *timer) {
 /* The handler's wake: deliveries with no route handed over, and the window starts (no JavaScript runs here), unless one is already running. */
 static void on_wake(uv_async_t *async) {
   (void)async;
-  if (atomic_load(&release_pending) && !release_armed) {
+  if (atomic_load(&held) && !release_armed) {
     release_armed = true;
     uv_timer_start(release_timer, on_release, RELEASE_MS, 0);
   }
@@ -430,6 +434,9 @@ static napi_value forward_signals(napi_env env, napi_callback_info info) {
 static napi_value unforward_signals(napi_env env, napi_callback_info info) {
   (void)env;
   (void)info;
+  /* What a flood left held is libuv's again at once (while the handled signals are still known). */
+  if (release_timer != NULL) uv_timer_stop(release_timer);
+  on_release(NULL);
   for (int signum = 1; signum < NSIG; signum++) {
     slot_t *slot = &slots[signum];
     atomic_store(&slot->send_as, 0);
@@ -437,9 +444,6 @@ static napi_value unforward_signals(napi_env env, napi_callback_info info) {
     sigaction(signum, &slot->previous, NULL);
     slot->installed = false;
   }
-  /* What a flood left held is libuv's again at once. */
-  if (release_timer != NULL) uv_timer_stop(release_timer);
-  on_release(NULL);
   return NULL;
 }
 

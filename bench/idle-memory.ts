@@ -1,13 +1,16 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
-import { CONTENDERS, median, NODE, report } from './measure.ts';
+import { CONTENDERS, median, NODE, NODE_EXECUTABLE_FLOOR, nodeFloorContender, report } from './measure.ts';
 import type { Contender } from './measure.ts';
-import { ratioFigure, recordFigure } from './summary.ts';
+import { plainFigure, ratioFigure, recordFigure } from './summary.ts';
 
 // Resident memory of the init itself while its app and three sidecars idle:
 // what every pod pays. tini and dumb-init run the app only (they have no
-// sidecars); a bare idle Node on the same version is the floor for a Node program.
+// sidecars); a bare idle Node on the same version is the floor for a Node
+// program, and a single executable of the same Node with the executable's V8
+// options that only runs the app (NODE_EXECUTABLE_FLOOR) is what Node itself
+// costs for the executable's work.
 const RUNS = 3;
 const SIDECARS = ['sleep 60', 'sleep 60', 'sleep 60'];
 const APP = ['sleep', '60'];
@@ -72,7 +75,8 @@ function childCount(pid: number): number {
 
 async function measure(contender: Contender): Promise<Resident> {
   const argv = contender.argv(APP, SIDECARS);
-  const expected = contender === FLOOR ? 0 : argv.filter((arg) => arg === '--sidecar').length + 1;
+  const expected =
+    contender === FLOOR ? 0 : contender.name === NODE_EXECUTABLE_FLOOR ? 1 : argv.filter((arg) => arg === '--sidecar').length + 1;
   const child = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore' });
   const exited = new Promise((resolve) => child.once('exit', resolve));
   try {
@@ -88,8 +92,9 @@ async function measure(contender: Contender): Promise<Resident> {
 
 export async function run(): Promise<void> {
   const samples = new Map<string, Resident[]>();
+  const nodeFloor = await nodeFloorContender();
   for (let index = 0; index < RUNS; index += 1) {
-    for (const contender of [...CONTENDERS, FLOOR]) {
+    for (const contender of [...CONTENDERS, FLOOR, nodeFloor]) {
       samples.set(contender.name, [...(samples.get(contender.name) ?? []), await measure(contender)]);
     }
   }
@@ -113,6 +118,15 @@ export async function run(): Promise<void> {
     goal: `≤ ${PRIVATE_GOAL_MIB} MiB`,
     met: privateDirty <= PRIVATE_GOAL_MIB,
   });
+  const nodeOwn = medians('privateDirty').get(NODE_EXECUTABLE_FLOOR) ?? Number.NaN;
+  recordFigure(
+    plainFigure(
+      "private memory, idle: a Node single executable that only runs the app (Node's own share)",
+      `${nodeOwn.toFixed(1)} MiB`,
+      `bare idle \`node\` ${floor('privateDirty').toFixed(1)} MiB`,
+      nodeOwn / floor('privateDirty'),
+    ),
+  );
   recordFigure(
     ratioFigure(
       'RSS, the same',

@@ -39,6 +39,29 @@ export const SIDECAR_INIT_BINARY = existsSync(BUILT_BINARY) ? copied(BUILT_BINAR
  */
 const BASELINE_BINARY = process.env.BENCH_BASELINE ? copied(process.env.BENCH_BASELINE, 'sidecar-init-baseline') : undefined;
 
+/**
+ * What Node itself costs for the executable's work: a single executable of the
+ * same Node with the same V8 options whose main script only runs its app
+ * (scripts/build-binary.mjs, buildNodeFloorExecutable), built once per bench
+ * run into the copies' folder. A goal the executable misses is read against it.
+ */
+export const NODE_EXECUTABLE_FLOOR = 'Node executable (floor)';
+let floorExecutable: Promise<string> | undefined;
+export function nodeFloorExecutable(): Promise<string> {
+  floorExecutable ??= (async () => {
+    const { buildNodeFloorExecutable } = await import(fileURLToPath(new URL('../scripts/build-binary.mjs', import.meta.url)));
+    const built = join(COPIES, 'node-floor-build');
+    await buildNodeFloorExecutable(built);
+    return copied(built, 'node-floor');
+  })();
+  return floorExecutable;
+}
+/** The floor as a contender: it runs the app only (it has no sidecars). */
+export async function nodeFloorContender(): Promise<Contender> {
+  const executable = await nodeFloorExecutable();
+  return { name: NODE_EXECUTABLE_FLOOR, argv: (app) => [executable, ...app] };
+}
+
 export interface Contender {
   readonly name: string;
   /** argv that runs `app...` under this init, with these sidecar commands if it can run sidecars. */

@@ -1,4 +1,15 @@
-import { asPid1, CONTENDERS, costOfRun, NODE, reportSpread, SIDECAR_INIT_BINARY, sampleInterleaved, spreadOf } from './measure.ts';
+import {
+  asPid1,
+  CONTENDERS,
+  costOfRun,
+  NODE,
+  NODE_EXECUTABLE_FLOOR,
+  nodeFloorContender,
+  reportSpread,
+  SIDECAR_INIT_BINARY,
+  sampleInterleaved,
+  spreadOf,
+} from './measure.ts';
 import type { Contender, RunCost } from './measure.ts';
 import { statSync } from 'node:fs';
 import { plainFigure, ratioFigure, recordFigure } from './summary.ts';
@@ -6,16 +17,18 @@ import { plainFigure, ratioFigure, recordFigure } from './summary.ts';
 // The cost a Job pays per container: start the init, run a trivial app, exit;
 // as PID 1 of a new PID namespace (as in a container) and as an ordinary
 // process. `node -e 0` on the same Node is the floor a Node program starts
-// from. Wall time and CPU time (the run's rusage, which a loaded machine
+// from; a single executable of the same Node with the executable's V8 options
+// that only runs `true` and exits with its code (NODE_EXECUTABLE_FLOOR) is what
+// Node itself costs for the executable's work. Wall time and CPU time (the run's rusage, which a loaded machine
 // disturbs least), medians with the middle half of the samples.
 const RUNS = Number(process.env.STARTUP_RUNS ?? 30);
 export const NODE_FLOOR = 'node -e 0';
 const FLOOR: Contender = { name: NODE_FLOOR, argv: () => [NODE, '-e', '0'] };
 const VERSION = 'executable --version';
-const START_GOAL = 1.8;
+const START_GOAL = 1.5;
 const MIB = 1024 * 1024;
 
-export function run(): void {
+export async function run(): Promise<void> {
   const binary = SIDECAR_INIT_BINARY;
   // What an image that COPYs it carries: the Node it is built from (stripped), the bundle, its assets, the addon, the glibc runtime.
   if (binary !== undefined) {
@@ -26,7 +39,7 @@ export function run(): void {
     recordFigure(plainFigure("`dist/sidecar-init`'s size", mib(size), `the project's Node, unstripped, ${mib(node)}`, size / node));
   }
   const version: Contender[] = binary === undefined ? [] : [{ name: VERSION, argv: () => [binary, '--version'] }];
-  const contenders = [...CONTENDERS, FLOOR, ...version];
+  const contenders = [...CONTENDERS, FLOOR, await nodeFloorContender(), ...version];
   for (const pid1 of [true, false]) {
     const where = pid1 ? 'as PID 1 of a new PID namespace' : 'as an ordinary process';
     const samples = sampleInterleaved(RUNS, contenders, (contender) => {
@@ -60,6 +73,19 @@ export function run(): void {
         ),
       );
       recordFigure(ratioFigure(`${as}, CPU`, `${cpuOurs.toFixed(1)} ms`, reference(cpuFloor), cpuOurs / cpuFloor, START_GOAL, NODE_FLOOR));
+      if (name !== 'sidecar-init executable') continue;
+      // Node's own share: the floor executable against the same `node -e 0`.
+      const nodeWall = wall.get(NODE_EXECUTABLE_FLOOR)!.median;
+      const nodeCpu = cpu.get(NODE_EXECUTABLE_FLOOR)!.median;
+      const where = pid1 ? 'as PID 1' : '(not PID 1)';
+      recordFigure(
+        plainFigure(
+          `a Node single executable that only runs \`true\` ${where}, wall / CPU`,
+          `${nodeWall.toFixed(1)} / ${nodeCpu.toFixed(1)} ms`,
+          reference(floor.median),
+          nodeWall / floor.median,
+        ),
+      );
     }
   }
 }

@@ -94,10 +94,40 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   rmSync(work, { recursive: true, force: true });
   mkdirSync(work, { recursive: true });
 
-  const runner = blobRunner(target, nodeBinary);
-  writeFileSync(join(work, MAIN_FILE), loaderSource(LOADER_NAMES[target.arch]));
   const runtimeIndex = join(work, RUNTIME_INDEX_ASSET);
   writeFileSync(runtimeIndex, `${JSON.stringify({ loader: runtime.loader, files: runtime.files.map((file) => file.name) })}\n`);
+  const output = binaryFile(target);
+  await sealExecutable({
+    target,
+    nodeBinary,
+    work,
+    mainSource: loaderSource(LOADER_NAMES[target.arch]),
+    assets: {
+      [ADDON_ASSET]: addon,
+      [BUNDLE_ASSET]: join(ROOT, BUNDLE_FILE),
+      // Compiled on first use (build.mjs, LAZY_PACKAGES and LAZY_MODULES).
+      ...Object.fromEntries(LAZY_ASSETS.map((name) => [`${name}.cjs`, join(ROOT, ASSETS_DIR, `${name}.cjs`)])),
+      [LAUNCHER_ASSET]: launcher,
+      [RUNTIME_INDEX_ASSET]: runtimeIndex,
+      ...Object.fromEntries(runtime.files.map((file) => [`${RUNTIME_ASSET_PREFIX}${file.name}`, file.source])),
+    },
+    output,
+  });
+  const digest = createHash('sha256').update(readFileSync(output)).digest('hex');
+  // The format `sha256sum -c` checks.
+  writeFileSync(`${output}.sha256`, `${digest}  ${relative(dirname(output), output)}\n`);
+  rmSync(work, { recursive: true, force: true });
+  return { output, digest, node: nodeBinary, addon, launcher, runtime, metafile };
+}
+
+/**
+ * A copy of `nodeBinary`, stripped, with a blob of `mainSource` and `assets`
+ * injected, run with EXEC_ARGV, renamed to `output` last: `output` is either
+ * the previous build or this one, whole. `work` is the blob's folder (its cwd).
+ */
+async function sealExecutable({ target, nodeBinary, work, mainSource, assets, output }) {
+  const runner = blobRunner(target, nodeBinary);
+  writeFileSync(join(work, MAIN_FILE), mainSource);
   const blobFile = join(work, 'sea-prep.blob');
   const config = {
     // Relative to the folder the blob is made in (its cwd): the blob keeps this
@@ -113,15 +143,7 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
     // costs at start: docs/release.md.
     useCodeCache: false,
     useSnapshot: false,
-    assets: {
-      [ADDON_ASSET]: addon,
-      [BUNDLE_ASSET]: join(ROOT, BUNDLE_FILE),
-      // Compiled on first use (build.mjs, LAZY_PACKAGES and LAZY_MODULES).
-      ...Object.fromEntries(LAZY_ASSETS.map((name) => [`${name}.cjs`, join(ROOT, ASSETS_DIR, `${name}.cjs`)])),
-      [LAUNCHER_ASSET]: launcher,
-      [RUNTIME_INDEX_ASSET]: runtimeIndex,
-      ...Object.fromEntries(runtime.files.map((file) => [`${RUNTIME_ASSET_PREFIX}${file.name}`, file.source])),
-    },
+    assets,
     execArgv: EXEC_ARGV,
     // NODE_OPTIONS must not change how PID 1 runs (a user's image may set it for the app).
     execArgvExtension: 'none',
@@ -129,21 +151,38 @@ export async function buildBinary({ target = hostTarget(), node } = {}) {
   const configFile = join(work, 'sea-config.json');
   writeFileSync(configFile, `${JSON.stringify(config, null, 2)}\n`);
   run(runner.command, [...runner.args, '--experimental-sea-config', configFile], 'make the SEA blob', { cwd: work });
-
-  const output = binaryFile(target);
   const partial = `${output}.partial`;
   copyFileSync(nodeBinary, partial);
   chmodSync(partial, 0o755);
   strip(partial, target);
   await injectBlob(partial, 'NODE_SEA_BLOB', readFileSync(blobFile), { sentinelFuse: SEA_FUSE });
-  // Rename last: dist/sidecar-init is either the previous build or this one, whole.
   renameSync(partial, output);
-  const digest = createHash('sha256').update(readFileSync(output)).digest('hex');
-  // The format `sha256sum -c` checks.
-  writeFileSync(`${output}.sha256`, `${digest}  ${relative(dirname(output), output)}\n`);
-  rmSync(work, { recursive: true, force: true });
-  return { output, digest, node: nodeBinary, addon, launcher, runtime, metafile };
 }
+
+/**
+ * What Node itself costs for the executable's work, the floor npm run bench
+ * measures it against: a single executable of the same Node, stripped and run
+ * with the same V8 options, whose main script only runs its arguments as a
+ * child, passes SIGTERM on and exits with the child's code. No bundle, no
+ * addon, no lifecycle.
+ */
+export async function buildNodeFloorExecutable(output, { target = hostTarget(), node } = {}) {
+  const work = `${output}.work`;
+  rmSync(work, { recursive: true, force: true });
+  mkdirSync(work, { recursive: true });
+  try {
+    await sealExecutable({ target, nodeBinary: node ?? findNode(target), work, mainSource: NODE_FLOOR_MAIN, assets: {}, output });
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return output;
+}
+
+const NODE_FLOOR_MAIN = `'use strict';
+const child = require('node:child_process').spawn(process.argv[2], process.argv.slice(3), { stdio: 'inherit' });
+process.on('SIGTERM', () => child.kill('SIGTERM'));
+child.on('exit', (code, signal) => process.exit(code ?? 128 + require('node:os').constants.signals[signal]));
+`;
 
 /** The blob's main script, by a name relative to the folder the blob is made in. */
 const MAIN_FILE = 'main.cjs';

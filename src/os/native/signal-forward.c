@@ -56,6 +56,13 @@
  * loop's thread at most HOLD_AFTER deliveries per HOLD_WINDOW_NS and
  * RELEASE_MS, and a held SIGCHLD is delivered at the release (the reaper's
  * pass reaps every exited child, however many SIGCHLDs it stands for).
+ *
+ * SIGCHLD is batched the same way, alone: one that comes within
+ * CHLD_BATCH_NS of the previous one is held until the release, so a storm of
+ * orphans dying one after another (a process pool churning) wakes the loop
+ * and runs the reaper's pass about once per RELEASE_MS, each pass reaping
+ * all that died meanwhile, instead of once per orphan. A child that exits
+ * after a quiet spell is reaped at once.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -96,6 +103,8 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
 #define HOLD_AFTER 128
 #define HOLD_WINDOW_NS 10000000LL
 #define RELEASE_MS 10
+/* A SIGCHLD this soon after the previous one is held until the release: the exits of a storm reaped in batches. */
+#define CHLD_BATCH_NS 10000000LL
 
 typedef struct {
   /* The signal sent on, or 0: no route, JavaScript decides. */
@@ -141,6 +150,9 @@ static atomic_llong window_start = 0;
 static atomic_uint in_window = 0;
 /* Set by the handler that held every handled signal: the wake starts the release timer, which clears it. */
 static atomic_bool held = false;
+/* When the loop's thread last took SIGCHLD (CLOCK_MONOTONIC, ns), and whether its handler held SIGCHLD alone. */
+static atomic_llong last_chld = 0;
+static atomic_bool chld_held = false;
 /* Set once by forwardSignals, before any handler is installed: the wake, and the thread that runs the loop. */
 static uv_async_t *wake = NULL;
 static pid_t loop_tid = 0;
@@ -212,10 +224,11 @@ static void add_handled(sigset_t *mask) {
  * What the interrupted thread blocks once its handler returns (the mask in
  * its context, restored by sigreturn): every handled signal, for good, on a
  * thread other than the loop's, and on the loop's once it took HOLD_AFTER
- * within HOLD_WINDOW_NS. Async-signal-safe: a syscall, clock_gettime,
- * atomics, uv_async_send.
+ * within HOLD_WINDOW_NS, and SIGCHLD alone when it came within CHLD_BATCH_NS
+ * of the previous one. Async-signal-safe: a syscall, clock_gettime, atomics,
+ * uv_async_send.
  */
-static void pace(void *context) {
+static void pace(int signum, void *context) {
   if (context == NULL) return;
   sigset_t *mask = &((ucontext_t *)context)->uc_sigmask;
   if ((pid_t)syscall(SYS_gettid) != loop_tid) {
@@ -229,6 +242,10 @@ static void pace(void *context) {
     atomic_store(&window_start, ns);
     atomic_store(&in_window, 0);
   }
+  if (signum == SIGCHLD && ns - atomic_exchange(&last_chld, ns) < CHLD_BATCH_NS) {
+    sigaddset(mask, SIGCHLD);
+    if (!atomic_exchange(&chld_held, true) && wake != NULL) uv_async_send(wake);
+  }
   if (atomic_fetch_add(&in_window, 1) + 1 < HOLD_AFTER) return;
   add_handled(mask);
   if (!atomic_exchange(&held, true) && wake != NULL) uv_async_send(wake);
@@ -238,21 +255,23 @@ static void on_signal(int signum, siginfo_t *info, void *context) {
   int saved = errno;
   slot_t *slot = &slots[signum];
   deliver(slot, signum, info, context);
-  pace(context);
+  pace(signum, context);
   errno = saved;
 }
 
-/* RELEASE_MS after a hold: every handled signal unblocked on the loop's thread, which takes what is pending of them at once. */
+/* RELEASE_MS after a hold: what was held unblocked on the loop's thread, which takes what is pending of it at once. */
 static void on_release(uv_timer_t *timer) {
   (void)timer;
   release_armed = false;
-  if (!atomic_exchange(&held, false)) return;
-  atomic_store(&in_window, 0);
-  atomic_store(&window_start, 0);
-  sigset_t handled;
-  sigemptyset(&handled);
-  add_handled(&handled);
-  pthread_sigmask(SIG_UNBLOCK, &handled, NULL);
+  sigset_t released;
+  sigemptyset(&released);
+  if (atomic_exchange(&held, false)) {
+    atomic_store(&in_window, 0);
+    atomic_store(&window_start, 0);
+    add_handled(&released);
+  }
+  if (atomic_exchange(&chld_held, false)) sigaddset(&released, SIGCHLD);
+  pthread_sigmask(SIG_UNBLOCK, &released, NULL);
 }
 
 static void on_window(uv_timer_t *timer);
@@ -324,7 +343,7 @@ static void on_window(uv_timer_t *timer) {
 /* The handler's wake: deliveries with no route handed over, and the window starts (no JavaScript runs here), unless one is already running. */
 static void on_wake(uv_async_t *async) {
   (void)async;
-  if (atomic_load(&held) && !release_armed) {
+  if ((atomic_load(&held) || atomic_load(&chld_held)) && !release_armed) {
     release_armed = true;
     uv_timer_start(release_timer, on_release, RELEASE_MS, 0);
   }

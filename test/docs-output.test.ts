@@ -1,4 +1,5 @@
 import { symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { blockAttributes, consoleCommands, docPages, fencedBlocks, REPO_ROOT, readPage, shellWords } from './support/docs.ts';
@@ -12,8 +13,10 @@ import { useTempDirs } from './support/temp-dirs.ts';
 // folder holding the page's ```yaml file=NAME blocks and a link to examples/),
 // and every line shown below it must be a line of its output, or a part of one
 // (the `msg` of a JSON log line, say), in the order shown; `…` stands for text
-// left out. A ```text block is not something one command prints (a diagram, a
-// synopsis, a log of a whole pod's life), and is not run.
+// left out. `console holds=PORT` runs its commands while the test listens on
+// PORT (a port another container of the pod uses). A ```text block is not
+// something one command prints (a diagram, a synopsis, a log of a whole pod's
+// life), and is not run.
 
 const tempDir = useTempDirs('docs-output');
 const { track, expectNothingLeft } = useHarness();
@@ -25,7 +28,9 @@ const pages = docPages().map((page) => ({ page, blocks: fencedBlocks(readPage(pa
 const commands = pages.flatMap(({ page, blocks }) =>
   blocks
     .filter((block) => block.lang === 'console')
-    .flatMap((block) => consoleCommands(block).map((command) => ({ at: `${page}:${command.line}`, page, ...command }))),
+    .flatMap((block) =>
+      consoleCommands(block).map((command) => ({ at: `${page}:${command.line}`, page, holds: blockAttributes(block).holds, ...command })),
+    ),
 );
 
 describe('fenced blocks of docs/', () => {
@@ -43,7 +48,7 @@ describe('fenced blocks of docs/', () => {
   });
 });
 
-describe.each(commands)('$at', ({ page, command, shown }) => {
+describe.each(commands)('$at', ({ page, holds, command, shown }) => {
   it(`$ ${command} prints what the page shows`, async () => {
     const words = shellWords(command);
     const assignments = words.slice(
@@ -60,7 +65,9 @@ describe.each(commands)('$at', ({ page, command, shown }) => {
       if (file !== undefined) writeFileSync(join(folder, file), `${block.body}\n`);
     }
     const env = Object.fromEntries(assignments.map((word) => [word.slice(0, word.indexOf('=')), word.slice(word.indexOf('=') + 1)]));
+    const held = holds === undefined ? undefined : await holdPort(Number(holds));
     const run = track(await runSupervisor(args, { env, cwd: folder }));
+    held?.close(() => {});
     await expectNothingLeft(run);
 
     const printed = `${run.stdout()}\n${run.stderr()}`.split('\n').map(lineTexts);
@@ -77,6 +84,16 @@ describe.each(commands)('$at', ({ page, command, shown }) => {
     }
   });
 });
+
+/** Listens on port at every address, as another container of the pod would; taken already by someone else, it is taken all the same. */
+async function holdPort(port: number): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve) => {
+    server.once('error', () => resolve());
+    server.listen(port, resolve);
+  });
+  return server;
+}
 
 /** A printed line, and the message of a JSON log line, as it reads unescaped. */
 function lineTexts(line: string): string[] {

@@ -1,4 +1,5 @@
 import module from 'node:module';
+import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { EXIT_INTERNAL, EXIT_SOFTWARE, EXIT_USAGE } from './cli/exit-codes.ts';
 import { parseArgs } from './cli/parse-args.ts';
@@ -10,6 +11,7 @@ import type { AnnounceKit, ControlSource, ExternalKit, StatusSource, SuperviseDe
 import type { Supervision } from './runner/supervise.ts';
 import type { StatusServerStart } from './status/serve-status.ts';
 import type { ControlServer } from './control/control-server.ts';
+import type { ServerIdentity } from './control/protocol.ts';
 import type { Reaper, ReaperMode } from './process/reaper.ts';
 import type { SignalForwarder } from './process/signal-forwarder.ts';
 import type { AnnouncementSource } from './announce/announcement-source.ts';
@@ -146,7 +148,7 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   exitOnUncaughtErrors(crash, log);
   let exitCode: number;
   try {
-    const ended = await runPlan(plan, log.logger, native);
+    const ended = await runPlan(plan, log.logger, native, identify(command.configFile));
     // Last, once everything is down: Kubernetes shows it as the container's termination message.
     await log.writeTerminationMessage(ended.message);
     exitCode = ended.exitCode;
@@ -170,7 +172,7 @@ interface RunEnd {
  * start no longer needs; then, once the last planned process is down, the
  * shutdown of all of it.
  */
-async function runPlan(plan: Plan, logger: Logger, native: Addon): Promise<RunEnd> {
+async function runPlan(plan: Plan, logger: Logger, native: Addon, identity: ServerIdentity): Promise<RunEnd> {
   const reaper = await startReaper(native, logger);
   await logStarting(plan, reaper.reaper.mode, logger);
   const kits = await assembleKits(plan, logger, native, reaper);
@@ -180,7 +182,7 @@ async function runPlan(plan: Plan, logger: Logger, native: Addon): Promise<RunEn
   // Listening before anything is spawned, so an app or sidecar that runs `sidecar-init ctl` at once finds it;
   // `ctl` reaches the lifecycle only through its events.
   const controlSource = controlOnceStarted(statusSource);
-  const controlSocket = await openControlSocket(plan, controlSource, logger);
+  const controlSocket = await openControlSocket(plan, controlSource, identity, logger);
   const supervision = await startLifecycle(plan, kits, (started) => {
     statusSource.answerFrom(started);
     controlSource.answerFrom(started);
@@ -408,9 +410,23 @@ async function startLifecycle(plan: Plan, kits: Kits, onStarted: (supervision: S
 }
 
 /** `sidecar-init ctl`'s socket, reading the lifecycle as its ControlSource, as the status server reads it as its StatusSource. */
-async function openControlSocket(plan: Plan, source: ControlSource, logger: Logger): Promise<ControlServer | undefined> {
+async function openControlSocket(
+  plan: Plan,
+  source: ControlSource,
+  identity: ServerIdentity,
+  logger: Logger,
+): Promise<ControlServer | undefined> {
   const { serveControlSocket } = await import('./control/serve-control-socket.ts');
-  return await serveControlSocket(plan.control, source, logger);
+  return await serveControlSocket(plan.control, source, identity, logger);
+}
+
+/** Which sidecar-init this is, as `ctl` tells it apart from another of the same uid: its pid, when it started, its config file. */
+function identify(configFile: string | undefined): ServerIdentity {
+  return {
+    pid: process.pid,
+    startedAt: new Date(performance.timeOrigin).toISOString(),
+    config: configFile === undefined ? null : resolve(configFile),
+  };
 }
 
 /** What the start freed through malloc goes back to the kernel once the start is over (trim-memory.ts says when); the function returned cancels it. */

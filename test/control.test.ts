@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { announced, fixtureArgv, freePort, shellJoin, tcpServer, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
+import { supervisorPid } from './support/namespaces.ts';
 import { getStatus } from './support/status-client.ts';
 import {
   BIN,
@@ -82,6 +83,20 @@ function ctl(run: RunningSupervisor, args: readonly string[], as: readonly strin
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
 
+/**
+ * The line ctl prints first, naming the sidecar-init that answered: run's pid
+ * as this test sees it, its config file or none; its start time written `…`
+ * (withoutStart), which the test of two sidecar-inits checks.
+ */
+function answeredBy(run: RunningSupervisor, config?: string): string {
+  return `answered by sidecar-init pid ${run.process.pid}, started …, ${config === undefined ? 'no config file' : `config ${config}`}\n`;
+}
+
+function withoutStart(result: CtlResult): CtlResult {
+  const blank = (text: string) => text.replace(/^((?:sidecar-init ctl: )?answered by .*?, started )\S+,/m, '$1…,');
+  return { ...result, stdout: blank(result.stdout), stderr: blank(result.stderr) };
+}
+
 /** A sidecar with a readiness port and the app, with the control socket and the status server. */
 function startWithControl(dir: string, eventsFile: string) {
   return startWithControlAt(`${dir}/control.sock`, eventsFile);
@@ -124,7 +139,7 @@ describe('the control socket', () => {
     expect(status.stdout).toMatch(new RegExp(`^proxy +sidecar +running +${first.pid} +yes +0 *$`, 'm'));
 
     const restart = await ctl(run, ['--control', socket, 'restart', 'proxy']);
-    expect(restart).toMatchObject({ code: 0, stdout: 'restarting proxy\n' });
+    expect(withoutStart(restart)).toMatchObject({ code: 0, stdout: `${answeredBy(run)}restarting proxy\n` });
     const ready = await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
     const second = events.read().filter((entry) => entry.name === 'proxy' && entry.event === 'start')[1]!;
     expect(ready.pid).toBe(second.pid);
@@ -149,6 +164,27 @@ describe('the control socket', () => {
     await expectNothingLeft(run);
   });
 
+  it('names a sidecar-init that is PID 1 of its namespace by its pid here, and by 1 there', async () => {
+    const events = createEvents();
+    const socket = `${events.dir}/control.sock`;
+    const run = track(
+      startSupervisor(['--control', socket, '--', ...fixtureArgv('serve.sh', 'app')], { env: { EVENTS: events.file }, pid1: true }),
+    );
+    await run.waitForLog((line) => line.event === 'control-listening');
+    await events.waitFor('app start');
+    const status = await ctl(run, ['--control', socket, 'status']);
+    const here = supervisorPid(run);
+    expect(here).not.toBe(1);
+    expect(status.stdout).toMatch(
+      new RegExp(`^answered by sidecar-init pid ${here} \\(1 in its own PID namespace\\), started \\S+, no config file\n`),
+    );
+    const json = JSON.parse((await ctl(run, ['--control', socket, '--json', 'status'])).stdout);
+    expect(json.answeredBy).toMatchObject({ pid: here, pidInItsNamespace: 1, config: null });
+    process.kill(here, 'SIGTERM');
+    expect((await run.exited).code).toBe(0);
+    await expectNothingLeft(run);
+  });
+
   it('stops a sidecar until start, signals the app, and refuses to stop the app, saying why', async () => {
     const events = createEvents();
     const { run, socket } = await startWithControl(events.dir, events.file);
@@ -163,15 +199,18 @@ describe('the control socket', () => {
     expect(events.sequence().filter((entry) => entry === 'proxy start')).toHaveLength(1);
 
     const refused = await ctl(run, ['--control', socket, 'stop', 'app']);
-    expect(refused).toMatchObject({
+    expect(withoutStart(refused)).toMatchObject({
       code: 1,
       stderr:
-        'sidecar-init ctl: the app cannot be stopped on request: its exit ends the pod; send sidecar-init SIGTERM to stop everything\n',
+        'sidecar-init ctl: the app cannot be stopped on request: its exit ends the pod; send sidecar-init SIGTERM to stop everything\n' +
+        `sidecar-init ctl: ${answeredBy(run)}`,
     });
 
-    expect(await ctl(run, ['--control', socket, 'signal', 'app', 'hup'])).toMatchObject({ code: 0, stdout: 'sent SIGHUP to app\n' });
+    const signalled = await ctl(run, ['--control', socket, 'signal', 'app', 'hup']);
+    expect(withoutStart(signalled)).toMatchObject({ code: 0, stdout: `${answeredBy(run)}sent SIGHUP to app\n` });
     await events.waitFor('app got-HUP');
-    expect(await ctl(run, ['--control', socket, 'start', 'proxy'])).toMatchObject({ code: 0, stdout: 'starting proxy\n' });
+    const started = await ctl(run, ['--control', socket, 'start', 'proxy']);
+    expect(withoutStart(started)).toMatchObject({ code: 0, stdout: `${answeredBy(run)}starting proxy\n` });
     await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
 
     run.process.kill('SIGTERM');
@@ -252,7 +291,7 @@ describe('the control socket', () => {
         // A stop is answered as it begins: start only once the process is down.
         if (request[0] === 'stop') await run.waitForLog((line) => line.event === 'exited' && line.proc === 'proxy');
       }
-      expect(answers.at(-1)).toMatchObject({ code: 0, stdout: answer });
+      expect(withoutStart(answers.at(-1)!)).toMatchObject({ code: 0, stdout: `${answeredBy(run, config)}${answer}` });
       await run.waitForLog((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid !== first.pid);
       // The worker ignored the stop signal and then SIGTERM; SIGKILL after the grace ended it before the new run.
       expect(events.sequence()).toEqual(['proxy start', 'app start', 'proxy leftover-gone', 'proxy start']);
@@ -361,10 +400,11 @@ describe('the control socket', () => {
     await events.waitFor('app start');
 
     const long = await exchange(socket, 'x'.repeat(64 * 1024));
-    expect(JSON.parse(long)).toEqual({ ok: false, error: 'the request is longer than 4096 bytes' });
+    const server = { pid: run.process.pid, startedAt: expect.any(String), config: null };
+    expect(JSON.parse(long)).toEqual({ ok: false, error: 'the request is longer than 4096 bytes', server });
     // Counted in bytes: 1,400 three-byte characters are 4,200 bytes, a line or not.
     const wide = await exchange(socket, `${'€'.repeat(1_400)}\n`);
-    expect(JSON.parse(wide)).toEqual({ ok: false, error: 'the request is longer than 4096 bytes' });
+    expect(JSON.parse(wide)).toEqual({ ok: false, error: 'the request is longer than 4096 bytes', server });
 
     // Idle clients that never send a line: the server keeps at most 8 and closes the rest at once
     // (which one is closed depends on the order the server accepts them in).
@@ -510,14 +550,16 @@ describe('ctl restart --wait', () => {
 
     const ready = await ctl(run, ['--control', socket, 'restart', '--wait', 'proxy']);
     const second = events.read().filter((entry) => entry.name === 'proxy' && entry.event === 'start')[1]!;
-    expect(ready).toEqual({ code: 0, stdout: `proxy is ready again (pid ${second.pid})\n`, stderr: '' });
+    expect(withoutStart(ready)).toEqual({ code: 0, stdout: `${answeredBy(run)}proxy is ready again (pid ${second.pid})\n`, stderr: '' });
     expect(second.pid).not.toBe(first.pid);
     // Answered only once ready: the ready line of the new run was logged before ctl returned.
     expect(run.logs.some((line) => line.event === 'ready' && line.proc === 'proxy' && line.pid === second.pid)).toBe(true);
 
     const late = await ctl(run, ['--control', socket, 'restart', '--wait', '--timeout', '1s', 'proxy']);
     expect(late.code).toBe(124);
-    expect(late.stderr).toBe('sidecar-init ctl: proxy is not ready again after 1000ms (state running)\n');
+    expect(withoutStart(late).stderr).toBe(
+      `sidecar-init ctl: proxy is not ready again after 1000ms (state running)\nsidecar-init ctl: ${answeredBy(run)}`,
+    );
 
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
@@ -583,6 +625,48 @@ describe('the default control socket', () => {
     run.process.kill('SIGTERM');
     expect((await run.exited).code).toBe(0);
     await expectNothingLeft(run);
+  });
+
+  it('beside a second sidecar-init of the uid: ctl names the one holding it, and the second says at info whose it is', async () => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, [
+      'processes:',
+      `  - { name: first, role: app, command: ${yamlArgv(...fixtureArgv('serve.sh', 'first'))} }`,
+    ]);
+    const before = Date.now();
+    const first = track(startSupervisor(['-c', config], { env: { EVENTS: events.file }, wrapper: privateTmp(events.dir) }));
+    await events.waitFor('first start');
+    // The second in the first one's /tmp, as two in one container would be; at the default log level.
+    const second = track(
+      startSupervisor(['--', ...fixtureArgv('serve.sh', 'second')], { env: { EVENTS: events.file }, wrapper: inItsMounts(first) }),
+    );
+    const taken = await second.waitForLog((line) => line.event === 'control-failed');
+    expect(taken).toMatchObject({
+      level: 'info',
+      path: '/tmp/sidecar-init-0/control.sock',
+      holderPid: first.process.pid,
+      msg: expect.stringContaining(`is served by sidecar-init pid ${first.process.pid}`),
+    });
+    await events.waitFor('second start');
+
+    const status = await ctl(first, ['status'], inItsMounts(first));
+    expect(status).toMatchObject({ code: 0, stderr: '' });
+    const [named, ...table] = status.stdout.split('\n');
+    const answered = /^answered by sidecar-init pid (\d+), started (\S+), config (.+)$/.exec(named ?? '');
+    expect(answered?.slice(1), named).toEqual([String(first.process.pid), expect.any(String), config]);
+    const startedAt = Date.parse(answered?.[2] ?? '');
+    expect(startedAt).toBeGreaterThanOrEqual(before - 1000);
+    expect(startedAt).toBeLessThanOrEqual(Date.now());
+    expect(table.join('\n')).toMatch(/^first +app +running /m);
+    const json = JSON.parse((await ctl(first, ['--json', 'status'], inItsMounts(first))).stdout);
+    expect(json.answeredBy).toEqual({ pid: first.process.pid, pidInItsNamespace: first.process.pid, startedAt: answered?.[2], config });
+
+    second.process.kill('SIGTERM');
+    first.process.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+    expect((await first.exited).code).toBe(0);
+    await expectNothingLeft(second);
+    await expectNothingLeft(first);
   });
 
   it('is not opened when /tmp is writable by others and not sticky (an emptyDir), with a warning; ctl refuses it too', async () => {

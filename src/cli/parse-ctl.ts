@@ -19,6 +19,8 @@ const CTL_HELP = `Usage: sidecar-init ctl [--control PATH] [--json] COMMAND
 
 Talks to a running sidecar-init through its control socket: by default the one every run of this
 uid opens, /tmp/sidecar-init-UID/control.sock (not with --control none), else --control PATH.
+Every answer names the sidecar-init that gave it (pid, start, config file): where two of this uid
+run, only one holds the default socket; give each its own --control PATH to reach the other.
 
 Commands:
   status                 every process: state, pid, readiness, restarts, its notify STATUS=

@@ -6,7 +6,14 @@ import { loadUnixSocketApi } from '../os/unix-socket.ts';
 import type { StatusDocument } from '../status/status-json.ts';
 import { errorCode } from '../support/error-code.ts';
 import { openControlDir } from './control-dir.ts';
-import { type ControlAnswer, type ControlRequest, EXIT_WAIT_TIMEOUT, encodeRequest, MAX_ANSWER_BYTES } from './protocol.ts';
+import {
+  type ControlAnswer,
+  type ControlRequest,
+  EXIT_WAIT_TIMEOUT,
+  encodeRequest,
+  MAX_ANSWER_BYTES,
+  type ServerIdentity,
+} from './protocol.ts';
 
 // `sidecar-init ctl`: one request to the control socket, its answer printed.
 // Exit 0 when it was done, 1 when it was refused or the socket could not be
@@ -17,6 +24,11 @@ import { type ControlAnswer, type ControlRequest, EXIT_WAIT_TIMEOUT, encodeReque
 // checks the client's. A socket file can be planted or its folder swapped
 // (RENAME_EXCHANGE) by anyone who may write a folder above it; the process
 // listening cannot be faked.
+//
+// Every answer names the sidecar-init that gave it (its pid as this caller
+// sees it, its start, its config file): two of one uid may run side by side,
+// and without --control both would look for the same default socket, which
+// only one of them holds.
 
 /** A request answers at once (a restart replies when it begins, not when it ends); this only bounds a stuck server. */
 const ANSWER_TIMEOUT_MS = 10_000;
@@ -61,17 +73,50 @@ async function runAt(path: Target, options: CtlOptions): Promise<CtlOutput> {
   if (waitMs !== undefined && request.cmd === 'action' && request.command.kind === 'restart')
     return await restartAndWait(path, request, request.command.name, waitMs);
   const answer = await ask(path, request);
-  if (!answer.ok) return failed(answer.error);
-  if (options.json)
-    return { code: 0, stdout: `${JSON.stringify(answer.status ?? { ok: true, message: answer.message }, null, 2)}\n`, stderr: '' };
-  return { code: 0, stdout: answer.status === undefined ? `${answer.message}\n` : statusTable(answer.status), stderr: '' };
+  if (!answer.ok) return failed(answer.error, 1, answer.by);
+  if (options.json) {
+    const document = { ...(answer.status ?? { ok: true, message: answer.message }), answeredBy: answer.by ?? null };
+    return { code: 0, stdout: `${JSON.stringify(document, null, 2)}\n`, stderr: '' };
+  }
+  const text = answer.status === undefined ? `${answer.message}\n` : statusTable(answer.status);
+  return { code: 0, stdout: `${answeredByLine(answer.by)}${text}`, stderr: '' };
+}
+
+/**
+ * Which sidecar-init answered: its pid as this caller sees it (SO_PEERCRED of
+ * the connection) and as its own PID namespace does (1 as PID 1), when it
+ * started, and its config file. Undefined from a sidecar-init too old to say.
+ */
+export interface AnsweredBy {
+  readonly pid: number | null;
+  readonly pidInItsNamespace: number;
+  readonly startedAt: string;
+  readonly config: string | null;
+}
+
+function answeredBy(peerPid: number, server: ServerIdentity | undefined): AnsweredBy | undefined {
+  if (typeof server?.pid !== 'number' || typeof server.startedAt !== 'string') return undefined;
+  // 0: it runs in a PID namespace this caller cannot see.
+  const config = typeof server.config === 'string' ? server.config : null;
+  return { pid: peerPid > 0 ? peerPid : null, pidInItsNamespace: server.pid, startedAt: server.startedAt, config };
+}
+
+/** `answered by sidecar-init pid 4242 (started …, config /etc/sidecar-init.yaml)`, as the first line of every answer. */
+export function answeredByLine(by: AnsweredBy | undefined): string {
+  if (by === undefined) return '';
+  const { pidInItsNamespace, startedAt, config } = by;
+  const pid =
+    by.pid === null
+      ? `pid ${pidInItsNamespace} in its own PID namespace`
+      : `pid ${by.pid}${by.pid === pidInItsNamespace ? '' : ` (${pidInItsNamespace} in its own PID namespace)`}`;
+  return `answered by sidecar-init ${pid}, started ${startedAt}, ${config === null ? 'no config file' : `config ${config}`}\n`;
 }
 
 const DEFAULT_SOCKET_HINT =
   " (is sidecar-init running as this uid, without --control PATH or --control none, with a writable /tmp? kubectl exec runs as the container's user; else give --control PATH)";
 
-function failed(error: string, code = 1): CtlOutput {
-  return { code, stdout: '', stderr: `sidecar-init ctl: ${error}\n` };
+function failed(error: string, code = 1, by?: AnsweredBy): CtlOutput {
+  return { code, stdout: '', stderr: `sidecar-init ctl: ${error}\n${by === undefined ? '' : `sidecar-init ctl: ${answeredByLine(by)}`}` };
 }
 
 type ProcessStatus = StatusDocument['processes'][number];
@@ -84,19 +129,22 @@ type ProcessStatus = StatusDocument['processes'][number];
 async function restartAndWait(path: Target, request: ControlRequest, name: string, waitMs: number): Promise<CtlOutput> {
   const deadline = Date.now() + waitMs;
   const before = await ask(path, { cmd: 'status' });
-  if (!before.ok) return failed(before.error);
+  if (!before.ok) return failed(before.error, 1, before.by);
+  // Each request is a connection of its own: the first one's answerer is the one named.
+  const { by } = before;
   const old = before.status?.processes.find((process) => process.name === name);
   const answer = await ask(path, request);
-  if (!answer.ok) return failed(answer.error);
+  if (!answer.ok) return failed(answer.error, 1, by);
   for (;;) {
     const now = await ask(path, { cmd: 'status' });
-    if (!now.ok) return failed(`${name} was restarting, then: ${now.error}`);
+    if (!now.ok) return failed(`${name} was restarting, then: ${now.error}`, 1, by);
     const current = now.status?.processes.find((process) => process.name === name);
     const verdict = judgeRestart(old, current, now.status?.phase);
-    if (verdict.kind === 'ready') return { code: 0, stdout: `${name} is ready again (pid ${current?.pid ?? '-'})\n`, stderr: '' };
-    if (verdict.kind === 'failed') return failed(`${name} did not come back: ${verdict.reason}`);
+    if (verdict.kind === 'ready')
+      return { code: 0, stdout: `${answeredByLine(by)}${name} is ready again (pid ${current?.pid ?? '-'})\n`, stderr: '' };
+    if (verdict.kind === 'failed') return failed(`${name} did not come back: ${verdict.reason}`, 1, by);
     if (Date.now() >= deadline)
-      return failed(`${name} is not ready again after ${waitMs}ms (state ${current?.state ?? 'unknown'})`, EXIT_WAIT_TIMEOUT);
+      return failed(`${name} is not ready again after ${waitMs}ms (state ${current?.state ?? 'unknown'})`, EXIT_WAIT_TIMEOUT, by);
     await sleep(Math.min(WAIT_POLL_MS, Math.max(0, deadline - Date.now())));
   }
 }
@@ -112,8 +160,10 @@ function judgeRestart(old: ProcessStatus | undefined, current: ProcessStatus | u
   return anotherRun && current.state === 'running' && current.ready && current.pid !== null ? { kind: 'ready' } : { kind: 'waiting' };
 }
 
-/** A connection to the socket whose listener is this uid's or root's, nothing sent yet; or why not. */
-function connectChecked(path: Target): { readonly ok: true; readonly socket: Socket } | { readonly ok: false; readonly error: string } {
+/** A connection to the socket whose listener is this uid's or root's (and its pid, as this process sees it), nothing sent yet; or why not. */
+function connectChecked(
+  path: Target,
+): { readonly ok: true; readonly socket: Socket; readonly serverPid: number } | { readonly ok: false; readonly error: string } {
   const api = loadUnixSocketApi();
   let fd: number;
   try {
@@ -122,9 +172,10 @@ function connectChecked(path: Target): { readonly ok: true; readonly socket: Soc
     const code = errorCode(error);
     return { ok: false, error: `cannot reach the control socket ${path.name}: ${code ?? String(error)}${hintFor(code)}` };
   }
+  let server: { readonly uid: number; readonly pid: number };
   try {
     const ownUid = process.geteuid?.() ?? 0;
-    const server = api.peerCredentials(fd);
+    server = api.peerCredentials(fd);
     if (server.uid !== ownUid && server.uid !== 0) {
       closeSync(fd);
       return {
@@ -138,18 +189,21 @@ function connectChecked(path: Target): { readonly ok: true; readonly socket: Soc
     closeSync(fd);
     return { ok: false, error: `cannot tell who serves the control socket ${path.name}: ${errorCode(error) ?? String(error)}` };
   }
-  return { ok: true, socket: new Socket({ fd, readable: true, writable: true }) };
+  return { ok: true, socket: new Socket({ fd, readable: true, writable: true }), serverPid: server.pid };
 }
 
-function ask(path: Target, request: ControlRequest): Promise<ControlAnswer> {
+/** An answer, and which sidecar-init gave it when it said so. */
+type Answered = ControlAnswer & { readonly by?: AnsweredBy | undefined };
+
+function ask(path: Target, request: ControlRequest): Promise<Answered> {
   const connected = connectChecked(path);
   if (!connected.ok) return Promise.resolve(connected);
-  const { socket } = connected;
+  const { socket, serverPid } = connected;
   return new Promise((resolve) => {
     let text = '';
     const settle = (answer: ControlAnswer) => {
       socket.destroy();
-      resolve(answer);
+      resolve({ ...answer, by: answeredBy(serverPid, answer.server) });
     };
     socket.setEncoding('utf8');
     socket.setTimeout(ANSWER_TIMEOUT_MS, () =>

@@ -6,7 +6,7 @@ import type { ControlCommand } from '../lifecycle/events.ts';
 import type { StatusDocument } from '../status/status-json.ts';
 import type { ReadableWatch, UnixSocketApi } from '../os/addon.ts';
 import { loadUnixSocketApi } from '../os/unix-socket.ts';
-import { type ControlAnswer, MAX_LINE_BYTES, parseRequest } from './protocol.ts';
+import { type ControlAnswer, MAX_LINE_BYTES, parseRequest, type ServerIdentity } from './protocol.ts';
 import { errorCode } from '../support/error-code.ts';
 import { lazyNet } from '../support/lazy-net.ts';
 
@@ -41,8 +41,29 @@ const BACKLOG = 511;
 const ACCEPT_RETRY_MS = 100;
 
 export interface ControlHandlers {
+  /** Told in every answer to sidecar-init's own uid or root, so `ctl` can say which sidecar-init it reached. */
+  readonly identity: ServerIdentity;
   status(): StatusDocument;
   act(command: ControlCommand, uid: number): Promise<{ readonly ok: boolean; readonly message: string }>;
+}
+
+/**
+ * The socket's path is served by another live process: a second sidecar-init
+ * of this uid with the default socket, or one given the same --control.
+ * holderPid is its pid as this process sees it, when the kernel tells (a
+ * listener in another PID namespace has none here, one with a full backlog
+ * cannot be asked).
+ */
+export class ControlSocketTakenError extends Error {
+  readonly code = 'CONTROL_SOCKET_TAKEN';
+  constructor(
+    readonly path: string,
+    readonly holderPid: number | undefined,
+  ) {
+    super(
+      `${path} is served by another process (${holderPid === undefined ? '' : `pid ${holderPid}, `}another sidecar-init with the same --control?); choose another --control path`,
+    );
+  }
 }
 
 export interface ControlServer {
@@ -144,24 +165,34 @@ function refuseUnlessStale(path: string, api: UnixSocketApi): void {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (stat === undefined) return;
   if (!stat.isSocket()) throw new Error(`${path} exists and is not a socket; choose another --control path`);
-  if (isServed(path, api))
-    throw new Error(`${path} is served by another process (another sidecar-init with the same --control?); choose another --control path`);
+  const holder = findHolder(path, api);
+  if (holder !== undefined) throw new ControlSocketTakenError(path, holder.pid);
   unlinkSync(path);
 }
 
 /**
- * Whether a process listens at path. Only a refusal (ECONNREFUSED: nobody
- * listens on this socket file) or its absence proves it stale: a listener
- * with a full backlog answers EAGAIN, another user's socket EACCES, and either
- * is someone's live socket. A Unix connect is answered at once, so the addon's
- * connect never waits.
+ * Who listens at path, by its credentials (SO_PEERCRED: the listener's pid as
+ * this process sees it, 0 when it is in a PID namespace this one cannot see);
+ * undefined when nobody does. Only a refusal (ECONNREFUSED: nobody listens on
+ * this socket file) or its absence proves it stale: a listener with a full
+ * backlog answers EAGAIN, another user's socket EACCES, and either is
+ * someone's live socket, whose pid is then not known. A Unix connect is
+ * answered at once, so the addon's connect never waits; nothing is sent.
  */
-function isServed(path: string, api: UnixSocketApi): boolean {
+function findHolder(path: string, api: UnixSocketApi): { readonly pid: number | undefined } | undefined {
+  let fd: number;
   try {
-    api.unixConnectAndClose(path);
-    return true;
+    fd = api.unixConnect(path);
   } catch (error) {
-    return errorCode(error) !== 'ECONNREFUSED' && errorCode(error) !== 'ENOENT';
+    return errorCode(error) === 'ECONNREFUSED' || errorCode(error) === 'ENOENT' ? undefined : { pid: undefined };
+  }
+  try {
+    const { pid } = api.peerCredentials(fd);
+    return { pid: pid > 0 ? pid : undefined };
+  } catch {
+    return { pid: undefined };
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -228,6 +259,8 @@ function handleConnection(socket: Socket, fd: number, context: ConnectionContext
     answer(socket, { ok: false, error: `refused: uid ${peer.uid} is neither sidecar-init's own (${ownUid}) nor root` });
     return;
   }
+  // Only its own uid and root learn which sidecar-init this is.
+  const reply = (value: ControlAnswer): void => answer(socket, { ...value, server: handlers.identity });
   let buffered = '';
   let done = false;
   // Until the request line is in; answering it (a restart waits for its grace) has no deadline here.
@@ -243,11 +276,11 @@ function handleConnection(socket: Socket, fd: number, context: ConnectionContext
     clearTimeout(deadline);
     socket.pause();
     if (end < 0 || Buffer.byteLength(buffered.slice(0, end)) > MAX_LINE_BYTES)
-      return answer(socket, { ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
+      return reply({ ok: false, error: `the request is longer than ${MAX_LINE_BYTES} bytes` });
     void respond(buffered.slice(0, end), peer.uid, handlers, logger).then(
-      (reply) => answer(socket, reply),
+      reply,
       // A failure of the request's handling is the client's answer, never an unhandled rejection in PID 1.
-      (error: unknown) => answer(socket, { ok: false, error: error instanceof Error ? error.message : String(error) }),
+      (error: unknown) => reply({ ok: false, error: error instanceof Error ? error.message : String(error) }),
     );
   });
 }

@@ -16,9 +16,24 @@ export const EXIT_WAIT_TIMEOUT = 124;
 
 export type ControlRequest = { readonly cmd: 'status' } | ({ readonly cmd: 'action' } & { readonly command: ControlCommand });
 
+/**
+ * Which sidecar-init answered, in every answer to its own uid or root: two of
+ * one uid may run side by side (one holds the default socket, the other runs
+ * without it), and `ctl` says which one it reached. The pid is its own, as its
+ * PID namespace sees it (1 as PID 1); `ctl` shows its own view of it too, from
+ * the socket's credentials.
+ */
+export interface ServerIdentity {
+  readonly pid: number;
+  /** When the process started, ISO 8601. */
+  readonly startedAt: string;
+  /** The config file, absolute, or null when the command line alone gave the plan. */
+  readonly config: string | null;
+}
+
 export type ControlAnswer =
-  | { readonly ok: true; readonly message: string; readonly status?: StatusDocument }
-  | { readonly ok: false; readonly error: string };
+  | { readonly ok: true; readonly message: string; readonly status?: StatusDocument; readonly server?: ServerIdentity }
+  | { readonly ok: false; readonly error: string; readonly server?: ServerIdentity };
 
 export type Parsed<Value> = { readonly ok: true; readonly value: Value } | { readonly ok: false; readonly error: string };
 

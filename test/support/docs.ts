@@ -23,6 +23,8 @@ export function readPage(page: string): string {
 export interface FencedBlock {
   /** The info string's first word: yaml, sh, … ('' when none). */
   readonly lang: string;
+  /** The whole info string: `yaml file=demo.yaml invalid` ('' when none). */
+  readonly info: string;
   readonly body: string;
   /** 1-based line of the opening fence. */
   readonly line: number;
@@ -32,19 +34,79 @@ export interface FencedBlock {
 export function fencedBlocks(text: string): FencedBlock[] {
   const blocks: FencedBlock[] = [];
   const lines = text.split('\n');
-  let open: { lang: string; line: number; indent: string; body: string[] } | undefined;
+  let open: { lang: string; info: string; line: number; indent: string; body: string[] } | undefined;
   for (const [index, line] of lines.entries()) {
-    const fence = /^(\s*)```(\S*)/.exec(line);
+    const fence = /^(\s*)```(\S*)(.*)$/.exec(line);
     if (open === undefined) {
-      if (fence !== null) open = { lang: fence[2] ?? '', line: index + 1, indent: fence[1] ?? '', body: [] };
+      if (fence !== null) {
+        const lang = fence[2] ?? '';
+        open = { lang, info: `${lang}${fence[3] ?? ''}`.trim(), line: index + 1, indent: fence[1] ?? '', body: [] };
+      }
     } else if (fence !== null && line.trim() === '```') {
-      blocks.push({ lang: open.lang, body: open.body.join('\n'), line: open.line });
+      blocks.push({ lang: open.lang, info: open.info, body: open.body.join('\n'), line: open.line });
       open = undefined;
     } else {
       open.body.push(line.startsWith(open.indent) ? line.slice(open.indent.length) : line);
     }
   }
   return blocks;
+}
+
+/** The words of a fenced block's info string after its language: `yaml file=demo.yaml` → { file: 'demo.yaml' }; a bare word maps to ''. */
+export function blockAttributes(block: FencedBlock): Record<string, string> {
+  const words = block.info
+    .split(/\s+/)
+    .slice(1)
+    .filter((word) => word !== '');
+  return Object.fromEntries(words.map((word) => [word.split('=')[0]!, word.includes('=') ? word.slice(word.indexOf('=') + 1) : '']));
+}
+
+export interface ShownCommand {
+  /** 1-based line of the `$ ` line in the page. */
+  readonly line: number;
+  /** The command line, without its `$ `. */
+  readonly command: string;
+  /** The lines shown below it, up to the next command; `…` stands for text left out. */
+  readonly shown: readonly string[];
+}
+
+/**
+ * The commands of a ```console block, the convention of docs/ for what
+ * sidecar-init prints: a `$ ` line is a command as a user types it, the lines
+ * below it are what it prints, each a line of its output or a part of one
+ * (the message of a JSON log line, say), in the order printed.
+ */
+export function consoleCommands(block: FencedBlock): ShownCommand[] {
+  const commands: { line: number; command: string; shown: string[] }[] = [];
+  for (const [index, line] of block.body.split('\n').entries()) {
+    if (line.startsWith('$ ')) commands.push({ line: block.line + 1 + index, command: line.slice(2), shown: [] });
+    else if (commands.length === 0)
+      throw new Error(`line ${block.line + 1 + index}: a console block starts with the $ line of its command`);
+    else if (line.trim() !== '') commands.at(-1)!.shown.push(line);
+  }
+  return commands;
+}
+
+/** The words of a command line as a POSIX shell splits them: 'single' and "double" quotes, no expansion (none is needed in docs/). */
+export function shellWords(command: string): string[] {
+  const words: string[] = [];
+  const pattern = /\s*(?:'([^']*)'|"((?:[^"\\]|\\.)*)"|([^\s'"]+))/gy;
+  let word: string | undefined;
+  let end = 0;
+  for (let match = pattern.exec(command); match !== null && match[0] !== ''; match = pattern.exec(command)) {
+    // Quoted and bare parts that touch make one word: a='b c'd.
+    const touching = word !== undefined && !/^\s/.test(match[0]);
+    const part = match[1] ?? match[2]?.replace(/\\(.)/g, '$1') ?? match[3] ?? '';
+    if (touching) word += part;
+    else {
+      if (word !== undefined) words.push(word);
+      word = part;
+    }
+    end = pattern.lastIndex;
+  }
+  if (command.slice(end).trim() !== '') throw new Error(`${command}: an unclosed quote at ${command.slice(end).trim()}`);
+  if (word !== undefined) words.push(word);
+  return words;
 }
 
 /** The text with fenced blocks blanked out (their lines kept empty, so line numbers stay). */

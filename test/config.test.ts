@@ -2,7 +2,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { truncateSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv } from './support/commands.ts';
+import { fixture, fixtureArgv, writeConfig } from './support/commands.ts';
 import { docPages, fencedBlocks, readPage } from './support/docs.ts';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor } from './support/supervisor.ts';
@@ -155,6 +155,119 @@ describe('bad input refused before anything starts', () => {
     expect(run.stderr()).toContain('--stop-signal app=SIGCHLD: SIGCHLD is ignored unless handled');
     expect(run.stderr()).toContain('--drain -1s: "-1s" is not a duration');
     expect(events.sequence()).toEqual([]);
+  });
+});
+
+describe('a name chosen from a list', () => {
+  // Each list sidecar-init takes a name from answers a typo with the closest
+  // name, at its line and field, and starts nothing (the app would record).
+  const app = (extra: readonly string[] = []) => [
+    '  - name: app',
+    '    role: app',
+    `    command: ${JSON.stringify(fixture('exit-with.sh', 'app', '0'))}`,
+    ...extra,
+  ];
+  const cases: readonly { list: string; lines: readonly string[]; flags?: readonly string[]; problem: string }[] = [
+    {
+      list: 'a stop signal',
+      lines: app(['    stopSignal: SIGKIL']),
+      problem: '5:5 processes[0].stopSignal: "SIGKIL" is not a signal (did you mean SIGKILL?)',
+    },
+    {
+      list: 'a role',
+      lines: ['  - name: app', '    role: ap', '    command: "true"'],
+      problem: '3:5 processes[0].role: "ap" is not accepted (did you mean app?)',
+    },
+    {
+      list: 'a preset',
+      lines: ['  - name: mesh', '    role: external', '    preset: istoi', ...app()],
+      problem: '4:5 processes[0].preset: "istoi" is not accepted (did you mean istio?)',
+    },
+    {
+      list: 'a probe kind',
+      lines: ['  - name: proxy', '    role: sidecar', '    command: "true"', '    readiness: { probe: notfy }', ...app()],
+      problem: '5:18 processes[0].readiness.probe: "notfy" is not a probe (did you mean notify?)',
+    },
+    {
+      list: 'a restart policy',
+      lines: app(['    restart: alwyas']),
+      problem: '5:5 processes[0].restart: "alwyas" is not accepted (did you mean always?)',
+    },
+    {
+      list: 'an output mode',
+      lines: app(['    output: prefx']),
+      problem: '5:5 processes[0].output: "prefx" is not an output mode (did you mean prefix?)',
+    },
+  ];
+
+  it.each(cases)('$list in the file: the closest name at its line and field, exit 2, nothing started', async ({ lines, problem }) => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, ['processes:', ...lines]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toContain(`  ${config}:${problem}; use `);
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+
+  it('a signal, a preset, a probe kind, a policy and a level on the command line: the closest name at its flag', async () => {
+    const events = createEvents();
+    const flags = ['--rewrite', 'SIGTREM:SIGQUIT', '--external', 'mesh=istoi', '--sidecar', 'proxy=true', '--ready', 'proxy=notfy'];
+    const more = ['--restart', 'app=alwyas', '--log-level', 'inf', '--', ...fixtureArgv('exit-with.sh', 'app', '0')];
+    const run = track(await runSupervisor([...flags, ...more], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(2);
+    for (const problem of [
+      '--rewrite SIGTREM:SIGQUIT: "SIGTREM" is not a signal (did you mean SIGTERM?); ',
+      '--external mesh=istoi: "istoi" is neither a preset nor a matcher (did you mean istio?); ',
+      '--ready proxy=notfy: "notfy" is not a probe (did you mean notify?); ',
+      '--restart app=alwyas: "alwyas" is not a restart policy (did you mean always?); ',
+      '--log-level inf: "inf" is not a log level (did you mean info?); ',
+    ]) {
+      expect(run.stderr()).toContain(`  ${problem}`);
+    }
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('a YAML syntax error', () => {
+  // The parser names the rule a line broke; the message adds the usual slip behind it.
+  const cases = [
+    {
+      slip: 'a tab',
+      text: 'processes:\n\t- name: app\n',
+      problem: '2:1: invalid YAML: Tabs are not allowed as indentation; replace the tab that indents this line with spaces',
+    },
+    {
+      slip: 'a missing "-"',
+      text: 'processes:\n  - name: app\n   role: app\n',
+      problem:
+        '3:1: invalid YAML: Sequence item without - indicator; a list item begins with "- "; if this line belongs to the item above, indent it',
+    },
+    {
+      slip: 'an indentation a space off',
+      text: 'processes:\n  - name: app\n     role: app\n',
+      problem:
+        '2:11: invalid YAML: Nested mappings are not allowed in compact mappings; likely an indentation slip: the keys of one mapping',
+    },
+    {
+      slip: 'a key indented less than its siblings',
+      text: 'processes:\n  - name: app\n  role: app\n',
+      problem: '3:1: invalid YAML: All mapping items must start at the same column; likely an indentation slip',
+    },
+  ];
+
+  it.each(cases)('from $slip says the likely cause in plain words, at its line: exit 2, nothing started', async ({ text, problem }) => {
+    const events = createEvents();
+    const config = `${events.dir}/broken.yaml`;
+    writeFileSync(config, text);
+    const run = track(
+      await runSupervisor(['-c', config, '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toContain(`  ${config}:${problem}`);
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
   });
 });
 

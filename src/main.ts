@@ -114,6 +114,8 @@ async function validate(command: CliCommand & { kind: 'validate' }): Promise<num
   const check: ProgramCheck = (argv, where) => findStartProblem({ command: argv, ...where });
   const warn = (found: ConfigError) => {
     for (const problem of found.problems) writeAllSync(STDERR_FD, `sidecar-init: warning: ${problem.text}; ${NOT_FOUND_HERE}\n`);
+    const more = found.total - found.problems.length;
+    if (more > 0) writeAllSync(STDERR_FD, `sidecar-init: warning: ... and ${more} more programs not found or not executable here\n`);
   };
   const plan = await planOrReport({ ...command, programs: { check, warn: command.programsAreErrors ? undefined : warn } });
   if (plan === undefined) return EXIT_USAGE;

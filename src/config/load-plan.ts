@@ -2,14 +2,13 @@ import { type Accounts, readAccountFiles } from './user.ts';
 import { mergeGlobals, createPlanOptions, type GlobalValues, optionFlag } from './global-options.ts';
 import { type CliInput, parseFlags } from './flags.ts';
 import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
-import { createConfigError, createProblemList, fileOrigin, type Origin } from './config-error.ts';
+import { type ConfigError, createConfigError, createProblemList, fileOrigin, type Origin } from './config-error.ts';
 import { mergeEntries, checkEntryRules, type Identity } from './entries.ts';
 import { createFlagOverrides } from './target-flags.ts';
 import type { Plan, ProcessSpec } from '../plan/plan.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
 import type { ProcessDraft } from './process.ts';
 import { checkPrograms, type ProgramCheck } from './programs.ts';
-import type { ConfigError } from './config-error.ts';
 
 export interface LoadPlanInput {
   readonly cli: CliInput;

@@ -1,7 +1,6 @@
 import type { DrainSpec, HookSpec, ProbeSpec, ProcessSpec } from '../plan/plan.ts';
-import type { ProcessDraft } from './process.ts';
 import { at, type Origin, type Report } from './config-error.ts';
-import type { Entry } from './process.ts';
+import type { Entry, ProcessDraft } from './process.ts';
 import type { TargetFlags } from './target-flags.ts';
 
 // Whether each command a run would start can be found here: a process's own,
@@ -23,7 +22,6 @@ interface PlannedCommand {
 }
 
 export interface ProgramsInput {
-  /** Each entry with its final spec (flags applied). */
   /** Each entry's draft as written, and with the flags that name it applied. */
   readonly processes: readonly { readonly entry: Entry; readonly written: ProcessDraft; readonly draft: ProcessDraft }[];
   readonly targets: TargetFlags;

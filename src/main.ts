@@ -6,6 +6,7 @@ import { parseArgs } from './cli/parse-args.ts';
 import type { CliCommand } from './cli/parse-args.ts';
 import { type ConfigCheck, ConfigError, formatConfigError } from './config/config-error.ts';
 import type { LoadPlanInput } from './config/load-plan.ts';
+import type { ProgramCheck } from './config/programs.ts';
 import type { Plan } from './plan/plan.ts';
 import type { AnnounceKit, ControlSource, ExternalKit, StatusSource, SuperviseDeps } from './runner/ports.ts';
 import type { Supervision } from './runner/supervise.ts';
@@ -110,7 +111,15 @@ export function exitProcess(code: number): never {
 }
 
 async function validate(command: CliCommand & { kind: 'validate' }): Promise<number> {
-  const plan = await planOrReport(command);
+  // Each program as the run will look for it; what is missing here may be in the image the config is for.
+  const { findStartProblem } = await import('./process/prepare-spawn.ts');
+  const check: ProgramCheck = (argv, where) => findStartProblem({ command: argv, ...where });
+  const warn = (found: ConfigError) => {
+    for (const problem of found.problems) writeAllSync(STDERR_FD, `sidecar-init: warning: ${problem.text}; ${NOT_FOUND_HERE}\n`);
+    const more = found.total - found.problems.length;
+    if (more > 0) writeAllSync(STDERR_FD, `sidecar-init: warning: ... and ${more} more programs not found or not executable here\n`);
+  };
+  const plan = await planOrReport({ ...command, programs: { check, warn: command.programsAreErrors ? undefined : warn } });
   if (plan === undefined) return EXIT_USAGE;
   // Without a file, the flags alone were checked: the command line is what is valid.
   const checked = command.configFile ?? 'the command line';
@@ -121,6 +130,10 @@ async function validate(command: CliCommand & { kind: 'validate' }): Promise<num
     writeAllSync(STDERR_FD, `${checked}: warning: external ${name} has no stop endpoint, and ${warning}\n`);
   return 0;
 }
+
+/** After a program validate did not find: why it is no error, and how to make it one. */
+const NOT_FOUND_HERE =
+  'a run checks it again when it starts the process, so this is fine if the config is meant for another image (validate --programs there makes it an error)';
 
 /** `sidecar-init plan`: what a run would do, as text or JSON, from the same inputs; nothing starts. */
 async function printPlan(command: CliCommand & { kind: 'plan' }): Promise<number> {

@@ -1,11 +1,12 @@
 import { execFileSync, spawnSync } from 'node:child_process';
-import { truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, truncateSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { fixture, fixtureArgv } from './support/commands.ts';
+import { fixture, fixtureArgv, writeConfig } from './support/commands.ts';
 import { blockAttributes, docPages, fencedBlocks, readPage } from './support/docs.ts';
 import { useHarness } from './support/harness.ts';
 import { runSupervisor } from './support/supervisor.ts';
+import { besidesMissingPrograms, CHECKED_AGAIN } from './support/validate-output.ts';
 
 // Bad input: a clear error naming file, line and field, exit 2, nothing spawned.
 
@@ -158,6 +159,119 @@ describe('bad input refused before anything starts', () => {
   });
 });
 
+describe('a name chosen from a list', () => {
+  // Each list sidecar-init takes a name from answers a typo with the closest
+  // name, at its line and field, and starts nothing (the app would record).
+  const app = (extra: readonly string[] = []) => [
+    '  - name: app',
+    '    role: app',
+    `    command: ${JSON.stringify(fixture('exit-with.sh', 'app', '0'))}`,
+    ...extra,
+  ];
+  const cases: readonly { list: string; lines: readonly string[]; flags?: readonly string[]; problem: string }[] = [
+    {
+      list: 'a stop signal',
+      lines: app(['    stopSignal: SIGKIL']),
+      problem: '5:5 processes[0].stopSignal: "SIGKIL" is not a signal (did you mean SIGKILL?)',
+    },
+    {
+      list: 'a role',
+      lines: ['  - name: app', '    role: ap', '    command: "true"'],
+      problem: '3:5 processes[0].role: "ap" is not accepted (did you mean app?)',
+    },
+    {
+      list: 'a preset',
+      lines: ['  - name: mesh', '    role: external', '    preset: istoi', ...app()],
+      problem: '4:5 processes[0].preset: "istoi" is not accepted (did you mean istio?)',
+    },
+    {
+      list: 'a probe kind',
+      lines: ['  - name: proxy', '    role: sidecar', '    command: "true"', '    readiness: { probe: notfy }', ...app()],
+      problem: '5:18 processes[0].readiness.probe: "notfy" is not a probe (did you mean notify?)',
+    },
+    {
+      list: 'a restart policy',
+      lines: app(['    restart: alwyas']),
+      problem: '5:5 processes[0].restart: "alwyas" is not accepted (did you mean always?)',
+    },
+    {
+      list: 'an output mode',
+      lines: app(['    output: prefx']),
+      problem: '5:5 processes[0].output: "prefx" is not an output mode (did you mean prefix?)',
+    },
+  ];
+
+  it.each(cases)('$list in the file: the closest name at its line and field, exit 2, nothing started', async ({ lines, problem }) => {
+    const events = createEvents();
+    const config = writeConfig(events.dir, ['processes:', ...lines]);
+    const run = track(await runSupervisor(['-c', config], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toContain(`  ${config}:${problem}; use `);
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+
+  it('a signal, a preset, a probe kind, a policy and a level on the command line: the closest name at its flag', async () => {
+    const events = createEvents();
+    const flags = ['--rewrite', 'SIGTREM:SIGQUIT', '--external', 'mesh=istoi', '--sidecar', 'proxy=true', '--ready', 'proxy=notfy'];
+    const more = ['--restart', 'app=alwyas', '--log-level', 'inf', '--', ...fixtureArgv('exit-with.sh', 'app', '0')];
+    const run = track(await runSupervisor([...flags, ...more], { env: { EVENTS: events.file } }));
+    expect(run.code).toBe(2);
+    for (const problem of [
+      '--rewrite SIGTREM:SIGQUIT: "SIGTREM" is not a signal (did you mean SIGTERM?); ',
+      '--external mesh=istoi: "istoi" is neither a preset nor a matcher (did you mean istio?); ',
+      '--ready proxy=notfy: "notfy" is not a probe (did you mean notify?); ',
+      '--restart app=alwyas: "alwyas" is not a restart policy (did you mean always?); ',
+      '--log-level inf: "inf" is not a log level (did you mean info?); ',
+    ]) {
+      expect(run.stderr()).toContain(`  ${problem}`);
+    }
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+});
+
+describe('a YAML syntax error', () => {
+  // The parser names the rule a line broke; the message adds the usual slip behind it.
+  const cases = [
+    {
+      slip: 'a tab',
+      text: 'processes:\n\t- name: app\n',
+      problem: '2:1: invalid YAML: Tabs are not allowed as indentation; replace the tab that indents this line with spaces',
+    },
+    {
+      slip: 'a missing "-"',
+      text: 'processes:\n  - name: app\n   role: app\n',
+      problem:
+        '3:1: invalid YAML: Sequence item without - indicator; a list item begins with "- "; if this line belongs to the item above, indent it',
+    },
+    {
+      slip: 'an indentation a space off',
+      text: 'processes:\n  - name: app\n     role: app\n',
+      problem:
+        '2:11: invalid YAML: Nested mappings are not allowed in compact mappings; likely an indentation slip: the keys of one mapping',
+    },
+    {
+      slip: 'a key indented less than its siblings',
+      text: 'processes:\n  - name: app\n  role: app\n',
+      problem: '3:1: invalid YAML: All mapping items must start at the same column; likely an indentation slip',
+    },
+  ];
+
+  it.each(cases)('from $slip says the likely cause in plain words, at its line: exit 2, nothing started', async ({ text, problem }) => {
+    const events = createEvents();
+    const config = `${events.dir}/broken.yaml`;
+    writeFileSync(config, text);
+    const run = track(
+      await runSupervisor(['-c', config, '--', ...fixtureArgv('exit-with.sh', 'app', '0')], { env: { EVENTS: events.file } }),
+    );
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toContain(`  ${config}:${problem}`);
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(run);
+  });
+});
+
 describe('misspelled environment options', () => {
   it('refuse an unknown SIDECAR_INIT_* name as they refuse an unknown key: exit 2, the closest name, nothing started', async () => {
     const events = createEvents();
@@ -193,10 +307,98 @@ describe('validate', () => {
   });
 });
 
+describe('validate and the programs a run would start', () => {
+  // Real files: a program that is not there, a file without its execute bit,
+  // and a program found through the process's own PATH, as the run resolves it.
+  const writeTree = (dir: string) => {
+    mkdirSync(`${dir}/bin`);
+    writeFileSync(`${dir}/bin/found-here`, '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    writeFileSync(`${dir}/not-executable`, '#!/bin/sh\nexit 0\n', { mode: 0o644 });
+    return writeConfig(dir, [
+      'processes:',
+      '  - name: proxy',
+      '    role: sidecar',
+      `    command: ${dir}/envoyx -c /etc/envoy.yaml`,
+      `    preStop: { exec: [${JSON.stringify(`${dir}/not-executable`)}] }`,
+      '  - name: job',
+      '    role: app',
+      '    command: found-here',
+      `    env: { PATH: ${JSON.stringify(`${dir}/bin`)} }`,
+    ]);
+  };
+  const missing = (dir: string, config: string) =>
+    `${config}:4:5 processes[0].command: ${dir}/envoyx: no such file (looked for ${dir}/envoyx)`;
+  const notExecutable = (dir: string, config: string) =>
+    `${config}:5:5 processes[0].preStop: cannot execute ${dir}/not-executable: no execute permission`;
+
+  it('warns of each one missing here, says it is checked again at start, and finds the config valid', async () => {
+    const events = createEvents();
+    const config = writeTree(events.dir);
+    const run = track(await runSupervisor(['validate', '-c', config]));
+    expect(run.code).toBe(0);
+    expect(run.stdout()).toBe(`${config}: valid (0 init steps, 1 sidecar, app job)\n`);
+    const again = CHECKED_AGAIN;
+    expect(run.stderr()).toBe(
+      [
+        `sidecar-init: warning: ${missing(events.dir, config)}${again}`,
+        `sidecar-init: warning: ${notExecutable(events.dir, config)}${again}`,
+        '',
+      ].join('\n'),
+    );
+    expect(events.sequence()).toEqual([]);
+  });
+
+  it('with --programs, makes each one an error at its line and field: exit 2, the one found on PATH not named', async () => {
+    const events = createEvents();
+    const config = writeTree(events.dir);
+    const run = track(await runSupervisor(['validate', '--programs', '-c', config]));
+    expect(run.code).toBe(2);
+    expect(run.stderr()).toBe(
+      [
+        'sidecar-init: 2 configuration problems; the configuration is not valid:',
+        `  ${missing(events.dir, config)}`,
+        `  ${notExecutable(events.dir, config)}`,
+        '',
+      ].join('\n'),
+    );
+    expect(run.stdout()).toBe('');
+    // What validate found missing, the run refuses with the same words at that process's turn.
+    const started = track(await runSupervisor(['-c', config]));
+    expect(started.code).toBe(127);
+    expect(started.stderr() + JSON.stringify(started.logs)).toContain(`${events.dir}/envoyx: no such file`);
+    expect(events.sequence()).toEqual([]);
+    await expectNothingLeft(started);
+  });
+
+  it('with --programs, checks the app and an exec probe given on the command line, at their flags', async () => {
+    const ok = track(await runSupervisor(['validate', '--programs', '--', 'sh', '-c', 'true']));
+    expect(ok.code).toBe(0);
+    expect(ok.stderr()).toBe('');
+    const bad = track(
+      await runSupervisor([
+        'validate',
+        '--programs',
+        '--sidecar',
+        'proxy=true',
+        '--ready',
+        'proxy=exec:no-such-check',
+        '--',
+        'no-such-app',
+      ]),
+    );
+    expect(bad.code).toBe(2);
+    expect(bad.stderr()).toMatch(/^ {2}--ready proxy=exec:no-such-check: no-such-check: command not found in PATH \(PATH=/m);
+    expect(bad.stderr()).toMatch(/^ {2}-- no-such-app: no-such-app: command not found in PATH \(PATH=/m);
+  });
+});
+
 describe('validate without a file', () => {
   it('checks a command line alone, as a manifest or the webhook gives it: exit 0 when valid, 2 with the flag when not', async () => {
     const valid = track(await runSupervisor(['validate', '--external', 'mesh=istio', '--ready', 'mesh=deadline=2m', '--', './report']));
-    expect(valid.stderr()).toBe('');
+    // ./report is the image's, not this machine's.
+    expect(valid.stderr()).toBe(
+      `sidecar-init: warning: -- ./report: ./report: no such file (looked for ${process.cwd()}/report)${CHECKED_AGAIN}\n`,
+    );
     expect(valid.code).toBe(0);
     expect(valid.stdout()).toMatch(/^the command line: valid \(/);
     const invalid = track(
@@ -285,7 +487,8 @@ describe('the YAML examples in README.md and docs/', () => {
     const config = `${events.dir}/${at.replaceAll(/[/:]/g, '-')}.yaml`;
     writeFileSync(config, body);
     const run = track(await runSupervisor(['validate', '-c', config]));
-    expect(run.stderr()).toBe('');
+    // Its programs are the image's (envoy, a job): only the warnings that they are not on this machine.
+    expect(besidesMissingPrograms(run.stderr())).toEqual([]);
     expect(run.code).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ import {
 import { validateAgainstSchema } from './support/k8s-schema.ts';
 import { docPages, fencedBlocks, readPage } from './support/docs.ts';
 import { runSupervisor } from './support/supervisor.ts';
+import { besidesMissingPrograms } from './support/validate-output.ts';
 
 // The Kubernetes manifests in examples/k8s/ are played as real pods by the
 // container tier (npm run test:pod). Here, without podman: each document
@@ -112,7 +113,8 @@ describe.each(workloads)('examples/k8s/%s', (file) => {
         args.splice(configIndex, 2);
       }
       const run = await runSupervisor(['validate', '-c', config, ...args]);
-      expect(run.stderr()).toBe('');
+      // The image's programs are not on this machine: only the warnings that say so.
+      expect(besidesMissingPrograms(run.stderr())).toEqual([]);
       expect(run.code).toBe(0);
       // An announced: external is another container's sidecar-init, known by its file: no shared namespace needed.
       const externals = Number(/ (\d+) externals?\b/.exec(run.stdout())?.[1] ?? 0);
@@ -218,7 +220,8 @@ describe('the Kubernetes manifests in README.md and docs/', () => {
         const empty = join(work, 'docs-empty.yaml');
         writeFileSync(empty, 'processes: []\n');
         const run = await runSupervisor(['validate', '-c', empty, ...args]);
-        expect(run.stderr()).toBe('');
+        // The image's programs are not on this machine: only the warnings that say so.
+        expect(besidesMissingPrograms(run.stderr())).toEqual([]);
         expect(run.code).toBe(0);
       }
     }

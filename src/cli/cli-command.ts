@@ -9,7 +9,13 @@ export type CliCommand =
   /** Print what a run with the same inputs would do, as text or JSON, without starting anything. */
   | { readonly kind: 'plan'; readonly cli: CliInput; readonly configFile: string | undefined; readonly json: boolean }
   /** Check the same inputs a run would use, without starting anything. */
-  | { readonly kind: 'validate'; readonly cli: CliInput; readonly configFile: string | undefined }
+  | {
+      readonly kind: 'validate';
+      readonly cli: CliInput;
+      readonly configFile: string | undefined;
+      /** --programs: a command whose program is not found or not executable here is an error, not a warning. */
+      readonly programsAreErrors: boolean;
+    }
   /** Copy the single executable and its addon into `dir` (`sidecar-init install DIR`). */
   | { readonly kind: 'install'; readonly dir: string }
   /** `sidecar-init ctl`: one request to a running sidecar-init's control socket. */

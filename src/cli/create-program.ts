@@ -28,7 +28,7 @@ export const HELP_HINT = `(${PROGRAM_NAME} --help shows the usage)`;
 
 const USAGE: Record<ProgramMode, string> = {
   run: '[-c FILE] [--init NAME=CMD]... [--sidecar NAME=CMD]... [--external NAME=SPEC]... [--ready NAME=PROBE]... [OPTIONS] [--] APP [ARGS...]',
-  validate: '[-c FILE] [OPTIONS] [-- APP [ARGS...]]',
+  validate: '[--programs] [-c FILE] [OPTIONS] [-- APP [ARGS...]]',
   plan: '[--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]',
 };
 
@@ -59,8 +59,9 @@ The app is the first operand and everything after it, its own options included:
 Put -- before an app whose name starts with "-" or is ${listCommandNames((name) => `"${name}"`)}.
 
 Commands:
-  ${PROGRAM_NAME} ${VALIDATE_COMMAND} [-c FILE] [OPTIONS] [-- APP [ARGS...]]
-      check a configuration (a file, or a command line alone) without starting anything; exit 0, or 2 listing every problem
+  ${PROGRAM_NAME} ${VALIDATE_COMMAND} [--programs] [-c FILE] [OPTIONS] [-- APP [ARGS...]]
+      check a configuration (a file, or a command line alone) without starting anything; exit 0, or 2 listing every problem;
+      a program not found or not executable here is a warning, an error with --programs (in the image itself)
   ${PROGRAM_NAME} ${PLAN_COMMAND} [--json] [-c FILE] [OPTIONS] [-- APP [ARGS...]]
       print the start and stop order, probes, restarts, signals and hooks without starting anything
   ${PROGRAM_NAME} ${INSTALL_COMMAND} DIR
@@ -115,6 +116,11 @@ export function createProgram(mode: ProgramMode, collected: CollectedFlags, outp
     .passThroughOptions();
   captureOutput(program, output);
   if (mode === PLAN_COMMAND) program.option('--json', 'print the plan as JSON');
+  if (mode === VALIDATE_COMMAND)
+    program.option(
+      '--programs',
+      'a program not found or not executable on this machine is an error (exit 2), not a warning: for CI in the image itself',
+    );
   if (mode === 'run')
     program.version(VERSION, '-V, --version', 'show the version (with --verbose: what `version` prints)').addHelpText('after', RUN_HELP);
   return program;

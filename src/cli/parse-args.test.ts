@@ -119,7 +119,7 @@ describe('parseArgs', () => {
     const command = parseArgs(['--help'], NO_ENV);
     expect(command).toMatchObject({ kind: 'exit', code: 0 });
     expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init \[-c FILE\] \[--init NAME=CMD\]\.\.\./);
-    expect(command.kind === 'exit' && command.output).toContain('sidecar-init validate [-c FILE]');
+    expect(command.kind === 'exit' && command.output).toContain('sidecar-init validate [--programs] [-c FILE]');
     for (const flag of [
       '--restart <name=policy>',
       '--stop-signal <name=signal>',
@@ -215,7 +215,14 @@ describe('parseArgs', () => {
   it('shows the help of validate and exits 0', () => {
     const command = parseArgs(['validate', '--help'], NO_ENV);
     expect(command).toMatchObject({ kind: 'exit', code: 0 });
-    expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init validate \[-c FILE\]/);
+    expect(command.kind === 'exit' && command.output).toMatch(/^Usage: sidecar-init validate \[--programs\] \[-c FILE\]/);
+    expect(command.kind === 'exit' && command.output).toContain('--programs');
+  });
+
+  it('takes --programs for validate only: a missing program is then an error', () => {
+    expect(parseArgs(['validate', '-c', 'x.yaml'], NO_ENV)).toMatchObject({ kind: 'validate', programsAreErrors: false });
+    expect(parseArgs(['validate', '--programs', '-c', 'x.yaml'], NO_ENV)).toMatchObject({ kind: 'validate', programsAreErrors: true });
+    expect(parseArgs(['plan', '--programs'], NO_ENV)).toMatchObject({ kind: 'exit', code: 2 });
   });
 
   it('gives loadPlan the new flags, which override the file', () => {

@@ -25,8 +25,8 @@ import { parseWebhookArgs, WEBHOOK_COMMAND } from './webhook-args.ts';
 
 export type { CliCommand } from './cli-command.ts';
 
-/** Commander's values: -c, --json, and each global option under its own name. */
-type ProgramOptions = { readonly config?: readonly string[]; readonly json?: boolean } & GivenOptions;
+/** Commander's values: -c, --json, --programs, and each global option under its own name. */
+type ProgramOptions = { readonly config?: readonly string[]; readonly json?: boolean; readonly programs?: boolean } & GivenOptions;
 
 /**
  * The command line (without node and the script: process.argv.slice(2)) as a
@@ -89,7 +89,7 @@ export function parseArgs(argv: readonly string[], env: NodeJS.ProcessEnv): CliC
       return { kind: 'plan', cli, configFile, json: options.json === true };
     case VALIDATE_COMMAND:
       // Without a file, the flags alone: the command line of a manifest or of the webhook.
-      return { kind: 'validate', cli, configFile };
+      return { kind: 'validate', cli, configFile, programsAreErrors: options.programs === true };
   }
 }
 

@@ -57,6 +57,18 @@ describe('sidecar-init ctl', () => {
     [['ctl', '--control', '/s', 'restart'], 'sidecar-init ctl: restart takes a NAME'],
     [['ctl', '--control', '/s', 'reload', 'x'], "sidecar-init ctl: unknown command 'reload': use status, restart, stop, start or signal"],
     [['ctl', '--control', '/s', 'signal', 'app', '9'], "sidecar-init ctl: '9' is not a signal name, e.g. SIGHUP or HUP"],
+    [
+      ['ctl', '--control', '/s', 'restrat', 'x'],
+      "sidecar-init ctl: unknown command 'restrat' (did you mean restart?): use status, restart, stop, start or signal",
+    ],
+    [
+      ['ctl', '--control', '/s', 'signal', 'app', 'SIGTREM'],
+      "sidecar-init ctl: 'SIGTREM' is not a signal name (did you mean SIGTERM?), e.g. SIGHUP or HUP",
+    ],
+    [
+      ['ctl', '--control', '/s', 'signal', 'app', 'hpu'],
+      "sidecar-init ctl: 'hpu' is not a signal name (did you mean SIGHUP?), e.g. SIGHUP or HUP",
+    ],
   ])('exits 2 on %j, saying what is wrong', (argv, message) => {
     expect(parseArgs(argv, NO_ENV)).toEqual({ kind: 'exit', code: 2, output: `${message}\n(sidecar-init ctl --help shows the usage)\n` });
   });

@@ -5,6 +5,8 @@ import { defaultControlDir, defaultControlPath } from '../plan/control-socket.ts
 import { formatDuration, parsePositiveDuration } from '../config/duration.ts';
 import { optionVariable } from '../config/global-options.ts';
 import { CTL_ERROR_PREFIX } from './error-line.ts';
+import { didYouMean } from '../support/closest-match.ts';
+import { didYouMeanSignal } from '../support/signal-suggestion.ts';
 import { EXIT_SUCCESS, EXIT_USAGE } from './exit-codes.ts';
 
 // `sidecar-init ctl [--control PATH] [--json] COMMAND`: talks to a running
@@ -73,7 +75,8 @@ export function parseCtlArgs(argv: readonly string[], env: NodeJS.ProcessEnv): C
   const [command, ...args] = words;
   if (command === undefined) return usage('no command: use status, restart NAME, stop NAME, start NAME or signal NAME SIGNAL');
   const arity = ARITY[command];
-  if (arity === undefined) return usage(`unknown command '${command}': use status, restart, stop, start or signal`);
+  if (arity === undefined)
+    return usage(`unknown command '${command}'${didYouMean(command, Object.keys(ARITY))}: use status, restart, stop, start or signal`);
   if (args.length !== arity)
     return usage(`${command} takes ${arity === 0 ? 'no arguments' : arity === 1 ? 'a NAME' : 'a NAME and a SIGNAL'}`);
   if ((wait || timeoutText !== undefined) && command !== 'restart') return usage('--wait and --timeout are for restart only');
@@ -95,7 +98,7 @@ function toRequest(command: string, [name = '', signalText = '']: string[]): Con
       return { cmd: 'action', command: { kind: command, name } };
     default: {
       const signal = parseSignalName(signalText);
-      if (signal === undefined) return `'${signalText}' is not a signal name, e.g. SIGHUP or HUP`;
+      if (signal === undefined) return `'${signalText}' is not a signal name${didYouMeanSignal(signalText)}, e.g. SIGHUP or HUP`;
       return { cmd: 'action', command: { kind: 'signal', name, signal } };
     }
   }

@@ -103,6 +103,18 @@ describe('parsing the config file', () => {
     ]);
   });
 
+  it("adds the usual slip to an error of indentation, once a line, after the parser's own words", () => {
+    const problems = problemsOf({ yaml: 'processes:\n  - name: app\n   role: app\n    command: job\n' });
+    expect(problems).toEqual([
+      'demo.yaml:3:1: invalid YAML: Sequence item without - indicator; a list item begins with "- "; if this line belongs to the item above, indent it to the column of that item\'s keys',
+      'demo.yaml:3:10: invalid YAML: Nested mappings are not allowed in compact mappings',
+      'demo.yaml:3:10: invalid YAML: Implicit keys need to be on a single line',
+    ]);
+    expect(problemsOf({ yaml: 'processes:\n\t- name: app\n' })).toEqual([
+      'demo.yaml:2:1: invalid YAML: Tabs are not allowed as indentation; replace the tab that indents this line with spaces: YAML indents with spaces only',
+    ]);
+  });
+
   it('takes several merge keys in one mapping, and tells keys that are not plain values apart', () => {
     const yaml = `
       processes:

@@ -2,6 +2,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document, type Node, type YAMLMap } from 'yaml';
 import { errorCode } from '../support/error-code.ts';
 import type { Locator, Report } from './config-error.ts';
+import { explainYamlErrors } from './yaml-hints.ts';
 
 // The config file: read with a bound, parsed as YAML with the position of every
 // field kept, so that each problem can name its line and column.
@@ -75,7 +76,8 @@ export function parseYaml(text: string, report: Report): ParsedYaml | undefined 
   // The library's own unique-key check compares every key with every other
   // (minutes for 100,000 keys), so duplicates are found here with a set.
   const doc = parseDocument(text, { lineCounter, prettyErrors: false, merge: true, uniqueKeys: false });
-  const positions = doc.errors.map((error) => ({ offset: error.pos[0], message: `invalid YAML: ${error.message}` }));
+  const messages = explainYamlErrors(doc.errors, (index) => lineCounter.linePos(doc.errors[index]!.pos[0]).line);
+  const positions = doc.errors.map((error, index) => ({ offset: error.pos[0], message: `invalid YAML: ${messages[index]!}` }));
   if (positions.length === 0) positions.push(...duplicateKeys(doc).map((offset) => ({ offset, message: DUPLICATE_KEY })));
   for (const { offset, message } of positions) report({ kind: 'file', path: [], position: lineCounter.linePos(offset) }, message);
   if (positions.length > 0) return undefined;

@@ -103,7 +103,9 @@ describe('the app', () => {
       processes:
         - { name: job, role: ap, command: job }
     `;
-    expect(problemsOf({ yaml })).toEqual(['demo.yaml:2:18 processes[0].role: "ap" is not accepted; use init, sidecar, app, external']);
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:18 processes[0].role: "ap" is not accepted (did you mean app?); use init, sidecar, app, external',
+    ]);
   });
 
   it('given as operands must have a program name', () => {

@@ -97,7 +97,7 @@ describe('an external from the file', () => {
       'demo.yaml:2:5 processes[0]: an external needs a preset, a match or announced: how to find its process, e.g. preset: istio, match: { comm: envoy } or announced: /handoff/proxy',
       'demo.yaml:4:5 processes[0].command: only processes sidecar-init starts have command; this process has role external',
       'demo.yaml:5:5 processes[0].restart: only processes sidecar-init starts have restart; this process has role external',
-      'demo.yaml:8:5 processes[1].preset: "istioo" is not accepted; use istio, linkerd, envoy, cloud-sql-proxy, alloydb-auth-proxy, dapr, consul-dataplane, otel-collector',
+      'demo.yaml:8:5 processes[1].preset: "istioo" is not accepted (did you mean istio?); use istio, linkerd, envoy, cloud-sql-proxy, alloydb-auth-proxy, dapr, consul-dataplane, otel-collector',
       'demo.yaml:11:14 processes[2].match.cmdline: Invalid regular expression: /(/: Unterminated group',
     ]);
   });
@@ -191,7 +191,9 @@ describe('an external from the command line', () => {
         },
       }),
     ).toEqual([
-      expect.stringMatching(/^--external mesh=envoyy: "envoyy" is neither a preset nor a matcher; use a preset \(istio, /),
+      expect.stringMatching(
+        /^--external mesh=envoyy: "envoyy" is neither a preset nor a matcher \(did you mean envoy\?\); use a preset \(istio, /,
+      ),
       '--external db=uid:x: "x" is not a UID; use a whole number, e.g. uid:1337',
       '--quit log=http://127.0.0.1:1/quit: "log" is a sidecar; --quit applies only to externals',
       '--restart proxy=always: "proxy" is an external, a process sidecar-init never starts; --restart applies to the processes it starts',

@@ -8,6 +8,7 @@ import { withReadinessDefaults } from './probe.ts';
 import { optionalField, type ProcessFieldRows } from './roles.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
+import { didYouMean } from '../support/closest-match.ts';
 import { checkedBy, ID_RANGE, mapping, parsedWith, wholeNumber } from './schema-fields.ts';
 import { stopSignalField } from './signals.ts';
 import { builtOnFirstUse } from '../support/built-on-first-use.ts';
@@ -201,6 +202,8 @@ export function parseExternalSpec(
     case 'announced':
       return ok({ announced: value });
     default:
-      return fail(`${quote(text)} is neither a preset nor a matcher; ${EXTERNAL_SPEC_HINT}`);
+      return fail(
+        `${quote(text)} is neither a preset nor a matcher${colon < 0 ? didYouMean(text, PRESET_NAMES) : ''}; ${EXTERNAL_SPEC_HINT}`,
+      );
   }
 }

@@ -1,13 +1,14 @@
 import { type Accounts, readAccountFiles } from './user.ts';
-import { mergeGlobals, createPlanOptions, type GlobalValues } from './global-options.ts';
+import { mergeGlobals, createPlanOptions, type GlobalValues, optionFlag } from './global-options.ts';
 import { type CliInput, parseFlags } from './flags.ts';
 import { readBoundedFile, readConfigFile, type ReadFile } from './config-file.ts';
-import { createConfigError, createProblemList, fileOrigin, type Origin } from './config-error.ts';
+import { type ConfigError, createConfigError, createProblemList, fileOrigin, type Origin } from './config-error.ts';
 import { mergeEntries, checkEntryRules, type Identity } from './entries.ts';
 import { createFlagOverrides } from './target-flags.ts';
 import type { Plan, ProcessSpec } from '../plan/plan.ts';
 import { checkFile, EMPTY_FILE_CONFIG } from './schema.ts';
 import type { ProcessDraft } from './process.ts';
+import { checkPrograms, type ProgramCheck } from './programs.ts';
 
 export interface LoadPlanInput {
   readonly cli: CliInput;
@@ -23,6 +24,13 @@ export interface LoadPlanInput {
   readonly identity?: Identity | undefined;
   /** The image's users and groups, for names in user and group; this machine's /etc/passwd and /etc/group by default. */
   readonly accounts?: Accounts | undefined;
+  /**
+   * `validate`: each command a run would start, checked here as the run will
+   * check it. Without `warn`, a program that cannot be started is a problem
+   * like any other (`validate --programs`); with it, the config is valid and
+   * `warn` is told (the config may be meant for another image).
+   */
+  readonly programs?: { readonly check: ProgramCheck; readonly warn?: ((found: ConfigError) => void) | undefined } | undefined;
 }
 
 /**
@@ -44,13 +52,30 @@ export function loadPlan(input: LoadPlanInput): Plan {
     const noAppOrigin: Origin = configFile === undefined ? { kind: 'command-line' } : fileOrigin('processes');
     checkEntryRules({ entries, replaced, fileEntries: file.entries, flags, noAppOrigin, identity: input.identity }, report);
   }
-  if (problems.length > 0) throw createConfigError(problems, { file: configFile, locate: parsed?.locate });
+  const context = { file: configFile, locate: parsed?.locate };
+  if (problems.length > 0) throw createConfigError(problems, context);
   // Without problems every entry has its draft and every flag its value.
   const override = createFlagOverrides(flags);
-  return buildPlan({
-    processes: entries.flatMap((entry) => (entry.draft === undefined ? [] : [override(entry.draft)])),
-    globals: mergeGlobals(file.globals, flags.globals),
-  });
+  const processes = entries.flatMap((entry) =>
+    entry.draft === undefined ? [] : [{ entry, written: entry.draft, draft: override(entry.draft) }],
+  );
+  const globals = mergeGlobals(file.globals, flags.globals);
+  if (input.programs !== undefined) {
+    const drain = { spec: globals.drain, origin: drainOrigin(input.cli, flags.globals.drain !== undefined) };
+    checkPrograms({ processes, targets: flags.targets, drain }, input.programs.check, report);
+    if (problems.length > 0) {
+      const found = createConfigError(problems, context);
+      if (input.programs.warn === undefined) throw found;
+      input.programs.warn(found);
+    }
+  }
+  return buildPlan({ processes: processes.map(({ draft }) => draft), globals });
+}
+
+/** Where the drain was given: its flag or variable over the file's key. */
+function drainOrigin(cli: CliInput, fromFlags: boolean): Origin {
+  if (!fromFlags) return fileOrigin('drain');
+  return { kind: 'flag', flag: cli.sources.drain ?? optionFlag('drain'), value: String(cli.options.drain) };
 }
 
 export interface PlanParts {

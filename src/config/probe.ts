@@ -7,7 +7,7 @@ import { parseHttpUrl, parsePort } from './parse-http-url.ts';
 import { DEFAULTS, type ProbeSpec, type ReadinessSpec } from '../plan/plan.ts';
 import { fail, mapResult, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
-import { closestMatch } from '../support/closest-match.ts';
+import { closestMatch, didYouMean } from '../support/closest-match.ts';
 import { redactUrl } from '../support/redact-url.ts';
 import { exactlyOneOf, FAILURE_THRESHOLD_RANGE, HTTP_STATUS_RANGE, mapping, parsedWith, PORT_RANGE, wholeNumber } from './schema-fields.ts';
 import { builtOnFirstUse } from '../support/built-on-first-use.ts';
@@ -57,9 +57,9 @@ export function parseProbe(text: string): Result<ProbeSpec> {
 const URL_PROBE_SCHEMES = ['http', 'grpc', 'tcp'];
 const WORD_PROBE_KINDS = ['exec', 'log', 'file'];
 
-/** " (did you mean http://127.0.0.1/x?)" for htp://127.0.0.1/x, else nothing. */
+/** " (did you mean http://127.0.0.1/x?)" for htp://127.0.0.1/x, " (did you mean notify?)" for notfy, else nothing. */
 function didYouMeanScheme(text: string, scheme: string | undefined): string {
-  if (scheme === undefined) return '';
+  if (scheme === undefined) return didYouMean(text, ['notify']);
   const rest = text.slice(scheme.length + 1);
   const meant = closestMatch(scheme, rest.startsWith('//') ? URL_PROBE_SCHEMES : WORD_PROBE_KINDS);
   return meant === undefined ? '' : ` (did you mean ${redactUrl(`${meant}:${rest}`)}?)`;

@@ -4,6 +4,7 @@ import { isRestartPolicy, RESTART_POLICIES } from '../plan/literals.ts';
 import { DEFAULTS, type RestartPolicy, type RestartSpec, type Role } from '../plan/plan.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
+import { didYouMean } from '../support/closest-match.ts';
 import { mapping, MAX_RESTARTS_RANGE, wholeNumber } from './schema-fields.ts';
 import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
@@ -74,5 +75,5 @@ export function checkPolicyForRole(policy: RestartPolicy, role: Role | undefined
 /** POLICY of `--restart NAME=POLICY`. */
 export function parseRestartPolicy(text: string): Result<RestartPolicy> {
   if (isRestartPolicy(text)) return ok(text);
-  return fail(`${quote(text)} is not a restart policy; use ${RESTART_POLICIES.join(', ')}`);
+  return fail(`${quote(text)} is not a restart policy${didYouMean(text, RESTART_POLICIES)}; use ${RESTART_POLICIES.join(', ')}`);
 }

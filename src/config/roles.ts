@@ -5,7 +5,7 @@ import { ROLES } from '../plan/literals.ts';
 import type { Role } from '../plan/plan.ts';
 import { EXTERNAL_STARTED_ONLY_PROBE, isStartedOnlyProbeAsWritten, readinessField } from './probe.ts';
 import { checkPolicyForRole, RestartPolicySchema } from './restart.ts';
-import { describeValue, mapping, unknownKeyMessage } from './schema-fields.ts';
+import { describeValue, mapping, suggestFor, unknownKeyMessage } from './schema-fields.ts';
 import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
 // What a process's role decides: which fields it has, and what it needs
@@ -184,5 +184,7 @@ export function roleSchema(role: Role, rows: ProcessFieldRows) {
 export function roleIssue(issue: z.core.$ZodRawIssue): string | undefined {
   if (issue.code !== 'invalid_union' || !isRecord(issue.input)) return undefined;
   const { role } = issue.input;
-  return role === undefined ? `is required; use ${ROLES.join(', ')}` : `${describeValue(role)} is not accepted; use ${ROLES.join(', ')}`;
+  return role === undefined
+    ? `is required; use ${ROLES.join(', ')}`
+    : `${describeValue(role)} is not accepted${suggestFor(role, ROLES)}; use ${ROLES.join(', ')}`;
 }

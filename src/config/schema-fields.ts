@@ -3,7 +3,7 @@ import * as z from 'zod';
 import { fileOrigin, type Origin, type PathSegment, type Report } from './config-error.ts';
 import { type Result, fail, ok } from '../support/result.ts';
 import { listAlternatives, quote } from '../support/message-text.ts';
-import { closestMatch } from '../support/closest-match.ts';
+import { closestMatch, didYouMean } from '../support/closest-match.ts';
 
 // The glue between zod and this project's messages. Each field of the file is
 // checked once: zod checks its type, then the same parser the flags use checks
@@ -84,7 +84,9 @@ export function oneOf<const Words extends readonly [string, ...string[]]>(
   list: (words: readonly string[]) => string = listAlternatives,
 ) {
   const error = (issue: z.core.$ZodRawIssue) =>
-    issue.code === 'invalid_value' ? `${describeValue(issue.input)} is not ${what}; use ${list(words)}` : undefined;
+    issue.code === 'invalid_value'
+      ? `${describeValue(issue.input)} is not ${what}${suggestFor(issue.input, words)}; use ${list(words)}`
+      : undefined;
   return z.enum(words, { error });
 }
 
@@ -109,13 +111,20 @@ export function describeIssue(issue: z.core.$ZodRawIssue): string | undefined {
       return expectedGot(EXPECTED[issue.expected] ?? issue.expected, issue.input);
     case 'invalid_union':
       return expectedGot(unionExpected(issue.errors), issue.input);
-    case 'invalid_value':
-      return `${describeValue(issue.input)} is not accepted; use ${issue.values.map((v) => String(v)).join(', ')}`;
+    case 'invalid_value': {
+      const values = issue.values.map((v) => String(v));
+      return `${describeValue(issue.input)} is not accepted${suggestFor(issue.input, values)}; use ${values.join(', ')}`;
+    }
     case 'too_small':
       return issue.origin === 'array' ? `is an empty list; give at least ${String(issue.minimum)} item` : undefined;
     default:
       return undefined;
   }
+}
+
+/** " (did you mean X?)" when a written string is a typo of one of `words` (a preset, a policy, a role), else "". */
+export function suggestFor(input: unknown, words: readonly string[]): string {
+  return typeof input === 'string' ? didYouMean(input, words) : '';
 }
 
 /** A short description of a YAML value: strings quoted, collections named. */

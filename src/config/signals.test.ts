@@ -20,7 +20,7 @@ describe('stopSignal', () => {
         - { name: job, role: app, command: job, stopSignal: 3 }
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:2:51 processes[0].stopSignal: "SIGQUITE" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+      'demo.yaml:2:51 processes[0].stopSignal: "SIGQUITE" is not a signal (did you mean SIGQUIT?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
       'demo.yaml:3:43 processes[1].stopSignal: 3 is a signal number; give the signal by name, e.g. SIGQUIT',
     ]);
   });
@@ -40,7 +40,7 @@ describe('stopSignal', () => {
     const cli = { stopSignal: ['nginx', 'nginx=QUITE', 'ngnix=QUIT', 'job=INT', 'job=TERM'], app: ['job'] };
     expect(problemsOf({ yaml: 'processes: [{ name: nginx, role: sidecar, command: nginx }]', cli })).toEqual([
       '--stop-signal nginx: expected NAME=SIGNAL, e.g. --stop-signal nginx=SIGQUIT',
-      '--stop-signal nginx=QUITE: "QUITE" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+      '--stop-signal nginx=QUITE: "QUITE" is not a signal (did you mean SIGQUIT?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
       '--stop-signal ngnix=QUIT: no process is named "ngnix"; the processes are nginx, app',
       '--stop-signal job=INT: no process is named "job"; the processes are nginx, app',
       '--stop-signal job=TERM: --stop-signal was already given for "job" (see --stop-signal job=INT)',
@@ -117,7 +117,7 @@ describe('rewrite', () => {
       processes: [{ name: job, role: app, command: job }]
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:2:3 rewrite.SIGTREM: "SIGTREM" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
+      'demo.yaml:2:3 rewrite.SIGTREM: "SIGTREM" is not a signal (did you mean SIGTERM?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
       'demo.yaml:3:3 rewrite.SIGHUP: "nothing" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none to drop SIGHUP',
       'demo.yaml:4:3 rewrite.SIGUSR1: has no value; write none to drop the signal',
       'demo.yaml:5:3 rewrite.KILL: SIGKILL cannot be caught, so it cannot be rewritten',
@@ -134,7 +134,7 @@ describe('rewrite', () => {
     const cli = { rewrite: ['SIGTERM', 'SIGTERM:QUITE', 'STOP:none', 'TERM:QUIT', 'SIGTERM:INT', ':none'], app: ['job'] };
     expect(problemsOf({ cli })).toEqual([
       '--rewrite SIGTERM: expected FROM:TO, e.g. --rewrite SIGTERM:SIGQUIT, or --rewrite SIGHUP:none to drop a signal',
-      '--rewrite SIGTERM:QUITE: "QUITE" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none to drop SIGTERM',
+      '--rewrite SIGTERM:QUITE: "QUITE" is not a signal (did you mean SIGQUIT?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none to drop SIGTERM',
       '--rewrite STOP:none: SIGSTOP cannot be caught, so it cannot be rewritten',
       '--rewrite SIGTERM:INT: SIGTERM is already rewritten (see --rewrite TERM:QUIT)',
       '--rewrite :none: "" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
@@ -155,10 +155,24 @@ describe('parseSignal', () => {
     expect(parseSignal(text)).toEqual({ ok: true, value: signal });
   });
 
-  it.each(['SIGFOO', 'TERMINATE', '', 'SIG', ' TERM', 'SIGTERM '])('rejects %j as not a signal', (text) => {
+  it.each(['SIGFOO', 'TERMINATE', '', 'SIG', 'SIGX'])('rejects %j as not a signal, suggesting none: none is one edit away', (text) => {
     expect(parseSignal(text)).toEqual({
       ok: false,
       message: `${JSON.stringify(text)} is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)`,
+    });
+  });
+
+  it.each([
+    [' TERM', 'SIGTERM'],
+    ['SIGTERM ', 'SIGTERM'],
+    ['SIGKIL', 'SIGKILL'],
+    ['trem', 'SIGTERM'],
+    ['SIGHPU', 'SIGHUP'],
+    ['usr3', 'SIGUSR1'],
+  ])('rejects %j as not a signal, suggesting %s', (text, meant) => {
+    expect(parseSignal(text)).toEqual({
+      ok: false,
+      message: `${JSON.stringify(text)} is not a signal (did you mean ${meant}?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)`,
     });
   });
 

@@ -3,6 +3,7 @@ import * as z from 'zod';
 import { HANDLED_SIGNALS } from '../plan/signal-sets.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
+import { didYouMeanSignal } from '../support/signal-suggestion.ts';
 import { parsedWith, type RelatedKey } from './schema-fields.ts';
 import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
@@ -16,7 +17,7 @@ export function parseSignal(text: string): Result<NodeJS.Signals> {
   if (/^\d+$/.test(text)) return fail(signalNumberMessage(text));
   const upper = text.toUpperCase();
   const name = upper.startsWith('SIG') ? upper : `SIG${upper}`;
-  if (!Object.hasOwn(constants.signals, name)) return fail(`${quote(text)} is not a signal; ${SIGNAL_HINT}`);
+  if (!Object.hasOwn(constants.signals, name)) return fail(`${quote(text)} is not a signal${didYouMeanSignal(text)}; ${SIGNAL_HINT}`);
   return ok(name as NodeJS.Signals);
 }
 

@@ -53,6 +53,15 @@ export function prepareSpawn(request: Pick<SpawnRequest, 'command' | 'env' | 'cw
 }
 
 /**
+ * Why `command` would not start with this env and cwd (a 127 or a 126, as
+ * prepareSpawn tells a run), or undefined when it would: for `validate`.
+ */
+export function findStartProblem(request: Pick<SpawnRequest, 'command' | 'env' | 'cwd'>): string | undefined {
+  const prepared = prepareSpawn({ ...request, user: undefined });
+  return prepared.ok ? undefined : prepared.status.reason;
+}
+
+/**
  * Why a spawn that got no PID failed. Node says so only on a later tick, with an
  * error that names neither the file nor the cause; the program may have gone
  * meanwhile, or the user may not reach it. The addon's error (`addonError`) names

@@ -1,18 +1,29 @@
-// "Did you mean ...?" for unknown keys and unknown process names: a typo is
-// usually a letter or two away from what was meant.
+// "Did you mean ...?" wherever a name is chosen from a list (keys, process
+// names, signals, roles, presets, policies): a typo is usually a letter or two
+// away from what was meant.
 const MAX_TYPO_DISTANCE = 2;
 
-/** The candidate nearest to `text` (ignoring case), when it is near enough to be the likely intent. */
-export function closestMatch(text: string, candidates: readonly string[]): string | undefined {
+/**
+ * The candidate nearest to `text` (ignoring case), when it is near enough to
+ * be the likely intent: at most `maxDistance` edits, and fewer edits than
+ * `text` has letters (rewriting all of "up" gives "on", which is no typo of it).
+ */
+export function closestMatch(text: string, candidates: readonly string[], maxDistance = MAX_TYPO_DISTANCE): string | undefined {
   let best: string | undefined;
-  let bestDistance = MAX_TYPO_DISTANCE + 1;
+  let bestDistance = Math.min(maxDistance, text.length - 1) + 1;
   for (const candidate of candidates) {
     // A key far longer than every candidate cannot be near one; this also keeps a huge key cheap.
-    if (Math.abs(text.length - candidate.length) > MAX_TYPO_DISTANCE) continue;
+    if (Math.abs(text.length - candidate.length) > maxDistance) continue;
     const distance = editDistance(text.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
   }
   return best;
+}
+
+/** " (did you mean X?)" for the candidate nearest to `text`, or "" when none is near: the clause after a refused value. */
+export function didYouMean(text: string, candidates: readonly string[], maxDistance = MAX_TYPO_DISTANCE): string {
+  const meant = closestMatch(text, candidates, maxDistance);
+  return meant === undefined ? '' : ` (did you mean ${meant}?)`;
 }
 
 /**

@@ -74,7 +74,8 @@ export function parseCtlArgs(argv: readonly string[], env: NodeJS.ProcessEnv): C
   path ??= defaultControlPath(uid);
   const [command, ...args] = words;
   if (command === undefined) return usage('no command: use status, restart NAME, stop NAME, start NAME or signal NAME SIGNAL');
-  const arity = ARITY[command];
+  // Own keys only: `ctl toString x` is an unknown command, not Object.prototype's.
+  const arity = Object.hasOwn(ARITY, command) ? ARITY[command] : undefined;
   if (arity === undefined)
     return usage(`unknown command '${command}'${didYouMean(command, Object.keys(ARITY))}: use status, restart, stop, start or signal`);
   if (args.length !== arity)

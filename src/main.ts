@@ -34,6 +34,8 @@ const OUTPUT_FLUSH_MS = 1_000;
 const LOG_FLUSH_DEADLINE_MS = 500;
 /** An internal error is reported in one line of at most this many characters. */
 const MAX_ERROR_LINE = 300;
+/** What ps, top and pgrep show for the supervisor (/proc/PID/comm), whichever file started it. */
+const PROCESS_NAME = 'sidecar-init';
 /** At most one `reaped` line per interval, however many orphans die. */
 const REAPED_LOG_INTERVAL_MS = 1_000;
 
@@ -141,6 +143,8 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
+  // Node names its main thread MainThread: ps, top and pgrep would show that as PID 1 (docs/observability.md).
+  native.setProcessName(PROCESS_NAME);
   const log = await openRunLog(plan);
   const crash = await crashHandlerFor(log);
   exitOnUncaughtErrors(crash, log);

@@ -316,7 +316,7 @@ export const PLAN_OPTIONS = {
   rewrite: option({
     form: 'list',
     argument: '<sig:sig|none>',
-    help: 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)',
+    help: 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT or 15:3 (repeatable)',
     field: () => RewriteSchema(),
     fromList: parseRewriteFlags,
     plan: (rewrites) => rewrites ?? {},

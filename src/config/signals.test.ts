@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
-import { parseSignal, parseStopSignal } from './signals.ts';
+import { parseParentDeathSignal, parseSignal, parseStopSignal } from './signals.ts';
 
 describe('stopSignal', () => {
   it('is read by name on any role, and is undefined by default', () => {
@@ -260,6 +260,31 @@ describe('signals that can never be forwarded, caught or stop a process', () => 
     expect(problemsOf({ yaml })).toEqual([
       'demo.yaml:1:24 rewrite.SIGHUP: expected a signal name or number, or none, got ["QUIT"]',
       'demo.yaml:3:43 processes[0].stopSignal: expected a string, got true',
+    ]);
+  });
+});
+
+describe('parentDeathSignal', () => {
+  it('is none by default, and read by name from the file, --parent-death-signal and its variable', () => {
+    expect(load({ yaml: appOnlyWith('grace: 5s') }).parentDeathSignal).toBeUndefined();
+    expect(load({ yaml: appOnlyWith('parentDeathSignal: term') }).parentDeathSignal).toBe('SIGTERM');
+    expect(load({ yaml: appOnlyWith('parentDeathSignal: TERM'), cli: { parentDeathSignal: 'SIGHUP' } }).parentDeathSignal).toBe('SIGHUP');
+  });
+
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'])('takes %s, a signal sidecar-init handles', (signal) => {
+    expect(parseParentDeathSignal(signal)).toEqual({ ok: true, value: signal });
+  });
+
+  it('refuses SIGKILL, which would leave every process running, a signal sidecar-init does not handle, and a number', () => {
+    const use = "use SIGTERM (a teardown, as for a pod's stop) or a signal passed on to the app, such as SIGHUP";
+    expect(parseParentDeathSignal('KILL')).toEqual({
+      ok: false,
+      message: `SIGKILL would end sidecar-init at once, leaving the processes it started running; ${use}`,
+    });
+    expect(parseParentDeathSignal('SIGSEGV')).toEqual({ ok: false, message: `sidecar-init does not handle SIGSEGV; ${use}` });
+    expect(problemsOf({ yaml: appOnlyWith('parentDeathSignal: 15'), cli: { parentDeathSignal: 'TREM' } })).toEqual([
+      'demo.yaml:1:1 parentDeathSignal: 15 is a signal number; give the signal by name, e.g. SIGQUIT',
+      '--parent-death-signal TREM: "TREM" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
     ]);
   });
 });

@@ -181,3 +181,24 @@ export function parseRewriteFlags(values: readonly string[], problem: (index: nu
   });
   return collectRewrites(rewrites, problem);
 }
+
+/**
+ * SIGNAL of --parent-death-signal: one sidecar-init handles, since it arrives
+ * as if sent to sidecar-init: SIGTERM or SIGINT starts the teardown, another is
+ * passed on to the app.
+ */
+export function parseParentDeathSignal(text: string): Result<NodeJS.Signals> {
+  const signal = parseSignal(text);
+  if (!signal.ok || HANDLED_SIGNALS.includes(signal.value)) return signal;
+  const why =
+    signal.value === 'SIGKILL'
+      ? 'SIGKILL would end sidecar-init at once, leaving the processes it started running'
+      : `sidecar-init does not handle ${signal.value}`;
+  return fail(`${why}; use SIGTERM (a teardown, as for a pod's stop) or a signal passed on to the app, such as SIGHUP`);
+}
+
+/** The field of `parentDeathSignal:`, a name as parseParentDeathSignal reads it. */
+export function parentDeathSignalField(description: string) {
+  const error = (issue: { input?: unknown }) => (typeof issue.input === 'number' ? signalNumberMessage(String(issue.input)) : undefined);
+  return parsedWith(z.string({ error }).meta({ description, examples: ['SIGTERM'] }), parseParentDeathSignal);
+}

@@ -194,10 +194,16 @@ export interface MemoryTrimApi {
   trimMemory(): boolean;
 }
 
-/** process-self.c: what sidecar-init sets on its own process: its name. */
+/** process-self.c: what sidecar-init sets on its own process: its name, its parent-death signal. */
 export interface ProcessSelfApi {
   /** prctl(PR_SET_NAME): the name ps, top and pgrep show (/proc/PID/comm), cut to 15 bytes; the arguments stay as they were. */
   setProcessName(name: string): void;
+  /**
+   * prctl(PR_SET_PDEATHSIG): the kernel sends this signal number when the
+   * parent (strictly, the parent's thread that forked sidecar-init) exits. A
+   * parent already gone sends nothing: compare process.ppid after it (parent-death.ts).
+   */
+  setParentDeathSignal(signal: number): void;
 }
 
 /** The whole addon: every part of addon.c's table. */
@@ -258,7 +264,7 @@ export const ADDON_FUNCTIONS = listingEvery({
     'watchWritable',
   ],
   memoryTrim: ['trimMemory'],
-  processSelf: ['setProcessName'],
+  processSelf: ['setProcessName', 'setParentDeathSignal'],
 });
 
 type Rows = { readonly [Part in keyof AddonParts]: readonly (keyof AddonParts[Part])[] };

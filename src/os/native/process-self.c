@@ -1,5 +1,7 @@
 /*
- * What sidecar-init sets on its own process, not on a child's.
+ * What sidecar-init sets on its own process, not on a child's: its name and
+ * its parent-death signal. Neither outlives a fork: the kernel gives a child
+ * the name only until it execs, and no parent-death signal at all.
  *
  * setProcessName(name): void. prctl(PR_SET_NAME): the name /proc/PID/comm
  * shows, which ps, top and pgrep read. Node names its main thread
@@ -30,9 +32,27 @@ static napi_value set_process_name(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/*
+ * setParentDeathSignal(signal): void. prctl(PR_SET_PDEATHSIG): the kernel
+ * sends sidecar-init `signal` when its parent exits (tini's -p). Strictly, when
+ * the thread that forked it exits: a parent that started sidecar-init from a
+ * thread that then ends, its process still running, sends it as well
+ * (prctl(2)). A parent that died before this call sends nothing: the caller
+ * compares getppid() with the parent it saw at start, after this call.
+ */
+static napi_value set_parent_death_signal(napi_env env, napi_callback_info info) {
+  napi_value argv[1];
+  int signal;
+  /* From 1: 0 would clear it, and the kernel refuses anything above the last real-time signal. */
+  if (!read_args(env, info, 1, argv) || !read_int(env, argv[0], "setParentDeathSignal: signal", 1, 64, &signal)) return NULL;
+  if (prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0, 0, 0) != 0) return throw_errno(env, "prctl(PR_SET_PDEATHSIG)", errno);
+  return NULL;
+}
+
 napi_status define_process_self(napi_env env, napi_value exports) {
   napi_property_descriptor properties[] = {
     {"setProcessName", NULL, set_process_name, NULL, NULL, NULL, napi_enumerable, NULL},
+    {"setParentDeathSignal", NULL, set_parent_death_signal, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   return napi_define_properties(env, exports, sizeof properties / sizeof properties[0], properties);
 }

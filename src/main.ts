@@ -423,17 +423,22 @@ function logParentDeathWatch(watch: ParentDeathWatch, signal: NodeJS.Signals, lo
       logger.debug({ event: 'parent-death-signal', signal }, `PID 1 has no parent in its PID namespace: no ${signal} when a parent exits`);
       return;
     case 'armed':
-      logger.debug({ event: 'parent-death-signal', signal, parent: watch.parent }, `${signal} when the parent (pid ${watch.parent}) exits`);
+      logger.debug({ event: 'parent-death-signal', signal, parent: watch.parent }, `${signal} when ${theParent(watch.parent)} exits`);
       return;
     case 'parent-gone':
       logger.warn(
         { event: 'parent-gone', signal, parent: watch.parent },
-        `the parent (pid ${watch.parent}) exited before sidecar-init could watch it; handling ${signal} as if it had come`,
+        `${theParent(watch.parent)} exited before sidecar-init could watch it; handling ${signal} as if it had come`,
       );
       return;
     default:
       assertNever(watch);
   }
+}
+
+/** getppid() is 0 for a parent outside sidecar-init's PID namespace, as for `docker exec` or `kubectl exec`. */
+function theParent(pid: number): string {
+  return pid === 0 ? 'the parent (outside this PID namespace)' : `the parent (pid ${pid})`;
 }
 
 /** `sidecar-init ctl`'s socket, reading the lifecycle as its ControlSource, as the status server reads it as its StatusSource. */

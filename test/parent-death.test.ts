@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fixtureArgv } from './support/commands.ts';
@@ -76,6 +77,30 @@ describe('--parent-death-signal SIGTERM', () => {
     expect(logs.find((line) => line.event === 'teardown')).toMatchObject({ reason: 'signal' });
     expect(logs.find((line) => line.event === 'exit')).toBeDefined();
     expect(await waitForNoLeftovers(marker)).toEqual([]);
+  });
+
+  it('started into a PID namespace from outside it, as docker exec does (getppid() is 0): tears down when that parent exits', async () => {
+    // The container: a PID namespace whose PID 1 only waits. nsenter forks sidecar-init into it and stays outside, its parent.
+    const container = spawn('unshare', ['--pid', '--fork', '--mount-proc', '--kill-child', 'sleep', '600'], { stdio: 'ignore' });
+    try {
+      await expect.poll(() => childrenOf(container.pid!).length).toBe(1);
+      const [containerInit] = childrenOf(container.pid!);
+      const events = createEvents();
+      const exec = ['nsenter', `--target=${containerInit}`, '--pid', '--mount'];
+      const run = track(
+        startSupervisor([...ARM, '--', ...fixtureArgv('record-stop-signal.sh', 'app')], { wrapper: exec, env: { EVENTS: events.file } }),
+      );
+      const armed = await run.waitForLog((line) => line.event === 'parent-death-signal');
+      expect(armed).toMatchObject({ parent: 0, msg: 'SIGTERM when the parent (outside this PID namespace) exits' });
+      await events.waitFor('app start');
+      run.process.kill('SIGKILL');
+      await run.exited;
+      expect(events.sequence()).toEqual(['app start', 'app got-TERM']);
+      expect(run.logs.find((line) => line.event === 'exit')).toMatchObject({ exitCode: 0 });
+      await expectNothingLeft(run);
+    } finally {
+      container.kill('SIGKILL');
+    }
   });
 
   it('as PID 1 does nothing and says so at debug: PID 1 has no parent in its PID namespace', async () => {

@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import * as z from 'zod';
-import { HANDLED_SIGNALS } from '../plan/signal-sets.ts';
+import { HANDLED_SIGNALS, signalOfNumber } from '../plan/signal-sets.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { quote } from '../support/message-text.ts';
 import { parsedWith, type RelatedKey } from './schema-fields.ts';
@@ -61,21 +61,13 @@ const DROP = 'none';
 const DROP_NUMBER = 0;
 
 /**
- * Linux's number of each signal Node names, first name first for aliases
- * (SIGABRT before SIGIOT, SIGIO before SIGPOLL). The same on x64 and arm64,
- * the two sidecar-init runs on: both use the kernel's generic numbering, in
- * which dumb-init's numbers were written.
+ * A signal of a rewrite: a name, as parseSignal reads it, or its Linux number
+ * (15 is SIGTERM), the same on x64 and arm64, the two sidecar-init runs on:
+ * both use the kernel's generic numbering, in which dumb-init's were written.
  */
-const SIGNALS_BY_NUMBER = builtOnFirstUse(() => {
-  const names = new Map<number, NodeJS.Signals>();
-  for (const [name, number] of Object.entries(constants.signals)) if (!names.has(number)) names.set(number, name as NodeJS.Signals);
-  return names;
-});
-
-/** A signal of a rewrite: a name, as parseSignal reads it, or its Linux number (15 is SIGTERM). */
 function parseRewriteSignal(text: string): Result<NodeJS.Signals> {
   if (!/^\d+$/.test(text)) return parseSignal(text);
-  const name = SIGNALS_BY_NUMBER().get(Number(text));
+  const name = signalOfNumber(Number(text));
   if (name !== undefined) return ok(name);
   return fail(`${text} is not a signal number Linux names (1 to 31); give a number such as 15 or a name such as SIGTERM`);
 }

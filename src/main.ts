@@ -19,6 +19,8 @@ import type { AnnouncementSource } from './announce/announcement-source.ts';
 import { writeAllSync } from './output/write-sync.ts';
 import { loadedNativeProcessApi, loadNativeProcessApi, NativeAddonError } from './os/native.ts';
 import type { Addon } from './os/addon.ts';
+// Imported here, not on first use: it reads sidecar-init's parent when it is evaluated, with the bundle.
+import { armParentDeathSignal, type ParentDeathWatch } from './os/parent-death.ts';
 import { assertNever } from './plan/assert-never.ts';
 import { countNoun } from './support/count-noun.ts';
 import { roleAndName } from './support/role-and-name.ts';
@@ -37,6 +39,8 @@ const OUTPUT_FLUSH_MS = 1_000;
 const LOG_FLUSH_DEADLINE_MS = 500;
 /** An internal error is reported in one line of at most this many characters. */
 const MAX_ERROR_LINE = 300;
+/** What ps, top and pgrep show for the supervisor (/proc/PID/comm), whichever file started it. */
+const PROCESS_NAME = 'sidecar-init';
 /** At most one `reaped` line per interval, however many orphans die. */
 const REAPED_LOG_INTERVAL_MS = 1_000;
 
@@ -156,6 +160,8 @@ async function run(command: CliCommand & { kind: 'run' }): Promise<number> {
   if (await externalsRefused(plan)) return EXIT_USAGE;
   const native = nativeOrReport();
   if (native === undefined) return EXIT_INTERNAL;
+  // Node names its main thread MainThread: ps, top and pgrep would show that as PID 1 (docs/observability.md).
+  native.setProcessName(PROCESS_NAME);
   const log = await openRunLog(plan);
   const crash = await crashHandlerFor(log);
   exitOnUncaughtErrors(crash, log);
@@ -196,7 +202,7 @@ async function runPlan(plan: Plan, logger: Logger, native: Addon, identity: Serv
   // `ctl` reaches the lifecycle only through its events.
   const controlSource = controlOnceStarted(statusSource);
   const controlSocket = await openControlSocket(plan, controlSource, identity, logger);
-  const supervision = await startLifecycle(plan, kits, (started) => {
+  const supervision = await startLifecycle(plan, kits, native, (started) => {
     statusSource.answerFrom(started);
     controlSource.answerFrom(started);
   });
@@ -407,7 +413,7 @@ function refuseToStart(reaper: RunningReaper, reason: string, logger: Logger): R
 }
 
 /** The lifecycle, booted; `onStarted` hears of it before the boot, so the status answers from its first event. */
-async function startLifecycle(plan: Plan, kits: Kits, onStarted: (supervision: Supervision) => void): Promise<Supervision> {
+async function startLifecycle(plan: Plan, kits: Kits, native: Addon, onStarted: (supervision: Supervision) => void): Promise<Supervision> {
   const { startSupervision } = await import('./runner/supervise.ts');
   const { subscribeSignals } = await import('./process/signals.ts');
   const supervision = startSupervision(plan, kits);
@@ -417,9 +423,37 @@ async function startLifecycle(plan: Plan, kits: Kits, onStarted: (supervision: S
   subscribeSignals(supervision.receiveSignal);
   // On top of the listeners' handlers; what it passes on is told to the lifecycle a window later.
   kits.forwarder.start(supervision.handleForwarded);
+  // Once the signal has its listeners: it may come at once. Before the boot: a parent already gone ends the run before it starts.
+  if (plan.parentDeathSignal !== undefined)
+    logParentDeathWatch(armParentDeathSignal(native, plan.parentDeathSignal), plan.parentDeathSignal, kits.logger);
   onStarted(supervision);
   supervision.dispatch({ type: 'boot' });
   return supervision;
+}
+
+/** What --parent-death-signal did: a debug line, or a warning when the parent was already gone and the signal sent now. */
+function logParentDeathWatch(watch: ParentDeathWatch, signal: NodeJS.Signals, logger: Logger): void {
+  switch (watch.kind) {
+    case 'pid1':
+      logger.debug({ event: 'parent-death-signal', signal }, `PID 1 has no parent in its PID namespace: no ${signal} when a parent exits`);
+      return;
+    case 'armed':
+      logger.debug({ event: 'parent-death-signal', signal, parent: watch.parent }, `${signal} when ${theParent(watch.parent)} exits`);
+      return;
+    case 'parent-gone':
+      logger.warn(
+        { event: 'parent-gone', signal, parent: watch.parent },
+        `${theParent(watch.parent)} exited before sidecar-init could watch it; handling ${signal} as if it had come`,
+      );
+      return;
+    default:
+      assertNever(watch);
+  }
+}
+
+/** getppid() is 0 for a parent outside sidecar-init's PID namespace, as for `docker exec` or `kubectl exec`. */
+function theParent(pid: number): string {
+  return pid === 0 ? 'the parent (outside this PID namespace)' : `the parent (pid ${pid})`;
 }
 
 /** `sidecar-init ctl`'s socket, reading the lifecycle as its ControlSource, as the status server reads it as its StatusSource. */

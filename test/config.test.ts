@@ -128,7 +128,7 @@ describe('bad input refused before anything starts', () => {
     const lines = run.stderr().trimEnd().split('\n');
     expect(lines[0]).toBe('sidecar-init: 100000 configuration problems; the configuration is not valid:');
     expect(lines[1]).toBe(
-      `  ${config}:2:1 k0: unknown key "k0"; accepted here: grace, logLevel, logFormat, statusAddr, terminationLog, control, announce, until, announcerUid, output, drain, rewrite, singleChild, processes`,
+      `  ${config}:2:1 k0: unknown key "k0"; accepted here: grace, logLevel, logFormat, statusAddr, terminationLog, control, announce, until, announcerUid, output, drain, rewrite, singleChild, parentDeathSignal, processes`,
     );
     expect(lines.slice(1, -1)).toHaveLength(50);
     expect(lines.at(-1)).toBe('  ... and 99950 more');

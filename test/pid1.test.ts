@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { announced, fixture, fixtureArgv, shellJoin, writeConfig, yamlArgv } from './support/commands.ts';
 import { useHarness } from './support/harness.ts';
+import { parentOf } from './support/proc-state.ts';
 import { FIXTURES, runSupervisor, startSupervisor } from './support/supervisor.ts';
 
 // The supervisor as real PID 1 (a new PID namespace; needs root, as in CI), and
@@ -68,11 +68,6 @@ describe('as a subreaper (not PID 1)', () => {
     await expectNothingLeft(run);
   });
 });
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
 
 describe('as PID 1 with probes, hooks and restarts', () => {
   it('never steals the exit status of exec probes, hooks or restarted sidecars from the lifecycle', async () => {

@@ -141,6 +141,23 @@ describe('signals', () => {
     await expectNothingLeft(run);
   });
 
+  // dumb-init's -r 15:3 -r 1:0: SIGTERM reaches the app as SIGQUIT, SIGHUP not at all. Had the HUP
+  // been passed on, the app would have exited on it (got-HUP) before the teardown's QUIT.
+  it.each([
+    ['--rewrite 15:3 --rewrite 1:0', (_dir: string) => ['--rewrite', '15:3', '--rewrite', '1:0']],
+    ['rewrite: {15: 3, 1: 0} in the file', (dir: string) => ['-c', writeConfig(dir, ['rewrite: { 15: 3, 1: 0 }'])]],
+  ])("takes dumb-init's numbers: %s", async (_form, rewrites) => {
+    const events = createEvents();
+    const args = [...rewrites(events.dir), '--', ...fixtureArgv('record-stop-signal.sh', 'app')];
+    const run = track(startSupervisor(args, { env: { EVENTS: events.file } }));
+    await events.waitFor('app start');
+    run.process.kill('SIGHUP');
+    run.process.kill('SIGTERM');
+    expect((await run.exited).code, run.stderr()).toBe(0);
+    expect(events.sequence()).toEqual(['app start', 'app got-QUIT']);
+    await expectNothingLeft(run);
+  });
+
   const shellWithChild = (name: string) => ['/bin/sh', '-c', `${fixture('serve.sh', name)} & wait`];
 
   it('signals the whole process group by default, so a shell and its children all hear it', async () => {

@@ -9,11 +9,12 @@ const { track, events: createEvents, expectNothingLeft } = useHarness();
 const INSPECTOR_PORT = 9229;
 
 describe('signal forwarding', () => {
-  it('forwards HUP, QUIT, USR1, USR2 and WINCH to the app unchanged', async () => {
+  // IO shares its number with POLL: the line names it as it was sent.
+  it('forwards HUP, QUIT, USR1, USR2, WINCH and IO to the app unchanged, each named in its line', async () => {
     const events = createEvents();
     const run = track(startSupervisor(['--', ...fixtureArgv('record-signals.sh', 'app')], { env: { EVENTS: events.file } }));
     await events.waitFor('app start');
-    for (const signal of ['SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH'] as const) {
+    for (const signal of ['SIGHUP', 'SIGQUIT', 'SIGUSR1', 'SIGUSR2', 'SIGWINCH', 'SIGIO'] as const) {
       run.process.kill(signal);
       await events.waitFor(`app got-${signal.slice(3)}`);
     }
@@ -25,6 +26,7 @@ describe('signal forwarding', () => {
       'SIGUSR1',
       'SIGUSR2',
       'SIGWINCH',
+      'SIGIO',
     ]);
     await expectNothingLeft(run);
   });

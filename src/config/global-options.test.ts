@@ -44,6 +44,7 @@ const EVERY_OPTION = `
   drain: { exec: "curl -X POST http://127.0.0.1:1/drain", timeout: 3s }
   rewrite: { SIGTERM: SIGQUIT, SIGHUP: none }
   singleChild: true
+  parentDeathSignal: term
   processes: [{ name: job, role: app, command: job }]
 `;
 
@@ -63,6 +64,7 @@ describe('plan, for the options', () => {
       'announce files read: only those uid 1000 owns and no one else may write',
       'drain: exec: curl -X POST http://127.0.0.1:1/drain, timeout 3s',
       'signal rewrites: SIGTERM -> SIGQUIT, SIGHUP -> dropped',
+      'parent death signal: SIGTERM when the parent exits (not as PID 1)',
     ]);
     expect(planOptionLines(load({ yaml: APP }))).toEqual([
       'grace budget: 25s, from the first stop signal to exit',
@@ -94,6 +96,7 @@ describe('plan, for the options', () => {
       drain: { hook: { kind: 'exec', describe: 'exec: curl -X POST http://127.0.0.1:1/drain', timeoutMs: 3_000 } },
       rewrite: { SIGTERM: 'SIGQUIT', SIGHUP: null },
       singleChild: true,
+      parentDeathSignal: 'SIGTERM',
     });
     expect(planOptionsView(load({ yaml: APP }))).toEqual({
       graceMs: DEFAULTS.graceMs,
@@ -109,6 +112,7 @@ describe('plan, for the options', () => {
       drain: null,
       rewrite: {},
       singleChild: false,
+      parentDeathSignal: null,
     });
     const none = planOptionsView(load({ yaml: `terminationLog: none\ncontrol: none\ndrain: 2s\n${APP}` }));
     expect(none).toMatchObject({ terminationLog: { kind: 'none', path: null }, control: null, drain: { delayMs: 2_000 } });

@@ -10,7 +10,7 @@ import { LOG_FORMATS, LOG_LEVELS, OUTPUT_MODES } from '../plan/literals.ts';
 import { listAlternatives, quote } from '../support/message-text.ts';
 import { fail, ok, type Result } from '../support/result.ts';
 import { ID_RANGE, oneOf, parsedWith, wholeNumber } from './schema-fields.ts';
-import { parseRewriteFlags, RewriteSchema } from './signals.ts';
+import { parentDeathSignalField, parseRewriteFlags, RewriteSchema } from './signals.ts';
 import { parseStatusAddress } from './status-address.ts';
 import { builtOnFirstUse } from '../support/built-on-first-use.ts';
 
@@ -316,7 +316,7 @@ export const PLAN_OPTIONS = {
   rewrite: option({
     form: 'list',
     argument: '<sig:sig|none>',
-    help: 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT (repeatable)',
+    help: 'rewrite a signal before the app gets it, or drop it, e.g. SIGTERM:SIGQUIT or 15:3 (repeatable)',
     field: () => RewriteSchema(),
     fromList: parseRewriteFlags,
     plan: (rewrites) => rewrites ?? {},
@@ -338,6 +338,20 @@ export const PLAN_OPTIONS = {
     json: (single) => single,
     // Each process's stop line says where its signal goes.
     text: () => undefined,
+  }),
+  parentDeathSignal: option({
+    form: 'value',
+    argument: '<signal>',
+    help: 'have the kernel send sidecar-init SIGNAL when its parent exits, e.g. SIGTERM (tini -p; not as PID 1, which has no parent)',
+    field: () =>
+      parentDeathSignalField(
+        'The signal sidecar-init gets when its parent process exits (prctl PR_SET_PDEATHSIG, as tini -p), handled as if sent to it: ' +
+          'SIGTERM tears everything down. For sidecar-init started by a parent that may die first (docker exec, a wrapper script); ' +
+          'nothing as PID 1. Left out: none.',
+      ).optional(),
+    plan: (signal) => signal,
+    json: (signal) => signal ?? null,
+    text: (signal) => (signal === undefined ? undefined : `parent death signal: ${signal} when the parent exits (not as PID 1)`),
   }),
 } satisfies { readonly [Key in keyof PlanOptions]: PlanOptionRow<z.ZodType, PlanOptions[Key]> };
 

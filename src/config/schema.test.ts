@@ -18,7 +18,7 @@ describe('the schema check of the file', () => {
           readiness_: {}
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, logFormat, statusAddr, terminationLog, control, announce, until, announcerUid, output, drain, rewrite, singleChild, processes',
+      'demo.yaml:2:1 procesess: unknown key "procesess" (did you mean processes?); accepted here: grace, logLevel, logFormat, statusAddr, terminationLog, control, announce, until, announcerUid, output, drain, rewrite, singleChild, parentDeathSignal, processes',
       // The keys accepted are those of the process's role; the suggestion is the closest field of any role.
       'demo.yaml:7:5 processes[0].readyness: unknown key "readyness" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, readiness, liveness, restart, backoff, maxRestarts, fatal, postStart, preStop, stopSignal, grace, signalGroup, output',
       'demo.yaml:12:5 processes[1].readiness_: unknown key "readiness_" (did you mean readiness?); accepted here: name, role, command, env, cwd, user, group, after, liveness, restart, backoff, maxRestarts, postStart, preStop, stopSignal, grace, signalGroup, successCodes, output',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { appOnlyWith, load, problemsOf } from '../../test/support/config.ts';
-import { parseSignal, parseStopSignal } from './signals.ts';
+import { parseParentDeathSignal, parseSignal, parseStopSignal } from './signals.ts';
 
 describe('stopSignal', () => {
   it('is read by name on any role, and is undefined by default', () => {
@@ -105,6 +105,43 @@ describe('rewrite', () => {
     expect(plan.rewrite).toEqual({ SIGTERM: 'SIGQUIT', SIGHUP: null, SIGUSR1: 'SIGUSR2', SIGINT: null });
   });
 
+  it("takes dumb-init's numbers on either side, 0 to drop, in the file and in flags", () => {
+    const plan = load({ yaml: appOnlyWith('rewrite: { 15: 3, 1: 0, SIGUSR1: 12, 28: SIGHUP }') });
+    expect(plan.rewrite).toEqual({ SIGTERM: 'SIGQUIT', SIGHUP: null, SIGUSR1: 'SIGUSR2', SIGWINCH: 'SIGHUP' });
+    const cli = { rewrite: ['15:3', '1:0', 'SIGUSR1:12', '2:none'], app: ['job'] };
+    expect(load({ cli }).rewrite).toEqual({ SIGTERM: 'SIGQUIT', SIGHUP: null, SIGUSR1: 'SIGUSR2', SIGINT: null });
+  });
+
+  it('reports a number that names no signal, one that cannot be rewritten, and a repeat by name and number, at the key', () => {
+    const yaml = `
+      rewrite:
+        14: 99
+        15: 3
+        9: 3
+        40: 1
+        0: 1
+        TERM: 2
+        SIGHUP: -1
+        SIGINT: 2.5
+      processes: [{ name: job, role: app, command: job }]
+    `;
+    expect(problemsOf({ yaml })).toEqual([
+      'demo.yaml:2:3 rewrite["14"]: 99 is not a signal number Linux names (1 to 31); give a number such as 15 or a name such as SIGTERM, or none (or 0) to drop SIGALRM',
+      'demo.yaml:4:3 rewrite["9"]: SIGKILL cannot be caught, so it cannot be rewritten',
+      'demo.yaml:5:3 rewrite["40"]: 40 is not a signal number Linux names (1 to 31); give a number such as 15 or a name such as SIGTERM',
+      'demo.yaml:6:3 rewrite["0"]: 0 is not a signal number Linux names (1 to 31); give a number such as 15 or a name such as SIGTERM',
+      'demo.yaml:7:3 rewrite.TERM: SIGTERM is already rewritten (see demo.yaml:3:3 rewrite["15"])',
+      'demo.yaml:8:3 rewrite.SIGHUP: expected a signal name or number, or none, got -1',
+      'demo.yaml:9:3 rewrite.SIGINT: expected a signal name or number, or none, got 2.5',
+    ]);
+    const cli = { rewrite: ['15:3', 'SIGTERM:2', '9:0', '15'], app: ['job'] };
+    expect(problemsOf({ cli })).toEqual([
+      '--rewrite SIGTERM:2: SIGTERM is already rewritten (see --rewrite 15:3)',
+      '--rewrite 9:0: SIGKILL cannot be caught, so it cannot be rewritten',
+      '--rewrite 15: expected FROM:TO, e.g. --rewrite SIGTERM:SIGQUIT or 15:3, or --rewrite SIGHUP:none (1:0) to drop a signal',
+    ]);
+  });
+
   it('reports each bad entry at its key: unknown names, an empty value, an uncatchable signal, a repeat', () => {
     const yaml = `
       rewrite:
@@ -118,8 +155,8 @@ describe('rewrite', () => {
     `;
     expect(problemsOf({ yaml })).toEqual([
       'demo.yaml:2:3 rewrite.SIGTREM: "SIGTREM" is not a signal (did you mean SIGTERM?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
-      'demo.yaml:3:3 rewrite.SIGHUP: "nothing" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none to drop SIGHUP',
-      'demo.yaml:4:3 rewrite.SIGUSR1: has no value; write none to drop the signal',
+      'demo.yaml:3:3 rewrite.SIGHUP: "nothing" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none (or 0) to drop SIGHUP',
+      'demo.yaml:4:3 rewrite.SIGUSR1: has no value; write none (or 0) to drop the signal',
       'demo.yaml:5:3 rewrite.KILL: SIGKILL cannot be caught, so it cannot be rewritten',
       'demo.yaml:7:3 rewrite.SIGTERM: SIGTERM is already rewritten (see demo.yaml:6:3 rewrite.TERM)',
     ]);
@@ -133,8 +170,8 @@ describe('rewrite', () => {
   it('from --rewrite reports a bad form, bad names and a repeat, with the flag', () => {
     const cli = { rewrite: ['SIGTERM', 'SIGTERM:QUITE', 'STOP:none', 'TERM:QUIT', 'SIGTERM:INT', ':none'], app: ['job'] };
     expect(problemsOf({ cli })).toEqual([
-      '--rewrite SIGTERM: expected FROM:TO, e.g. --rewrite SIGTERM:SIGQUIT, or --rewrite SIGHUP:none to drop a signal',
-      '--rewrite SIGTERM:QUITE: "QUITE" is not a signal (did you mean SIGQUIT?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none to drop SIGTERM',
+      '--rewrite SIGTERM: expected FROM:TO, e.g. --rewrite SIGTERM:SIGQUIT or 15:3, or --rewrite SIGHUP:none (1:0) to drop a signal',
+      '--rewrite SIGTERM:QUITE: "QUITE" is not a signal (did you mean SIGQUIT?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional), or none (or 0) to drop SIGTERM',
       '--rewrite STOP:none: SIGSTOP cannot be caught, so it cannot be rewritten',
       '--rewrite SIGTERM:INT: SIGTERM is already rewritten (see --rewrite TERM:QUIT)',
       '--rewrite :none: "" is not a signal; use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
@@ -235,9 +272,33 @@ describe('signals that can never be forwarded, caught or stop a process', () => 
         - { name: job, role: app, command: job, stopSignal: true }
     `;
     expect(problemsOf({ yaml })).toEqual([
-      'demo.yaml:1:12 rewrite.SIGTERM: expected a signal name or none, got 3',
-      'demo.yaml:1:24 rewrite.SIGHUP: expected a signal name or none, got ["QUIT"]',
+      'demo.yaml:1:24 rewrite.SIGHUP: expected a signal name or number, or none, got ["QUIT"]',
       'demo.yaml:3:43 processes[0].stopSignal: expected a string, got true',
+    ]);
+  });
+});
+
+describe('parentDeathSignal', () => {
+  it('is none by default, and read by name from the file, --parent-death-signal and its variable', () => {
+    expect(load({ yaml: appOnlyWith('grace: 5s') }).parentDeathSignal).toBeUndefined();
+    expect(load({ yaml: appOnlyWith('parentDeathSignal: term') }).parentDeathSignal).toBe('SIGTERM');
+    expect(load({ yaml: appOnlyWith('parentDeathSignal: TERM'), cli: { parentDeathSignal: 'SIGHUP' } }).parentDeathSignal).toBe('SIGHUP');
+  });
+
+  it.each(['SIGTERM', 'SIGINT', 'SIGHUP', 'SIGUSR1'])('takes %s, a signal sidecar-init handles', (signal) => {
+    expect(parseParentDeathSignal(signal)).toEqual({ ok: true, value: signal });
+  });
+
+  it('refuses SIGKILL, which would leave every process running, a signal sidecar-init does not handle, and a number', () => {
+    const use = "use SIGTERM (a teardown, as for a pod's stop) or a signal passed on to the app, such as SIGHUP";
+    expect(parseParentDeathSignal('KILL')).toEqual({
+      ok: false,
+      message: `SIGKILL would end sidecar-init at once, leaving the processes it started running; ${use}`,
+    });
+    expect(parseParentDeathSignal('SIGSEGV')).toEqual({ ok: false, message: `sidecar-init does not handle SIGSEGV; ${use}` });
+    expect(problemsOf({ yaml: appOnlyWith('parentDeathSignal: 15'), cli: { parentDeathSignal: 'TREM' } })).toEqual([
+      'demo.yaml:1:1 parentDeathSignal: 15 is a signal number; give the signal by name, e.g. SIGQUIT',
+      '--parent-death-signal TREM: "TREM" is not a signal (did you mean SIGTERM?); use a name such as SIGTERM, SIGQUIT or INT (any case, SIG optional)',
     ]);
   });
 });

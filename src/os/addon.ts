@@ -194,8 +194,28 @@ export interface MemoryTrimApi {
   trimMemory(): boolean;
 }
 
+/** process-self.c: what sidecar-init sets on its own process: its name, its parent-death signal. */
+export interface ProcessSelfApi {
+  /** prctl(PR_SET_NAME): the name ps, top and pgrep show (/proc/PID/comm), cut to 15 bytes; the arguments stay as they were. */
+  setProcessName(name: string): void;
+  /**
+   * prctl(PR_SET_PDEATHSIG): the kernel sends this signal number when the
+   * parent (strictly, the parent's thread that forked sidecar-init) exits. A
+   * parent already gone sends nothing: compare process.ppid after it (parent-death.ts).
+   */
+  setParentDeathSignal(signal: number): void;
+}
+
 /** The whole addon: every part of addon.c's table. */
-export type Addon = ReaperApi & ChildWatchApi & SignalForwardApi & PidfdApi & SpawnApi & TerminalApi & UnixSocketApi & MemoryTrimApi;
+export type Addon = ReaperApi &
+  ChildWatchApi &
+  SignalForwardApi &
+  PidfdApi &
+  SpawnApi &
+  TerminalApi &
+  UnixSocketApi &
+  MemoryTrimApi &
+  ProcessSelfApi;
 
 /** Each part by its name in ADDON_FUNCTIONS. */
 interface AddonParts {
@@ -207,6 +227,7 @@ interface AddonParts {
   readonly terminal: TerminalApi;
   readonly unixSocket: UnixSocketApi;
   readonly memoryTrim: MemoryTrimApi;
+  readonly processSelf: ProcessSelfApi;
 }
 
 /**
@@ -243,6 +264,7 @@ export const ADDON_FUNCTIONS = listingEvery({
     'watchWritable',
   ],
   memoryTrim: ['trimMemory'],
+  processSelf: ['setProcessName', 'setParentDeathSignal'],
 });
 
 type Rows = { readonly [Part in keyof AddonParts]: readonly (keyof AddonParts[Part])[] };

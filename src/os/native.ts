@@ -1,9 +1,9 @@
 import { statSync } from 'node:fs';
-import { constants } from 'node:os';
 import { isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { EmbeddedAddonError, loadEmbeddedAddon } from './embedded-addon.ts';
 import type { ExitStatus } from '../plan/exit-status.ts';
+import { signalOfNumber } from '../plan/signal-sets.ts';
 import { ADDON_FUNCTIONS, type Addon } from './addon.ts';
 
 export const NATIVE_ADDON_ENV = 'SIDECAR_INIT_NATIVE_ADDON';
@@ -136,12 +136,6 @@ const WAIT_CODE_SHIFT = 8;
 const WAIT_CODE_MASK = 0xff;
 const SIGNAL_EXIT_BASE = 128;
 
-// First name wins for aliases (SIGABRT before SIGIOT, SIGIO before SIGPOLL).
-const SIGNAL_NAMES = new Map<number, NodeJS.Signals>();
-for (const [name, number] of Object.entries(constants.signals)) {
-  if (!SIGNAL_NAMES.has(number)) SIGNAL_NAMES.set(number, name as NodeJS.Signals);
-}
-
 /** WIFEXITED → exited with WEXITSTATUS; WIFSIGNALED → signaled with Node's name for WTERMSIG. */
 export function decodeWaitStatus(raw: number): ExitStatus {
   const signal = raw & WAIT_SIGNAL_MASK;
@@ -149,7 +143,7 @@ export function decodeWaitStatus(raw: number): ExitStatus {
   if (signal === WAIT_STOPPED) {
     throw new RangeError(`wait status ${raw} is a stop or continue, not an exit; reapPid never asks for those`);
   }
-  const name = SIGNAL_NAMES.get(signal);
+  const name = signalOfNumber(signal);
   // Real-time signals have no Node name and ExitStatus has no variant for them;
   // report what a shell would ($? = 128+N) rather than throw inside the reaper.
   if (name === undefined) return { kind: 'exited', code: SIGNAL_EXIT_BASE + signal };

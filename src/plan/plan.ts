@@ -279,6 +279,12 @@ export interface PlanOptions {
   readonly rewrite: Readonly<Partial<Record<NodeJS.Signals, NodeJS.Signals | null>>>;
   /** Each process alone is signalled, not its group, unless it sets signalGroup (already applied to each ProcessSpec's signalTarget). */
   readonly singleChild: boolean;
+  /**
+   * `--parent-death-signal` (tini's -p): the signal sidecar-init has the kernel
+   * send it when its parent exits, handled as if anyone had sent it; undefined:
+   * none. Nothing as PID 1, which has no parent in its PID namespace.
+   */
+  readonly parentDeathSignal: NodeJS.Signals | undefined;
 }
 
 export interface Plan extends PlanOptions {

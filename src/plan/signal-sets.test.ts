@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import { describe, expect, it } from 'vitest';
-import { FORWARDED_SIGNALS, HANDLED_SIGNALS, isStopSignal, needsContinue, STOP_SIGNALS } from './signal-sets.ts';
+import { FORWARDED_SIGNALS, HANDLED_SIGNALS, isStopSignal, needsContinue, STOP_SIGNALS, signalOfNumber } from './signal-sets.ts';
 
 describe('signal sets', () => {
   it('stop on SIGTERM and SIGINT only', () => {
@@ -43,5 +43,15 @@ describe('signal sets', () => {
     for (const signal of ['SIGTERM', 'SIGINT', 'SIGQUIT', 'SIGHUP', 'SIGUSR1'] as const) expect(needsContinue(signal), signal).toBe(true);
     for (const signal of ['SIGKILL', 'SIGSTOP', 'SIGTSTP', 'SIGTTIN', 'SIGTTOU', 'SIGCONT'] as const)
       expect(needsContinue(signal), signal).toBe(false);
+  });
+});
+
+describe('signalOfNumber', () => {
+  it('names a number by its first name where two share it, and nothing where Node names none', () => {
+    expect(signalOfNumber(15)).toBe('SIGTERM');
+    expect(signalOfNumber(constants.signals.SIGIO)).toBe('SIGIO');
+    expect(signalOfNumber(constants.signals.SIGABRT)).toBe('SIGABRT');
+    expect(signalOfNumber(0)).toBeUndefined();
+    expect(signalOfNumber(40)).toBeUndefined();
   });
 });

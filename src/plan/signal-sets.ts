@@ -1,3 +1,5 @@
+import { constants } from 'node:os';
+
 // Which signals stop sidecar-init and which it passes on to the app: read by
 // the config (which signals a rewrite may name), the reducer (a stop signal
 // begins termination) and the signal subscription, from this one list.
@@ -58,4 +60,21 @@ export function needsContinue(signal: NodeJS.Signals): boolean {
 /** SIGTERM and SIGINT end the pod; every other handled signal is forwarded to the app. */
 export function isStopSignal(signal: NodeJS.Signals): boolean {
   return STOP_SIGNALS.includes(signal);
+}
+
+/**
+ * Linux's number of each signal Node names, the first name for a number two
+ * share (SIGABRT, not SIGIOT; SIGIO, not SIGPOLL, which FORWARDED_SIGNALS
+ * leaves out); built once, on first use.
+ */
+let signalsByNumber: Map<number, NodeJS.Signals> | undefined;
+
+/** The signal of a number (15: SIGTERM), as the kernel numbers it on x64 and arm64 (the same generic numbering); undefined for a number Node names no signal for. */
+export function signalOfNumber(number: number): NodeJS.Signals | undefined {
+  if (signalsByNumber === undefined) {
+    signalsByNumber = new Map();
+    for (const [name, value] of Object.entries(constants.signals))
+      if (!signalsByNumber.has(value)) signalsByNumber.set(value, name as NodeJS.Signals);
+  }
+  return signalsByNumber.get(number);
 }

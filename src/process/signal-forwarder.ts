@@ -1,5 +1,6 @@
 import { constants } from 'node:os';
 import type { SignalForwardApi } from '../os/addon.ts';
+import { signalOfNumber } from '../plan/signal-sets.ts';
 
 // The JavaScript side of the addon's signal forwarding (signal-forward.c): the
 // route the lifecycle decides is handed to the signal handler, which passes
@@ -42,8 +43,6 @@ export interface SignalForwarder {
   /** What the handler passed on since the last call, in the order each signal first came; empty when nothing. */
   takeCounts(): ForwardCount[];
 }
-
-const SIGNAL_NAMES = new Map(Object.entries(constants.signals).map(([name, number]) => [number, name as NodeJS.Signals]));
 
 /**
  * The forwarder for `signals`; start() installs the handler, once each of them
@@ -103,7 +102,7 @@ export function createSignalForwarder(
       const flat = native.takeForwardCounts();
       const counts: ForwardCount[] = [];
       for (let index = 0; index + 2 < flat.length; index += 3) {
-        counts.push({ signal: SIGNAL_NAMES.get(flat[index]!)!, forwarded: flat[index + 1]!, gone: flat[index + 2]! });
+        counts.push({ signal: signalOfNumber(flat[index]!)!, forwarded: flat[index + 1]!, gone: flat[index + 2]! });
       }
       return counts;
     },

@@ -14,6 +14,12 @@ export function processState(pid: number): string | undefined {
   }
 }
 
+/** The parent's PID of /proc/PID/stat (its second field after the command name). */
+export function parentOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+}
+
 /** Resolves once PID is stopped (SIGSTOP, SIGTSTP). Polls /proc, bounded: the kernel tells only the parent. */
 export async function waitForStopped(pid: number): Promise<void> {
   const deadline = Date.now() + WAIT_MS;

@@ -17,5 +17,6 @@ NAPI_MODULE_INIT() {
   if (define_terminal(env, exports) != napi_ok) return NULL;
   if (define_unix_socket(env, exports) != napi_ok) return NULL;
   if (define_memory_trim(env, exports) != napi_ok) return NULL;
+  if (define_process_self(env, exports) != napi_ok) return NULL;
   return exports;
 }

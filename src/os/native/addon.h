@@ -24,5 +24,7 @@ napi_status define_terminal(napi_env env, napi_value exports);
 napi_status define_unix_socket(napi_env env, napi_value exports);
 /* memory-trim.c: malloc's free pages back to the kernel once started. */
 napi_status define_memory_trim(napi_env env, napi_value exports);
+/* process-self.c: what sidecar-init sets on its own process: its name, its parent-death signal. */
+napi_status define_process_self(napi_env env, napi_value exports);
 
 #endif

@@ -56,7 +56,10 @@ describe('sidecar-init ctl', () => {
     [['ctl', '--control', '/s'], 'sidecar-init ctl: no command: use status, restart NAME, stop NAME, start NAME or signal NAME SIGNAL'],
     [['ctl', '--control', '/s', 'restart'], 'sidecar-init ctl: restart takes a NAME'],
     [['ctl', '--control', '/s', 'reload', 'x'], "sidecar-init ctl: unknown command 'reload': use status, restart, stop, start or signal"],
-    [['ctl', '--control', '/s', 'toString', 'x'], "sidecar-init ctl: unknown command 'toString': use status, restart, stop, start or signal"],
+    [
+      ['ctl', '--control', '/s', 'toString', 'x'],
+      "sidecar-init ctl: unknown command 'toString': use status, restart, stop, start or signal",
+    ],
     [['ctl', '--control', '/s', 'signal', 'app', '9'], "sidecar-init ctl: '9' is not a signal name, e.g. SIGHUP or HUP"],
     [
       ['ctl', '--control', '/s', 'restrat', 'x'],

@@ -9,9 +9,6 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/cluster/**/*.test.ts'],
-    // Written, not yet seen passing in the cluster: delete.test.ts timed out waiting
-    // for the job to run; webhook.test.ts was never run. Left out until they are.
-    exclude: ['test/cluster/delete.test.ts', 'test/cluster/webhook.test.ts'],
     globalSetup: ['test/cluster/global-setup.ts'],
     testTimeout: 300_000,
     hookTimeout: 900_000,

@@ -7,11 +7,14 @@ import {
   createNamespace,
   deleteNamespace,
   documents,
+  followLogs,
   getJson,
   jobPods,
+  KEEP_FINALIZER,
   kubectl,
   logs,
   type Pod,
+  releasePods,
   status,
   waitFor,
 } from './support/cluster.ts';
@@ -24,27 +27,21 @@ import {
 // of the test's own keeps the deleted pod readable until it has looked.
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/k8s/job-native-sidecars.yaml', import.meta.url));
-const FINALIZER = 'sidecar-init.test/keep';
 
+interface Container {
+  name: string;
+  args?: string[];
+  env?: { name: string; value: string }[];
+}
 interface Template {
   metadata: { finalizers?: string[] };
-  spec: { containers: { name: string; env?: { name: string; value: string }[] }[]; terminationGracePeriodSeconds: number };
+  spec: { containers: Container[]; initContainers: Container[]; terminationGracePeriodSeconds: number };
 }
 
 let namespace: string | undefined;
 afterEach(async () => {
   if (namespace !== undefined) {
-    for (const pod of await jobPods(namespace, 'report-native'))
-      await kubectl([
-        'patch',
-        'pod',
-        pod.metadata.name,
-        '-n',
-        namespace,
-        '--type=json',
-        '-p',
-        '[{"op":"remove","path":"/metadata/finalizers"}]',
-      ]).catch(() => undefined);
+    await releasePods(namespace);
     await deleteNamespace(namespace);
   }
   namespace = undefined;
@@ -56,14 +53,14 @@ test('kubectl delete pod mid-run: the job gets SIGTERM through sidecar-init (143
   const objects = documents(readFileSync(EXAMPLE, 'utf8'));
   const job = objects.find((object) => object.kind === 'Job') as { spec: { template: Template } };
   const { template } = job.spec;
-  template.metadata.finalizers = [FINALIZER];
+  template.metadata.finalizers = [KEEP_FINALIZER];
   const app = template.spec.containers.find((container) => container.name === 'report');
-  if (app === undefined) throw new Error('no report container');
+  const sidecar = template.spec.initContainers.find((container) => container.name === 'istio-proxy');
+  if (app === undefined || sidecar === undefined)
+    throw new Error('job-native-sidecars.yaml: no report container or istio-proxy init container');
+  // The job (not its --migrate init step) works for 10 minutes: it is deleted long before.
   app.env = [{ name: 'REPORT_JOB_SECONDS', value: '600' }];
-  const sidecar = (job.spec.template.spec as unknown as { initContainers: { name: string; args?: string[] }[] }).initContainers.find(
-    (c) => c.name === 'istio-proxy',
-  );
-  if (sidecar !== undefined) sidecar.args = [...(sidecar.args ?? []), '--standin-listen-all'];
+  sidecar.args = [...(sidecar.args ?? []), '--standin-listen-all'];
   await apply(ns, objects);
 
   // The job is running: its "started" line (not the init step's) is in the log.
@@ -75,6 +72,8 @@ test('kubectl delete pod mid-run: the job gets SIGTERM through sidecar-init (143
     );
     return started.length === 1 ? found : undefined;
   });
+  const appLog = followLogs(ns, pod.metadata.name, 'report');
+  const proxyLog = followLogs(ns, pod.metadata.name, 'istio-proxy');
   const deleted = Date.now();
   await kubectl(['delete', 'pod', pod.metadata.name, '-n', ns, '--wait=false']);
 
@@ -93,12 +92,14 @@ test('kubectl delete pod mid-run: the job gets SIGTERM through sidecar-init (143
 
   // The order, on the containers' own clocks: sidecar-init got SIGTERM and the
   // job exited before the kubelet signalled the native sidecar.
-  const appLog = jsonLines(await logs(ns, pod.metadata.name, 'report'));
-  const proxyLog = jsonLines(await logs(ns, pod.metadata.name, 'istio-proxy'));
-  const supervisor = appLog.filter((line) => line.name === 'sidecar-init');
+  const appLines = jsonLines((await appLog.ended).stdout);
+  const proxyLines = jsonLines((await proxyLog.ended).stdout);
+  const supervisor = appLines.filter((line) => line.name === 'sidecar-init');
+  // The kubelet's SIGTERM began the teardown.
+  expect(supervisor.find((line) => line.event === 'teardown')).toMatchObject({ reason: 'signal' });
   const exit = supervisor.find((line) => line.event === 'exit');
   expect(exit).toMatchObject({ exitCode: 143 });
-  const proxySignal = proxyLog.find((line) => line.event === 'signal');
+  const proxySignal = proxyLines.find((line) => line.event === 'signal');
   expect(proxySignal).toMatchObject({ signal: 'SIGTERM' });
   expect(Date.parse(String(exit?.time))).toBeLessThanOrEqual(Number(proxySignal?.t));
-});
+}, 300_000);

@@ -1,4 +1,3 @@
-import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLUSTER, exec } from './support/cluster.ts';
@@ -10,7 +9,8 @@ import { buildClusterImages } from './support/images.ts';
 // everything it left removed afterwards (scripts/cluster/down.sh), pass or fail.
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const IMAGES = '/var/cache/sidecar-init-cluster/images';
+// Where scripts/cluster/import-images.sh finds them.
+const IMAGES = join(CLUSTER.cache, 'images');
 
 async function script(name: string, timeoutMs: number): Promise<string> {
   const result = await exec('bash', [join(ROOT, 'scripts/cluster', name)], undefined, timeoutMs);
@@ -33,16 +33,7 @@ export default async function setup(): Promise<(() => Promise<void>) | undefined
     log(await script('down.sh', 120_000));
   };
   try {
-    for (const archive of readdirSync(IMAGES).filter((file) => file.endsWith('.oci.tar'))) {
-      const imported = await exec(
-        `${CLUSTER.bin}/ctr`,
-        ['--address', CLUSTER.sock, '-n', 'k8s.io', 'images', 'import', '--digests', join(IMAGES, archive)],
-        undefined,
-        300_000,
-      );
-      if (imported.code !== 0) throw new Error(`ctr images import ${archive} failed: ${imported.stderr}`);
-    }
-    log('images imported into containerd (k8s.io)');
+    log(await script('import-images.sh', 600_000));
   } catch (error) {
     await teardown();
     throw error;

@@ -2,7 +2,19 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterEach, expect, test } from 'vitest';
 import { jsonLines } from '../pod/support/pod.ts';
-import { apply, createNamespace, deleteNamespace, documents, jobPods, logs, status, waitForJob } from './support/cluster.ts';
+import {
+  apply,
+  createNamespace,
+  deleteNamespace,
+  documents,
+  execIn,
+  jobPods,
+  logs,
+  status,
+  waitFor,
+  waitForJob,
+} from './support/cluster.ts';
+import { proxyGapApp } from './support/proxy-gap.ts';
 
 // examples/k8s/job-native-sidecars.yaml in a real kubelet: the proxy an init
 // container with restartPolicy: Always (KEP-753), which podman 4 cannot play.
@@ -15,7 +27,21 @@ const EXAMPLE = fileURLToPath(new URL('../../examples/k8s/job-native-sidecars.ya
 interface Container {
   name: string;
   args?: string[];
+  command?: string[];
   env?: { name: string; value: string }[];
+}
+
+function example(): { objects: Record<string, unknown>[]; proxy: Container; app: Container } {
+  const objects = documents(readFileSync(EXAMPLE, 'utf8'));
+  const job = objects.find((object) => object.kind === 'Job') as {
+    spec: { template: { spec: { containers: Container[]; initContainers: Container[] } } };
+  };
+  const { containers, initContainers } = job.spec.template.spec;
+  const proxy = initContainers.find((container) => container.name === 'istio-proxy');
+  const app = containers.find((container) => container.name === 'report');
+  if (proxy === undefined || app === undefined)
+    throw new Error('job-native-sidecars.yaml: no istio-proxy init container or report container');
+  return { objects, proxy, app };
 }
 
 let namespace: string | undefined;
@@ -26,15 +52,7 @@ afterEach(async () => {
 
 test('the kubelet holds the app until the native sidecar’s startupProbe passes, stops the sidecar after it, the pod Succeeded', async () => {
   namespace = await createNamespace('native');
-  const objects = documents(readFileSync(EXAMPLE, 'utf8'));
-  const job = objects.find((object) => object.kind === 'Job') as {
-    spec: { template: { spec: { containers: Container[]; initContainers: Container[] } } };
-  };
-  const { containers, initContainers } = job.spec.template.spec;
-  const proxy = initContainers.find((container) => container.name === 'istio-proxy');
-  const app = containers.find((container) => container.name === 'report');
-  if (proxy === undefined || app === undefined)
-    throw new Error('job-native-sidecars.yaml: no istio-proxy init container or report container');
+  const { objects, proxy, app } = example();
   // The proxy answers its ready endpoint only 3 s after it started; the app
   // fails (exit 1) unless that endpoint answers 200 when it runs.
   // (--standin-listen-all: the stand-in listens where the kubelet's probe reaches it, as Istio's health port does.)
@@ -74,4 +92,45 @@ test('the kubelet holds the app until the native sidecar’s startupProbe passes
   const supervisor = appLog.filter((line) => line.name === 'sidecar-init');
   expect(supervisor.find((line) => line.event === 'starting')).toMatchObject({ mode: 'pid1' });
   expect(supervisor.at(-1)).toMatchObject({ event: 'exit', exitCode: 0 });
+});
+
+test('the kubelet restarts a native sidecar that quits while the app runs; the app sees it come back, the pod Succeeded', async () => {
+  namespace = await createNamespace('native-restart');
+  const ns = namespace;
+  const { objects, proxy, app } = example();
+  proxy.args = [...(proxy.args ?? []), '--standin-listen-all'];
+  // The job, under sidecar-init as written: asks the proxy's ready endpoint
+  // until it has seen it go and come back (exit 0), or for 120 s (exit 1).
+  const command = app.command ?? [];
+  app.command = [
+    ...command.slice(0, command.indexOf('--') + 1),
+    '/usr/bin/python3',
+    '-c',
+    proxyGapApp({ url: 'http://127.0.0.1:15021/healthz/ready', afterSigterm: false, giveUpSeconds: 120 }),
+  ];
+  await apply(ns, objects);
+
+  const pod = await waitFor('the job to ask the proxy', 180_000, async () => {
+    const [found] = await jobPods(ns, 'report-native');
+    if (found === undefined || status(found, 'report').state.running === undefined) return undefined;
+    const waiting = jsonLines(await logs(ns, found.metadata.name, 'report')).find((line) => line.app === 'gap' && line.event === 'waiting');
+    return waiting === undefined ? undefined : found;
+  });
+  // The proxy quits on its own (SIGTERM from inside its container, where it is PID 1): exit 0, before the app is done.
+  await execIn(ns, pod.metadata.name, 'istio-proxy', ['/usr/bin/python3', '-c', 'import os, signal; os.kill(1, signal.SIGTERM)']);
+
+  const { outcome } = await waitForJob(ns, 'report-native');
+  expect(outcome).toBe('Complete');
+  const [done] = await jobPods(ns, 'report-native');
+  if (done === undefined) throw new Error('no pod');
+  expect(done.status.phase).toBe('Succeeded');
+  const proxyStatus = status(done, 'istio-proxy');
+  // Restarted once by the kubelet; its first run ended 0, its second was stopped after the app.
+  expect(proxyStatus.restartCount).toBe(1);
+  expect(proxyStatus.lastState?.terminated?.exitCode).toBe(0);
+  expect(proxyStatus.state.terminated?.exitCode).toBe(0);
+  expect(status(done, 'report').state.terminated?.exitCode).toBe(0);
+  const appLog = jsonLines(await logs(ns, done.metadata.name, 'report'));
+  expect(appLog.filter((line) => line.app === 'gap').map((line) => line.event)).toEqual(['started', 'waiting', 'proxy-lost', 'proxy-back']);
+  expect(appLog.filter((line) => line.name === 'sidecar-init').at(-1)).toMatchObject({ event: 'exit', exitCode: 0 });
 });

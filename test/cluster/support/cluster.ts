@@ -11,17 +11,20 @@ import { parseAllDocuments, stringify } from 'yaml';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-function clusterEnv(): { bin: string; kubeconfig: string; sock: string } {
+function clusterEnv(): { bin: string; kubeconfig: string; sock: string; cache: string } {
   const out = execFileSync(
     'bash',
-    ['-c', '. scripts/cluster/versions.sh; . scripts/cluster/env.sh; printf "%s\\n" "$CLUSTER_BIN" "$KUBECONFIG_FILE" "$CONTAINERD_SOCK"'],
+    [
+      '-c',
+      '. scripts/cluster/versions.sh; . scripts/cluster/env.sh; printf "%s\\n" "$CLUSTER_BIN" "$KUBECONFIG_FILE" "$CONTAINERD_SOCK" "$CLUSTER_CACHE"',
+    ],
     {
       cwd: ROOT,
       encoding: 'utf8',
     },
   );
-  const [bin = '', kubeconfig = '', sock = ''] = out.trim().split('\n');
-  return { bin, kubeconfig, sock };
+  const [bin = '', kubeconfig = '', sock = '', cache = ''] = out.trim().split('\n');
+  return { bin, kubeconfig, sock, cache };
 }
 
 export const CLUSTER = clusterEnv();
@@ -172,4 +175,103 @@ export async function apply(namespace: string, objects: readonly unknown[]): Pro
 
 export async function logs(namespace: string, pod: string, container: string): Promise<string> {
   return kubectl(['logs', '-n', namespace, pod, '-c', container]);
+}
+
+/**
+ * A finalizer of the tests' own: a pod deleted with it (kubectl delete pod)
+ * stays readable, its containers' final states and logs included, until the
+ * test has looked and calls releasePods.
+ */
+export const KEEP_FINALIZER = 'sidecar-init.test/keep';
+
+/** Removes KEEP_FINALIZER from every pod of the namespace, so deleting the namespace can finish. */
+export async function releasePods(namespace: string): Promise<void> {
+  const pods = await getJson<{ items: Pod[] }>(['get', 'pods', '-n', namespace]).catch(() => ({ items: [] as Pod[] }));
+  for (const pod of pods.items)
+    await kubectl(['patch', 'pod', pod.metadata.name, '-n', namespace, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']).catch(
+      () => undefined,
+    );
+}
+
+/** A container's log as `kubectl logs -f` streams it: the text so far, a wait for a line, and the end (the container's exit). */
+export interface FollowedLog {
+  text(): string;
+  /** Resolves with the first JSON line `match` accepts, as soon as the stream has it. */
+  waitForLine(what: string, timeoutMs: number, match: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  /** Resolves once the stream ends: the container has exited and every line is in. */
+  readonly ended: Promise<CommandResult>;
+}
+
+/** Follows a running container's log from its start (`kubectl logs -f`), so lines stay readable whatever happens to the pod later. */
+export function followLogs(namespace: string, pod: string, container: string, timeoutMs = 300_000): FollowedLog {
+  const child = spawn(
+    `${CLUSTER.bin}/kube`,
+    ['kubectl', `--kubeconfig=${CLUSTER.kubeconfig}`, 'logs', '-f', '-n', namespace, pod, '-c', container],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: timeoutMs,
+    },
+  );
+  let stdout = '';
+  let stderr = '';
+  const waiters = new Set<() => void>();
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    for (const waiter of waiters) waiter();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  let closed = false;
+  const ended = new Promise<CommandResult>((resolve) => {
+    const end = (result: CommandResult) => {
+      closed = true;
+      resolve(result);
+      for (const waiter of waiters) waiter();
+    };
+    child.on('error', (error) => end({ code: 127, stdout, stderr: `${stderr}${error.message}` }));
+    child.on('close', (code, signal) => end({ code: code ?? (signal === null ? 1 : 128), stdout, stderr }));
+  });
+  const find = (match: (line: Record<string, unknown>) => boolean) =>
+    stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => {
+        try {
+          return JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          return undefined;
+        }
+      })
+      .find((line) => line !== undefined && match(line));
+  return {
+    text: () => stdout,
+    ended,
+    waitForLine: (what, waitMs, match) =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(
+              `timed out after ${waitMs} ms waiting for ${what} in the log of ${namespace}/${pod}/${container}:\n${stdout}${stderr}`,
+            ),
+          );
+        }, waitMs);
+        function check(): void {
+          const found = find(match);
+          if (found === undefined && !closed) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          if (found !== undefined) resolve(found);
+          else reject(new Error(`the log of ${namespace}/${pod}/${container} ended without ${what}:\n${stdout}${stderr}`));
+        }
+        waiters.add(check);
+        check();
+      }),
+  };
+}
+
+/** Runs a command in a running container (`kubectl exec`). */
+export async function execIn(namespace: string, pod: string, container: string, command: readonly string[]): Promise<string> {
+  return kubectl(['exec', '-n', namespace, pod, '-c', container, '--', ...command]);
 }

@@ -17,9 +17,10 @@ import { monotonicMs } from '../support/monotonic-clock.ts';
 //   of a review (so a flood from many addresses churns through its own idle
 //   connections while the API server's still get in); else the new one is;
 // - a deadline for the handshake, from the TCP connection, whatever the
-//   client trickles, then one for the first request: Node's headersTimeout
-//   only starts at a request's first byte, so a connection that completed its
-//   handshake and sends nothing was never closed. Later requests' heads and
+//   client trickles, then one for the first request, kept here rather than
+//   left to Node's headersTimeout (which, checked at its own interval, may
+//   also end such a connection first, with a 408 answer: either way it is
+//   closed within a sweep or two of its deadline). Later requests' heads and
 //   kept-alive connections have the HTTP server's own deadlines.
 //
 // The deadlines are kept by one sweep over the table, not by a timer per

@@ -90,6 +90,8 @@ async function dispatch(argv: readonly string[], env: NodeJS.ProcessEnv): Promis
       return output.code;
     }
     case 'webhook': {
+      // A long-running server too: named for ps and pgrep like a run; it needs nothing else of the addon, so it serves without one.
+      nameProcessIfAddon();
       const { serveWebhook } = await import('./webhook/serve-webhook.ts');
       // The check of the flags the webhook writes brings the config loader: imported when the webhook starts.
       const loadCheckArgs = async () => (await import('./cli/check-injected-args.ts')).checkInjectedArgs;
@@ -587,6 +589,15 @@ async function announceKitFor(
 }
 
 /** The reaper addon, or one line saying why it cannot load (nothing has started yet). */
+/** The process named sidecar-init where the addon loads; where it does not, the name stays Node's. */
+function nameProcessIfAddon(): void {
+  try {
+    loadNativeProcessApi().setProcessName(PROCESS_NAME);
+  } catch (error) {
+    if (!(error instanceof NativeAddonError)) throw error;
+  }
+}
+
 function nativeOrReport(): Addon | undefined {
   try {
     return loadNativeProcessApi();

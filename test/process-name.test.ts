@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { useHarness } from './support/harness.ts';
 import { BIN, BIN_COMMAND, runSupervisor } from './support/supervisor.ts';
 import { useTempDirs } from './support/temp-dirs.ts';
+import { makeCertificate, startWebhook } from './support/webhook.ts';
 
 // ps, top and pgrep read a process's name from /proc/PID/comm. Node names its
 // main thread MainThread, and that was what they showed for sidecar-init; now
@@ -65,6 +66,21 @@ describe(`sidecar-init's name in ps, top and pgrep (${IS_EXECUTABLE ? 'the singl
     expect(ppid).toBe(run.process.pid);
     expect(comm).toBe('sidecar-init\n');
     expect(pgrep).toBe(`${run.process.pid}\n`);
+  });
+});
+
+describe('`sidecar-init webhook`, the Deployment that injects it', () => {
+  it('is named sidecar-init too', async () => {
+    const own = await startWebhook(makeCertificate(tempDir()), 'registry.example/sidecar-init:1');
+    try {
+      const pid = own.supervisor.process.pid;
+      // Before: MainThread (only a run named itself).
+      expect(readFileSync(`/proc/${pid}/comm`, 'utf8')).toBe('sidecar-init\n');
+      expect(spawnSync('pgrep', ['-x', '-P', String(process.pid), 'sidecar-init'], { encoding: 'utf8' }).stdout).toBe(`${pid}\n`);
+    } finally {
+      own.supervisor.process.kill('SIGTERM');
+      expect(await own.supervisor.exited).toEqual({ code: 0, signal: null });
+    }
   });
 });
 

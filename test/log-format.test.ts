@@ -11,9 +11,15 @@ const { track, events: createEvents, expectNothingLeft } = useHarness();
 
 const TEXT_LINE = /^\d{4}-\d\d-\d\dT[\d:.]+Z (INFO |WARN |ERROR|DEBUG|FATAL|TRACE) \S+ +\S+/;
 
-/** An init step, two sidecars without a probe and an app that exits 3: a run whose every line is told. */
+/**
+ * An init step, two sidecars without a probe and an app that exits 3: a run
+ * whose every line is told. Without a control socket: the default one may be
+ * another test's supervisor's, which adds a line saying so.
+ */
 function storyArgs(format: 'json' | 'text'): string[] {
   return [
+    '--control',
+    'none',
     '--log-format',
     format,
     '--init',

@@ -84,9 +84,17 @@ async function measure(contender: Contender, pace: Pace): Promise<Forwarding> {
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const logged = logsForwards ? countForwardedLines(child.stderr!) : undefined;
   const exited = new Promise((resolve) => child.once('exit', resolve));
-  const bound = setTimeout(() => child.kill('SIGKILL'), START_BOUND_MS + SIGNALS * 1_000);
   let receiver: number | undefined;
   let init: number | undefined;
+  // Past the bound, the receiver goes too: an init that died without passing a signal on
+  // (dumb-init did, once in two runs) leaves it holding the line the run waits for.
+  const bound = setTimeout(
+    () => {
+      child.kill('SIGKILL');
+      if (receiver !== undefined) killIfAlive(receiver);
+    },
+    START_BOUND_MS + SIGNALS * 1_000,
+  );
   try {
     const ready = await lines.next();
     receiver = ready.done === true ? undefined : Number(/^ready (\d+)$/.exec(ready.value)?.[1]);
